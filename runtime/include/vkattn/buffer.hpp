@@ -1,0 +1,52 @@
+// Buffer: one VkBuffer with its own memory. Storage buffers live in device-local memory; where
+// that memory is host-visible (CPU drivers, UMA, resizable BAR) they are mapped directly,
+// otherwise host reads and writes go through a staging buffer and a transfer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <vulkan/vulkan.h>
+
+namespace vkattn {
+
+class Device;
+
+// Storage: device-local storage buffer. Staging: host-visible transfer buffer. HostStorage:
+// host-visible storage buffer for small results the host reads after each submission.
+enum class BufferUsage { Storage, Staging, HostStorage };
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Device& device, std::size_t bytes, BufferUsage usage = BufferUsage::Storage);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  VkBuffer handle() const noexcept { return m_buffer; }
+  std::size_t size() const noexcept { return m_size; }
+  // Host pointer when the memory is host-visible, else nullptr.
+  void* mapped() const noexcept { return m_mapped; }
+
+  // Copy from/to host memory at a byte offset (through staging if the memory is not mapped).
+  void write(const void* data, std::size_t bytes, std::size_t offset = 0);
+  void read(void* data, std::size_t bytes, std::size_t offset = 0) const;
+
+ private:
+  void release() noexcept;
+
+  const Device* m_device = nullptr;
+  VkBuffer m_buffer = VK_NULL_HANDLE;
+  VkDeviceMemory m_memory = VK_NULL_HANDLE;
+  std::size_t m_size = 0;
+  void* m_mapped = nullptr;
+};
+
+// Copies `bytes` between two buffers on the device's queue and waits.
+void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,
+                std::size_t toOffset, std::size_t bytes);
+
+}  // namespace vkattn

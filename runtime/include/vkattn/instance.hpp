@@ -1,0 +1,49 @@
+// Instance: owns the VkInstance and, with validation on, the debug messenger that counts and
+// records every validation message (tests fail when any appears).
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+namespace vkattn {
+
+struct InstanceOptions {
+  // Enable VK_LAYER_KHRONOS_validation. Defaults to the VKATTN_VALIDATION environment variable.
+  bool validation = false;
+  static InstanceOptions fromEnvironment();
+};
+
+class Instance {
+ public:
+  explicit Instance(const InstanceOptions& options = InstanceOptions::fromEnvironment());
+  ~Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle() const noexcept { return m_instance; }
+  bool validationEnabled() const noexcept { return m_messenger != VK_NULL_HANDLE; }
+
+  // Validation warnings and errors seen so far (messages are also printed to stderr).
+  std::size_t validationMessageCount() const noexcept { return m_messageCount.load(); }
+  std::vector<std::string> validationMessages() const;
+
+  std::vector<VkPhysicalDevice> physicalDevices() const;
+
+ private:
+  static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                  VkDebugUtilsMessageTypeFlagsEXT types,
+                                                  const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                  void* self);
+
+  VkInstance m_instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;
+  std::atomic<std::size_t> m_messageCount{0};
+  mutable std::mutex m_messagesMutex;
+  std::vector<std::string> m_messages;
+};
+
+}  // namespace vkattn

@@ -1,0 +1,11 @@
+// The whole public API of the vkattn runtime.
+#pragma once
+
+#include "vkattn/context.hpp"
+#include "vkattn/device_info.hpp"
+#include "vkattn/device_selection.hpp"
+#include "vkattn/error.hpp"
+#include "vkattn/half.hpp"
+#include "vkattn/rope.hpp"
+#include "vkattn/row_ops.hpp"
+#include "vkattn/tensor.hpp"

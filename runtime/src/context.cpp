@@ -1,0 +1,73 @@
+#include "vkattn/context.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "vkattn/device_selection.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+
+std::optional<KernelProfile> profileFromEnvironment() {
+  const char* value = std::getenv("VKATTN_PROFILE");
+  if (!value || !*value) return std::nullopt;
+  if (std::strcmp(value, "cpu") == 0) return KernelProfile::CpuDriver;
+  if (std::strcmp(value, "gpu") == 0) return KernelProfile::Gpu;
+  throw InvalidArgument("VKATTN_PROFILE", std::string("expected 'cpu' or 'gpu', got '") + value + "'");
+}
+
+std::vector<DeviceInfo> Context::listDevices() {
+  InstanceOptions options;  // no validation needed to read properties
+  Instance instance(options);
+  std::vector<DeviceInfo> infos;
+  auto physical = instance.physicalDevices();
+  for (uint32_t i = 0; i < physical.size(); ++i) infos.push_back(queryDeviceInfo(instance.handle(), physical[i], i));
+  return infos;
+}
+
+Context::Context(const ContextOptions& options) {
+  InstanceOptions instanceOptions = InstanceOptions::fromEnvironment();
+  if (options.validation) instanceOptions.validation = *options.validation;
+  m_instance = std::make_unique<Instance>(instanceOptions);
+
+  auto physical = m_instance->physicalDevices();
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < physical.size(); ++i)
+    infos.push_back(queryDeviceInfo(m_instance->handle(), physical[i], i));
+  auto chosen = chooseDevice(infos, options.device ? options.device : deviceOverrideFromEnvironment());
+
+  std::filesystem::path cachePath =
+      options.pipelineCache ? *options.pipelineCache : defaultPipelineCachePath(infos[chosen]);
+  m_device = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath);
+  m_profile = options.profile ? *options.profile
+                              : profileFromEnvironment().value_or(m_device->info().defaultProfile());
+  m_pipelines = std::make_unique<PipelineLibrary>(*m_device);
+  m_recorder = std::make_unique<Recorder>(*m_device);
+}
+
+Context::~Context() {
+  // Children first: recorder and pipelines borrow the device, the device borrows the instance.
+  m_recorder.reset();
+  m_pipelines.reset();
+  m_device.reset();
+  m_instance.reset();
+}
+
+void Context::flush() {
+  if (m_batchDepth == 0) m_recorder->submit();
+}
+
+Batch::Batch(Context& context) : m_context(context) { ++m_context.m_batchDepth; }
+
+Batch::~Batch() {
+  if (!m_open) return;
+  if (--m_context.m_batchDepth == 0) m_context.recorder().discard();
+}
+
+void Batch::submit() {
+  if (!m_open) return;
+  m_open = false;
+  if (--m_context.m_batchDepth == 0) m_context.recorder().submit();
+}
+
+}  // namespace vkattn

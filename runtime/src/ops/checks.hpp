@@ -1,0 +1,28 @@
+// Argument checks shared by the ops. Each throws InvalidArgument naming the argument and what
+// was expected, or Unsupported when the device cannot hold the data.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include "vkattn/context.hpp"
+#include "vkattn/tensor.hpp"
+
+namespace vkattn::detail {
+
+void requireTensor(const std::string& name, const TensorView& v);
+void requireDtype(const std::string& name, const TensorView& v, std::initializer_list<DType> allowed);
+void requireRank(const std::string& name, const TensorView& v, int64_t minRank, int64_t maxRank);
+void requireContiguous(const std::string& name, const TensorView& v);
+void requireShape(const std::string& name, const TensorView& v, const Shape& expected);
+void requireSameDtype(const std::string& name, const TensorView& v, const std::string& otherName,
+                      const TensorView& other);
+// The view's buffer fits one storage binding and its element indices fit 32 bits.
+void requireFitsDevice(const Context& ctx, const std::string& name, const TensorView& v);
+// fp16 storage needs storageBuffer16BitAccess.
+void requireDtypeSupported(const Context& ctx, const std::string& name, const TensorView& v);
+
+// Shader id for an op with an f32 / f16 storage variant.
+std::string variantName(const std::string& op, DType dtype);
+
+}  // namespace vkattn::detail

@@ -1,0 +1,162 @@
+#include <push_constants.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+#include "vkattn/rope.hpp"
+
+namespace vkattn {
+namespace {
+
+constexpr uint32_t kWorkgroup = 64;
+
+uint32_t u32(const std::string& name, int64_t v) {
+  if (v < 0 || v > int64_t{0xffffffff}) throw Unsupported("argument '" + name + "': value out of 32-bit range");
+  return static_cast<uint32_t>(v);
+}
+
+struct RopePlan {
+  pc::RopeParams params{};
+  const Buffer* positions = nullptr;
+};
+
+RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOptions& o,
+                  const std::string& xName, const std::string& yName) {
+  using namespace detail;
+  requireTensor(xName, x);
+  requireTensor(yName, y);
+  requireDtype(xName, x, {DType::F32, DType::F16});
+  requireRank(xName, x, 4, 4);
+  requireShape(yName, y, x.shape);
+  requireSameDtype(yName, y, xName, x);
+  requireDtypeSupported(ctx, xName, x);
+  requireFitsDevice(ctx, xName, x);
+  requireFitsDevice(ctx, yName, y);
+  const int64_t headDim = x.dim(3);
+  if (headDim % 2 != 0) throw InvalidArgument(xName, "head dim " + std::to_string(headDim) + " must be even");
+  for (int i = 0; i < 4; ++i)
+    if (i != 3 && x.shape[i] > 1 && x.strides[i] == 0) throw InvalidArgument(xName, "broadcast (zero) strides");
+  if (x.strides[3] != 1) throw InvalidArgument(xName, "the head dim must be contiguous (stride 1)");
+  if (y.strides[3] != 1) throw InvalidArgument(yName, "the head dim must be contiguous (stride 1)");
+  const int64_t rotaryDim = o.rotaryDim == 0 ? headDim : o.rotaryDim;
+  if (rotaryDim < 2 || rotaryDim > headDim || rotaryDim % 2 != 0)
+    throw InvalidArgument("rotaryDim", std::to_string(o.rotaryDim) + " must be even and in [2, head dim " +
+                                           std::to_string(headDim) + "]");
+  if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw InvalidArgument("theta", "must be a finite value > 1");
+
+  RopePlan plan;
+  pc::RopeParams& p = plan.params;
+  p.batch = u32(xName, x.dim(0));
+  p.heads = u32(xName, x.dim(1));
+  p.seq = u32(xName, x.dim(2));
+  p.headDim = u32(xName, headDim);
+  p.rotaryDim = u32("rotaryDim", rotaryDim);
+  p.strideB = u32(xName, x.strides[0]);
+  p.strideH = u32(xName, x.strides[1]);
+  p.strideL = u32(xName, x.strides[2]);
+  p.outStrideB = u32(yName, y.strides[0]);
+  p.outStrideH = u32(yName, y.strides[1]);
+  p.outStrideL = u32(yName, y.strides[2]);
+  p.xOffset = u32(xName, x.offset);
+  p.outOffset = u32(yName, y.offset);
+  p.interleaved = o.interleaved ? 1 : 0;
+  if (o.positions) {
+    const TensorView& pos = *o.positions;
+    requireTensor("positions", pos);
+    requireDtype("positions", pos, {DType::I32});
+    requireContiguous("positions", pos);
+    if (pos.shape == Shape{x.dim(2)}) {
+      p.positionMode = 1;
+    } else if (pos.shape == Shape{x.dim(0), x.dim(2)}) {
+      p.positionMode = 2;
+    } else {
+      throw InvalidArgument("positions", "shape " + toString(pos.shape) + ", expected [" + std::to_string(x.dim(2)) +
+                                             "] or [" + std::to_string(x.dim(0)) + ", " + std::to_string(x.dim(2)) + "]");
+    }
+    plan.positions = pos.buffer;
+  } else {
+    if (o.positionOffset < -(int64_t{1} << 30) || o.positionOffset + x.dim(2) > (int64_t{1} << 30))
+      throw InvalidArgument("positionOffset", "positions must stay within +-2^30");
+    p.positionMode = 0;
+    p.positionOffset = static_cast<int32_t>(o.positionOffset);
+  }
+  const uint64_t pairs = uint64_t{p.batch} * p.heads * p.seq * (p.headDim / 2);
+  if (pairs > 0xffffffffull) throw Unsupported("argument '" + xName + "': more than 2^32 feature pairs");
+  return plan;
+}
+
+void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan plan, const Buffer& steps,
+                const std::string& xName) {
+  const Pipeline& pipeline = ctx.pipelines().get(
+      {detail::variantName("rope", x.dtype), 5, sizeof(pc::RopeParams), SpecConstants().add(kWorkgroup)});
+  Recorder& rec = ctx.recorder();
+  StatusSlot status = rec.statusSlot("rope", {xName});
+  plan.params.statusSlot = status.slot;
+  const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.heads * plan.params.seq * (plan.params.headDim / 2);
+  const Buffer* positions = plan.positions ? plan.positions : &steps;
+  rec.dispatch(pipeline, {x.buffer, y.buffer, &steps, positions, status.buffer}, plan.params,
+               groupsFor(ctx.device(), pairs, kWorkgroup));
+}
+
+const Buffer& uploadSteps(Context& ctx, double theta, int64_t rotaryDim) {
+  std::vector<uint32_t> steps = ropePhaseSteps(theta, rotaryDim);
+  Buffer buffer(ctx.device(), steps.size() * sizeof(uint32_t));
+  buffer.write(steps.data(), steps.size() * sizeof(uint32_t));
+  return ctx.recorder().keepAlive(std::move(buffer));
+}
+
+}  // namespace
+
+std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim) {
+  std::vector<uint32_t> words;
+  words.reserve(static_cast<std::size_t>(rotaryDim));
+  for (int64_t i = 0; i < rotaryDim / 2; ++i) {
+    // Turns per position step; < 1 since the frequency is <= 1 rad.
+    long double invFreq = std::pow(static_cast<long double>(theta), -2.0L * i / rotaryDim);
+    long double turns = invFreq / (2.0L * std::numbers::pi_v<long double>);
+    long double scaled = std::ldexp(turns, 32);
+    long double high = std::floor(scaled);
+    long double low = std::floor(std::ldexp(scaled - high, 32) + 0.5L);
+    uint64_t hi = static_cast<uint64_t>(high), lo = static_cast<uint64_t>(low);
+    if (lo == (uint64_t{1} << 32)) {  // rounding carried into the high word
+      lo = 0;
+      ++hi;
+    }
+    words.push_back(static_cast<uint32_t>(hi));
+    words.push_back(static_cast<uint32_t>(lo));
+  }
+  return words;
+}
+
+void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOptions& options) {
+  RopePlan plan = planRope(ctx, x, y, options, "x", "y");
+  const Buffer& steps = uploadSteps(ctx, options.theta, plan.params.rotaryDim);
+  recordRope(ctx, x, y, plan, steps, "x");
+  ctx.flush();
+}
+
+Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options) {
+  detail::requireTensor("x", x);
+  Tensor y = ctx.tensor(x.shape, x.dtype);
+  rope(ctx, x, y, options);
+  return y;
+}
+
+void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,
+            const RopeOptions& options) {
+  RopePlan qPlan = planRope(ctx, q, qOut, options, "q", "qOut");
+  RopePlan kPlan = planRope(ctx, k, kOut, options, "k", "kOut");
+  if (q.dim(0) != k.dim(0) || q.dim(2) != k.dim(2) || q.dim(3) != k.dim(3))
+    throw InvalidArgument("k", "shape " + toString(k.shape) + " must match q's " + toString(q.shape) +
+                                   " in batch, seq and head dim");
+  if (q.dtype != k.dtype) throw InvalidArgument("k", "dtype differs from q's");
+  Batch batch(ctx);
+  const Buffer& steps = uploadSteps(ctx, options.theta, qPlan.params.rotaryDim);
+  recordRope(ctx, q, qOut, qPlan, steps, "q");
+  recordRope(ctx, k, kOut, kPlan, steps, "k");
+  batch.submit();
+}
+
+}  // namespace vkattn

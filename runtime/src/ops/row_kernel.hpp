@@ -1,0 +1,30 @@
+// How the row kernels (softmax, norms) are laid out on a device: row per subgroup (no barriers)
+// on CPU drivers and for short rows on GPUs; a whole workgroup per row for long rows on GPUs.
+#pragma once
+
+#include <cstdint>
+
+#include "vkattn/context.hpp"
+#include "vkattn/pipeline.hpp"
+#include "vkattn/recorder.hpp"
+
+namespace vkattn::detail {
+
+struct RowLayout {
+  uint32_t workgroupSize = 64;
+  bool rowPerSubgroup = true;
+  uint32_t rowsPerGroup = 1;
+
+  SpecConstants constants() const {
+    SpecConstants c;
+    c.add(workgroupSize).add(rowPerSubgroup).add(rowsPerGroup);
+    return c;
+  }
+  GroupCount groups(const Context& ctx, uint64_t rows) const { return groupsFor(ctx.device(), rows, rowsPerGroup); }
+};
+
+// `passes` is how many times the kernel walks the row (each walk is one loop per lane).
+// Throws Unsupported when no layout keeps a lane within the device's loop iteration limit.
+RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes);
+
+}  // namespace vkattn::detail

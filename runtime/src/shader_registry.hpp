@@ -1,0 +1,17 @@
+// The generated table of embedded SPIR-V modules (see cmake/VkattnShaders.cmake).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace vkattn::detail {
+
+struct ShaderEntry {
+  const char* name;
+  std::span<const uint32_t> code;
+};
+
+const std::vector<ShaderEntry>& shaderRegistry();
+
+}  // namespace vkattn::detail

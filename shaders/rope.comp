@@ -1,0 +1,80 @@
+#version 450
+// Rotary position embedding (RoFormer; seed 002's complex-number form).
+// x is viewed as [batch, heads, seq, headDim] with element strides; feature pair i < rotaryDim/2
+// of the vector at (b, h, l) is rotated by angle pos(b, l) * invFreq[i], invFreq[i] =
+// theta^(-2i / rotaryDim). Pairs are (2i, 2i+1) when interleaved, else (i, i + rotaryDim/2)
+// (rotate_half, as HF/NeoX). Features past rotaryDim are copied.
+// The phase pos * invFreq[i] / 2pi is computed exactly modulo 1 in 64-bit fixed point (two 32-bit
+// words, umulExtended), so accuracy does not decay with the position: the host passes
+// step[i] = frac(invFreq[i] / 2pi) * 2^64 as (high word, low word).
+// Bindings: 0 x, 1 y (ELEM), 2 step (uvec2), 3 positions (int; step when unused), 4 status.
+// Push: RopeParams. Spec: 0 workgroup size. Dispatch: one invocation per (b, h, l, pair), pairs
+// = headDim / 2, spread over x then y. A NaN in x sets status bit 0.
+// Tolerance (tests): |y - ref| <= 2e-6 (|x| <= 1, any position) for f32; 2e-3 for f16.
+#include "common.glsl"
+#include "push_constants.h"
+
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform Push { RopeParams p; };
+layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Step { uvec2 phaseStep[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Positions { int positions[]; };
+STATUS_BUFFER(4)
+
+const float TWO_PI = 6.28318530717958647692;
+
+// Angle in [-pi, pi) of position * step, with step a 64-bit fraction of a turn.
+float rotationAngle(int position, uvec2 step) {
+  uint n = uint(abs(position));
+  uint carry, low;
+  umulExtended(n, step.y, carry, low);
+  uint high = n * step.x + carry;  // wraps mod 2^32: whole turns drop out
+  float turns = float(int(high)) * (1.0 / 4294967296.0) + float(low) * (1.0 / 18446744073709551616.0);
+  float angle = turns * TWO_PI;
+  return position < 0 ? -angle : angle;
+}
+
+void main() {
+  const uint halfDim = p.headDim / 2;
+  const uint index = flatGroupIndex() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  const uint total = p.batch * p.heads * p.seq * halfDim;
+  if (index >= total) return;
+  const uint pair = index % halfDim;
+  uint rest = index / halfDim;
+  const uint l = rest % p.seq;
+  rest /= p.seq;
+  const uint h = rest % p.heads;
+  const uint b = rest / p.heads;
+  const uint src = p.xOffset + b * p.strideB + h * p.strideH + l * p.strideL;
+  const uint dst = p.outOffset + b * p.outStrideB + h * p.outStrideH + l * p.outStrideL;
+  const uint rotaryPairs = p.rotaryDim / 2;
+
+  uint i0, i1;
+  if (pair >= rotaryPairs) {  // pass-through features, two per invocation
+    i0 = p.rotaryDim + 2 * (pair - rotaryPairs);
+    i1 = i0 + 1;
+  } else if (p.interleaved != 0) {
+    i0 = 2 * pair;
+    i1 = i0 + 1;
+  } else {
+    i0 = pair;
+    i1 = pair + rotaryPairs;
+  }
+  const float a = float(x[src + i0]);
+  const float c = float(x[src + i1]);
+  if (isnan(a) || isnan(c)) atomicOr(status[p.statusSlot], 1u);
+  if (pair >= rotaryPairs) {
+    y[dst + i0] = TO_ELEM(a);
+    y[dst + i1] = TO_ELEM(c);
+    return;
+  }
+  int position;
+  if (p.positionMode == 0) position = p.positionOffset + int(l);
+  else if (p.positionMode == 1) position = positions[l];
+  else position = positions[b * p.seq + l];
+  const float angle = rotationAngle(position, phaseStep[pair]);
+  const float cs = cos(angle), sn = sin(angle);
+  y[dst + i0] = TO_ELEM(a * cs - c * sn);
+  y[dst + i1] = TO_ELEM(c * cs + a * sn);
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything vkattn needs from Debian 12's archive. Safe to run again.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libvulkan-dev glslc glslang-tools spirv-tools
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libglfw3-dev libimgui-dev libstb-dev fonts-wqy-microhei xvfb xauth
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
