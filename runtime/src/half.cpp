@@ -15,7 +15,7 @@ uint16_t floatToHalf(float value) noexcept {
   if (absBits < 0x38800000u) {  // subnormal half or zero
     if (absBits < 0x33000000u) return static_cast<uint16_t>(sign);  // below half of the smallest subnormal
     const uint32_t mantissa = (absBits & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - static_cast<int>(absBits >> 23) + 14;  // 14..24
+    const int shift = 126 - static_cast<int>(absBits >> 23);  // 14..24: value / 2^-24 = mantissa >> shift
     uint32_t half = mantissa >> shift;
     const uint32_t rest = mantissa & ((1u << shift) - 1u);
     const uint32_t halfway = 1u << (shift - 1);

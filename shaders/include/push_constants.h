@@ -62,6 +62,32 @@ struct RopeParams {
   uint statusSlot;
 };
 
+// attention_*.comp: O[b, h, i, :] = softmax(scale * Q K^T + mask) V for query head h, kv head
+// h / kvGroup. Q, K, V, O are [batch, heads, len, dim] views with element strides (dim stride 1).
+// Logits are kept in log2 units: scaleLog2 = scale * log2(e). Key j is in the band of query row i
+// when -windowLeft <= j - (i + diagShift) <= windowRight (diagShift: 0 top-left, lk - lq
+// bottom-right causal alignment). Bias / keep-mask element (b, h, i, j) is at
+// b * strideB + h * strideH + i * strideL + j (stride 0 broadcasts). The naive scores kernel
+// reuses the o* strides for its [batch, heads, lq, lk] score buffer.
+struct AttentionParams {
+  uint batch;
+  uint heads;      // query heads (selected heads in the scores kernel)
+  uint kvGroup;    // query heads per kv head
+  uint lq;
+  uint lk;
+  uint qStrideB, qStrideH, qStrideL, qOffset;
+  uint kStrideB, kStrideH, kStrideL, kOffset;
+  uint vStrideB, vStrideH, vStrideL, vOffset;
+  uint oStrideB, oStrideH, oStrideL, oOffset;
+  float scaleLog2;
+  int diagShift;
+  int windowLeft;
+  int windowRight;
+  uint biasStrideB, biasStrideH, biasStrideL;
+  uint keepStrideB, keepStrideH, keepStrideL;
+  uint statusSlot;
+};
+
 #ifdef __cplusplus
 }  // namespace vkattn::pc
 #endif

@@ -1,0 +1,60 @@
+// Shared by the attention kernels: their specialization constants (one id map for all, so the
+// runtime builds one SpecConstants), the mask inputs and the rules that decide which keys a query
+// row sees. The includer defines ATTN_BIAS_BINDING, ATTN_KEEP_BINDING and ATTN_KEYLEN_BINDING and
+// declares `p` (AttentionParams) first.
+#ifndef VKATTN_ATTENTION_COMMON_GLSL
+#define VKATTN_ATTENTION_COMMON_GLSL
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG_SIZE = 64;
+layout(constant_id = 1) const uint DK = 64;           // query/key head dim, multiple of 8
+layout(constant_id = 2) const uint DV = 64;           // value head dim, multiple of 8
+layout(constant_id = 3) const bool HAS_BAND = false;  // causal and/or sliding window
+layout(constant_id = 4) const bool HAS_BIAS = false;  // additive f32 bias
+layout(constant_id = 5) const bool HAS_KEEP = false;  // i32 keep-mask, nonzero keeps
+layout(constant_id = 6) const bool HAS_KEYLEN = false;  // i32 key length per batch
+layout(constant_id = 7) const bool WRITE_LSE = false;
+layout(constant_id = 8) const uint ROWS = 4;          // query rows per invocation (rows kernel)
+layout(constant_id = 9) const uint KEY_BLOCK = 4;     // keys per step (rows) / per tile (tiled)
+layout(constant_id = 10) const bool PROBS = false;    // scores kernel writes exp(s - lse)
+
+const uint DK4 = DK / 4;
+const uint DV4 = DV / 4;
+const float NEG_INF = -1.0 / 0.0;
+const float LOG2E = 1.4426950408889634;
+const float LN2 = 0.6931471805599453;
+
+layout(std430, set = 0, binding = ATTN_BIAS_BINDING) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = ATTN_KEEP_BINDING) readonly buffer Keep { int keepMask[]; };
+layout(std430, set = 0, binding = ATTN_KEYLEN_BINDING) readonly buffer KeyLens { int keyLens[]; };
+
+// Keys [lo, hi) that rows first..last of batch b can see at all (before keep-mask and bias).
+// Empty when hi <= lo.
+void keyRange(uint b, uint first, uint last, out int lo, out int hi) {
+  lo = 0;
+  hi = int(p.lk);
+  if (HAS_KEYLEN) hi = min(hi, keyLens[b]);
+  if (HAS_BAND) {
+    lo = max(lo, int(first) + p.diagShift - p.windowLeft);
+    hi = min(hi, int(last) + p.diagShift + p.windowRight + 1);
+  }
+}
+
+// Whether row i sees key j, given j inside the range keyRange gave for a block holding row i.
+bool keyVisible(uint b, uint h, uint i, int j, int lo, int hi) {
+  if (j < lo || j >= hi) return false;
+  if (HAS_BAND) {
+    int rel = j - (int(i) + p.diagShift);
+    if (rel < -p.windowLeft || rel > p.windowRight) return false;
+  }
+  if (HAS_KEEP) {
+    if (keepMask[b * p.keepStrideB + h * p.keepStrideH + i * p.keepStrideL + uint(j)] == 0) return false;
+  }
+  return true;
+}
+
+float biasAt(uint b, uint h, uint i, int j) {
+  return bias[b * p.biasStrideB + h * p.biasStrideH + i * p.biasStrideL + uint(j)];
+}
+
+#endif

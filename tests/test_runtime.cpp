@@ -1,0 +1,189 @@
+// The runtime's own pieces: device choice, fp16 conversion, pipeline cache persistence, batches
+// with GPU timestamps, the storage buffer limit, and the shader registry.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <fstream>
+#include <random>
+#include <unistd.h>
+
+#include "support/compare.hpp"
+#include "support/reference.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/device_selection.hpp"
+#include "vkattn/error.hpp"
+#include "vkattn/half.hpp"
+#include "vkattn/pipeline.hpp"
+#include "vkattn/row_ops.hpp"
+
+namespace vkattn::test {
+namespace {
+
+DeviceInfo fakeDevice(const std::string& name, DeviceKind kind) {
+  DeviceInfo d;
+  d.name = name;
+  d.kind = kind;
+  return d;
+}
+
+TEST(DeviceSelection, PrefersDiscreteThenIntegratedThenVirtualThenCpu) {
+  std::vector<DeviceInfo> devices = {fakeDevice("llvmpipe", DeviceKind::Cpu), fakeDevice("virgl", DeviceKind::Virtual),
+                                     fakeDevice("Intel UHD", DeviceKind::Integrated),
+                                     fakeDevice("NVIDIA H100", DeviceKind::Discrete)};
+  EXPECT_EQ(chooseDevice(devices, std::nullopt), 3u);
+  devices.pop_back();
+  EXPECT_EQ(chooseDevice(devices, std::nullopt), 2u);
+  devices.pop_back();
+  EXPECT_EQ(chooseDevice(devices, std::nullopt), 1u);
+  devices.pop_back();
+  EXPECT_EQ(chooseDevice(devices, std::nullopt), 0u);
+}
+
+TEST(DeviceSelection, OverrideByIndexOrNameSubstring) {
+  std::vector<DeviceInfo> devices = {fakeDevice("NVIDIA H100", DeviceKind::Discrete),
+                                     fakeDevice("llvmpipe (LLVM 15)", DeviceKind::Cpu)};
+  EXPECT_EQ(chooseDevice(devices, std::string("1")), 1u);
+  EXPECT_EQ(chooseDevice(devices, std::string("LLVMPIPE")), 1u);
+  EXPECT_EQ(chooseDevice(devices, std::string("h100")), 0u);
+  EXPECT_THROW(chooseDevice(devices, std::string("7")), InvalidArgument);
+  try {
+    chooseDevice(devices, std::string("radeon"));
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "device");
+    EXPECT_NE(std::string(e.what()).find("llvmpipe"), std::string::npos) << "the message lists the devices";
+  }
+  EXPECT_THROW(chooseDevice({}, std::nullopt), Unsupported);
+}
+
+TEST(Half, EveryHalfRoundTrips) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const float f = halfToFloat(static_cast<uint16_t>(bits));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(f))));
+      continue;
+    }
+    ASSERT_EQ(floatToHalf(f), bits) << "half 0x" << std::hex << bits;
+  }
+}
+
+TEST(Half, RoundsToNearestEvenLikeAnExhaustiveSearch) {
+  // Reference: the nearest finite half by value (ties to the even bit pattern), or inf past 65520.
+  std::vector<std::pair<double, uint16_t>> halves;
+  for (uint32_t bits = 0; bits < 0x7c00; ++bits) halves.push_back({halfToFloat(static_cast<uint16_t>(bits)), bits});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> logMagnitude(-26.0, 17.0);
+  for (int i = 0; i < 20000; ++i) {
+    const float f = static_cast<float>(std::exp2(logMagnitude(rng)));
+    uint16_t expected;
+    if (f >= 65520.0f) {
+      expected = 0x7c00;
+    } else {
+      auto it = std::lower_bound(halves.begin(), halves.end(), std::make_pair(static_cast<double>(f), uint16_t{0}));
+      const auto& hi = it == halves.end() ? halves.back() : *it;
+      const auto& lo = it == halves.begin() ? *it : *(it - 1);
+      const double dHi = hi.first - f, dLo = f - lo.first;
+      expected = dLo < dHi ? lo.second : dHi < dLo ? hi.second : ((lo.second & 1) ? hi.second : lo.second);
+    }
+    ASSERT_EQ(floatToHalf(f), expected) << "float " << f;
+    ASSERT_EQ(floatToHalf(-f), expected | 0x8000) << "float " << -f;
+  }
+}
+
+TEST(ShaderRegistry, HoldsEveryKernelAndRejectsUnknownNames) {
+  auto names = shaderNames();
+  for (const char* expected : {"copy", "softmax_f32", "softmax_f16", "layer_norm_f32", "rms_norm_f16", "rope_f32"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  for (const auto& name : names) {
+    auto code = shaderCode(name);
+    ASSERT_GT(code.size(), 5u);
+    EXPECT_EQ(code[0], 0x07230203u) << name << " does not start with the SPIR-V magic number";
+  }
+  EXPECT_THROW(shaderCode("no_such_kernel"), Error);
+}
+
+TEST_F(VkattnTest, BatchRunsOpsTogetherAndTimesThem) {
+  auto x = randomValues(64 * 128, 3);
+  Tensor tx = ctx().tensor({64, 128}, x), a = ctx().tensor({64, 128}), b = ctx().tensor({64, 128});
+  Batch batch(ctx());
+  uint32_t t0 = batch.timestamp();
+  softmax(ctx(), tx, a);
+  rmsNorm(ctx(), a, b);  // reads what softmax wrote: the recorder's barrier orders them
+  uint32_t t1 = batch.timestamp();
+  batch.submit();
+  EXPECT_GT(batch.elapsedNs(t0, t1), 0.0);
+  auto sm = softmaxRef(x, 128, 1.0, nullptr, {});
+  std::vector<float> smf(sm.begin(), sm.end());
+  EXPECT_TRUE(allClose(b.download(), rmsNormRef(smf, 128, nullptr, 1e-6), 1e-4, 1e-4));
+}
+
+TEST_F(VkattnTest, DroppedBatchRunsNothing) {
+  std::vector<float> zeros(16, 0.0f);
+  Tensor tx = ctx().tensor({2, 8}, randomValues(16, 9)), y = ctx().tensor({2, 8}, zeros);
+  {
+    Batch batch(ctx());
+    softmax(ctx(), tx, y);
+  }  // not submitted
+  for (float v : y.download()) EXPECT_EQ(v, 0.0f);
+  softmax(ctx(), tx, y);  // the context is usable afterwards
+  for (float v : y.download()) EXPECT_GT(v, 0.0f);
+}
+
+TEST_F(VkattnTest, TensorsBeyondTheStorageBufferLimitAreRejected) {
+  const uint64_t limit = ctx().info().maxStorageBufferRange;
+  if (limit >= (uint64_t{1} << 31)) GTEST_SKIP() << "device limit too large to exceed cheaply";
+  const int64_t cols = 1024;
+  const int64_t rows = static_cast<int64_t>(limit / (cols * 4)) + 1;
+  Tensor big = ctx().tensor({rows, cols});
+  try {
+    softmax(ctx(), big, big);
+    FAIL() << "no exception";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("maxStorageBufferRange"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
+  auto path = std::filesystem::temp_directory_path() / ("vkattn-cache-test-" + std::to_string(::getpid()) + ".bin");
+  std::filesystem::remove(path);
+  uint32_t vendorId = 0;
+  {
+    Context ctx({.pipelineCache = path});
+    vendorId = ctx.info().vendorId;
+    Tensor x = ctx.tensor({4, 4}, randomValues(16, 1));
+    softmax(ctx, x);
+  }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  // The file starts with the Vulkan pipeline cache header of this device (drivers such as lavapipe
+  // keep their compiled code elsewhere, so the header may be all there is).
+  {
+    std::ifstream in(path, std::ios::binary);
+    uint32_t header[4] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof(header));
+    ASSERT_TRUE(in.good());
+    EXPECT_EQ(header[0], 32u) << "header length";
+    EXPECT_EQ(header[1], static_cast<uint32_t>(VK_PIPELINE_CACHE_HEADER_VERSION_ONE));
+    EXPECT_EQ(header[2], vendorId);
+  }
+  {
+    Context ctx({.pipelineCache = path});  // loads the file; the result must still be right
+    auto v = randomValues(16, 2);
+    Tensor y = softmax(ctx, ctx.tensor({4, 4}, v));
+    EXPECT_TRUE(allClose(y.download(), softmaxRef(v, 4, 1.0, nullptr, {}), 2e-6, 1e-5));
+  }
+  // A corrupt cache file is ignored, not fatal.
+  {
+    std::ofstream(path, std::ios::binary) << "garbage that is not a pipeline cache";
+  }
+  EXPECT_NO_THROW({
+    Context ctx({.pipelineCache = path});
+    softmax(ctx, ctx.tensor({1, 3}, randomValues(3, 4)));
+  });
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace vkattn::test
