@@ -1,28 +1,12 @@
-// Error statistics of a result against a double-precision reference, and a gtest assertion that
-// reports the worst element (index, got, expected) when a tolerance is exceeded.
+// A gtest assertion over ErrorStats that reports the worst element (index, got, expected) when a
+// tolerance is exceeded.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cstddef>
-#include <string>
-#include <vector>
+#include "support/error_stats.hpp"
 
 namespace vkattn::test {
-
-struct ErrorStats {
-  double maxAbs = 0.0;
-  double maxRel = 0.0;        // |got - ref| / |ref| over elements with |ref| > 1e-6
-  double meanAbs = 0.0;
-  std::size_t worst = 0;      // index with the largest excess over the tolerance
-  double worstGot = 0.0, worstExpected = 0.0;
-  std::size_t failures = 0;   // elements outside atol + rtol |ref|
-  std::size_t count = 0;
-};
-
-ErrorStats compare(const std::vector<float>& got, const std::vector<double>& expected, double atol, double rtol);
-
-std::string describe(const ErrorStats& s);
 
 // Fails the current test if any element is outside atol + rtol * |expected| (NaN never passes,
 // except where both are NaN).

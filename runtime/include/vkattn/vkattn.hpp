@@ -9,3 +9,4 @@
 #include "vkattn/rope.hpp"
 #include "vkattn/row_ops.hpp"
 #include "vkattn/tensor.hpp"
+#include "vkattn/timing.hpp"

@@ -1,0 +1,47 @@
+#include "error_stats.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace vkattn::test {
+
+ErrorStats compare(const std::vector<float>& got, const std::vector<double>& expected, double atol, double rtol) {
+  ErrorStats s;
+  s.count = got.size();
+  double worstExcess = -1.0;
+  double sumAbs = 0.0;
+  for (std::size_t i = 0; i < got.size() && i < expected.size(); ++i) {
+    const double g = got[i], e = expected[i];
+    if (std::isnan(g) && std::isnan(e)) continue;
+    const double err = std::fabs(g - e);
+    const bool bad = std::isnan(g) || std::isnan(err) || err > atol + rtol * std::fabs(e);
+    const double excess = std::isnan(err) ? INFINITY : err - (atol + rtol * std::fabs(e));
+    if (!std::isnan(err)) {
+      s.maxAbs = std::max(s.maxAbs, err);
+      if (std::fabs(e) > 1e-6) s.maxRel = std::max(s.maxRel, err / std::fabs(e));
+      sumAbs += err;
+    } else {
+      s.maxAbs = INFINITY;
+    }
+    if (bad) ++s.failures;
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      s.worst = i;
+      s.worstGot = g;
+      s.worstExpected = e;
+    }
+  }
+  if (got.size() != expected.size()) s.failures += 1;
+  s.meanAbs = s.count ? sumAbs / static_cast<double>(s.count) : 0.0;
+  return s;
+}
+
+std::string describe(const ErrorStats& s) {
+  std::ostringstream out;
+  out << "max abs " << s.maxAbs << ", max rel " << s.maxRel << ", mean abs " << s.meanAbs << ", worst at ["
+      << s.worst << "] got " << s.worstGot << " expected " << s.worstExpected << ", " << s.failures << "/"
+      << s.count << " outside tolerance";
+  return out.str();
+}
+
+}  // namespace vkattn::test

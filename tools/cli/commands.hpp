@@ -1,0 +1,17 @@
+// The subcommands of the `vkattn` command-line tool. Each returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vkattn::cli {
+
+struct CommonOptions {
+  std::optional<std::string> device;  // --device X
+};
+
+int devicesCommand(const CommonOptions& options);
+int demoCommand(const CommonOptions& options);
+
+}  // namespace vkattn::cli

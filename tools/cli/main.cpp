@@ -1,0 +1,52 @@
+// vkattn: list Vulkan devices and run vkattn's kernels on them.
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "vkattn/error.hpp"
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "usage: vkattn <command> [--device INDEX|NAME]\n"
+         "\n"
+         "commands:\n"
+         "  devices   every Vulkan device with the features and limits that decide kernel variants\n"
+         "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
+         "            double-precision CPU reference and speed against a copy kernel\n"
+         "\n"
+         "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
+         "             VKATTN_VALIDATION=1 (Khronos validation layer)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  vkattn::cli::CommonOptions options;
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
+      options.device = argv[++i];
+    } else {
+      std::cerr << "vkattn: unknown argument '" << argv[i] << "'\n";
+      usage(std::cerr);
+      return 2;
+    }
+  }
+  try {
+    if (command == "devices") return vkattn::cli::devicesCommand(options);
+    if (command == "demo") return vkattn::cli::demoCommand(options);
+    std::cerr << "vkattn: unknown command '" << command << "'\n";
+    usage(std::cerr);
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vkattn: " << e.what() << "\n";
+    return 1;
+  }
+}
