@@ -1,6 +1,7 @@
 #version 450
 // RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * weight.
-// Bindings: 0 x, 1 y, 2 weight (ELEM; x when absent), 3 status. Push: NormParams (hasBias unused).
+// Bindings: 0 x, 1 y, 2 weight (ELEM; x when absent), 3 status; 0-2 are also viewed as vec4
+// arrays, used when cols % 4 == 0 (p.vec4Rows). Push: NormParams (hasBias unused).
 // Spec: as row_reduce.glsl. Dispatch: as softmax.comp. A NaN in x sets status bit 0, weight bit 1.
 // Tolerance (tests): |y - ref| <= 1e-5 + 1e-5 |ref| for f32 storage; 2e-3 + 2e-3 |ref| for f16.
 #include "common.glsl"
@@ -9,29 +10,36 @@
 
 layout(push_constant) uniform Push { NormParams p; };
 layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer X4 { ELEM4 x4[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y4 { ELEM4 y4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer W { ELEM weight[]; };
+layout(std430, set = 0, binding = 2) readonly buffer W4 { ELEM4 weight4[]; };
 STATUS_BUFFER(3)
 
 void rmsNormRow(uint row) {
   const uint base = row * p.cols;
+  const bool wide = p.vec4Rows != 0;
+  const uint n = wide ? p.cols / 4 : p.cols;
+  const uint first = wide ? base / 4 : base;
   float sq = 0.0;
   bool nanX = false;
-  for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
-    float v = float(x[base + c]);
-    nanX = nanX || isnan(v);
-    sq += v * v;
+  for (uint i = rowLane(); i < n; i += rowWidth()) {
+    vec4 v = wide ? vec4(x4[first + i]) : vec4(float(x[first + i]), 0.0, 0.0, 0.0);
+    nanX = nanX || any(isnan(v));
+    sq += dot(v, v);
   }
   const float rstd = inversesqrt(rowSum(sq) / float(p.cols) + p.eps);
   bool nanW = false;
-  for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
-    float v = float(x[base + c]) * rstd;
+  for (uint i = rowLane(); i < n; i += rowWidth()) {
+    vec4 v = (wide ? vec4(x4[first + i]) : vec4(float(x[first + i]))) * rstd;
     if (p.hasWeight != 0) {
-      float w = float(weight[c]);
-      nanW = nanW || isnan(w);
+      vec4 w = wide ? vec4(weight4[i]) : vec4(float(weight[i]));
+      nanW = nanW || any(isnan(w));
       v *= w;
     }
-    y[base + c] = TO_ELEM(v);
+    if (wide) y4[first + i] = TO_ELEM4(v);
+    else y[first + i] = TO_ELEM(v.x);
   }
   const bool a = rowAny(nanX), b = rowAny(nanW);
   if ((a || b) && rowLane() == 0) atomicOr(status[p.statusSlot], (a ? 1u : 0u) | (b ? 2u : 0u));

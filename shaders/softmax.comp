@@ -1,6 +1,9 @@
 #version 450
 // softmax over the last dimension: y[r, :] = softmax(scale * x[r, :] + mask[maskRow(r), :]).
 // Bindings: 0 x (ELEM, read), 1 y (ELEM, write), 2 mask (f32, read; x when absent), 3 status.
+// Bindings 0-2 are also viewed as vec4 arrays, used when cols % 4 == 0 (p.vec4Rows): CPU drivers
+// turn lane-strided scalar loads into gathers, and a vec4 also needs 1.25 exp per element
+// instead of 2 in the online update.
 // Push: SoftmaxParams. Spec: 0 workgroup size, 1 row per subgroup, 2 rows per workgroup.
 // Dispatch: one workgroup per row, or per ROWS_PER_GROUP rows in row-per-subgroup mode.
 // Each lane keeps a running (max, sum) over its columns (online softmax, one read); the team merges
@@ -13,8 +16,11 @@
 
 layout(push_constant) uniform Push { SoftmaxParams p; };
 layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer X4 { ELEM4 x4[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y4 { ELEM4 y4[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Mask { float mask[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Mask4 { vec4 mask4[]; };
 STATUS_BUFFER(3)
 
 const float NEG_INF = -1.0 / 0.0;
@@ -27,26 +33,60 @@ uint maskRowOf(uint row) {
   return r0 * p.maskStride0 + r1 * p.maskStride1 + r2 * p.maskStride2;
 }
 
+// Running (max m, sum s of exp(v - m)) over logits seen so far; -inf logits contribute nothing.
+void accumulate(inout float m, inout float s, float v) {
+  if (v > m) {
+    s = s * exp(m - v) + 1.0;
+    m = v;
+  } else if (v != NEG_INF) {
+    s += exp(v - m);
+  }
+}
+
+void accumulate4(inout float m, inout float s, vec4 v) {
+  const float top = max(max(v.x, v.y), max(v.z, v.w));
+  if (top == NEG_INF) return;
+  if (top > m) {
+    s *= exp(m - top);
+    m = top;
+  }
+  const vec4 e = exp(v - m);  // exp(-inf) = 0 for masked entries
+  s += (e.x + e.y) + (e.z + e.w);
+}
+
+vec4 logits4(uint i, uint maskBase4, inout bool nanX, inout bool nanMask) {
+  vec4 raw = vec4(x4[i]);
+  nanX = nanX || any(isnan(raw));
+  vec4 v = raw * p.scale;
+  if (p.hasMask != 0) {
+    vec4 b = mask4[maskBase4 + i % (p.cols / 4)];
+    nanMask = nanMask || any(isnan(b));
+    v += b;
+  }
+  return v;
+}
+
 void softmaxRow(uint row) {
   const uint base = row * p.cols;
   const uint maskBase = maskRowOf(row) * p.cols;
   float m = NEG_INF;
   float s = 0.0;
   bool nanX = false, nanMask = false;
-  for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
-    float raw = float(x[base + c]);
-    nanX = nanX || isnan(raw);
-    float v = raw * p.scale;
-    if (p.hasMask != 0) {
-      float b = mask[maskBase + c];
-      nanMask = nanMask || isnan(b);
-      v += b;
-    }
-    if (v > m) {
-      s = s * exp(m - v) + 1.0;
-      m = v;
-    } else if (v != NEG_INF) {
-      s += exp(v - m);
+  if (p.vec4Rows != 0) {
+    const uint base4 = base / 4, end4 = base4 + p.cols / 4;
+    for (uint i = base4 + rowLane(); i < end4; i += rowWidth())
+      accumulate4(m, s, logits4(i, maskBase / 4, nanX, nanMask));
+  } else {
+    for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
+      float raw = float(x[base + c]);
+      nanX = nanX || isnan(raw);
+      float v = raw * p.scale;
+      if (p.hasMask != 0) {
+        float b = mask[maskBase + c];
+        nanMask = nanMask || isnan(b);
+        v += b;
+      }
+      accumulate(m, s, v);
     }
   }
   const float rowMaxValue = rowMax(m);
@@ -55,15 +95,20 @@ void softmaxRow(uint row) {
   if ((anyNanX || anyNanMask) && rowLane() == 0)
     atomicOr(status[p.statusSlot], (anyNanX ? 1u : 0u) | (anyNanMask ? 2u : 0u));
 
-  if (rowMaxValue == NEG_INF) {  // every logit masked: defined as all zeros
-    for (uint c = rowLane(); c < p.cols; c += rowWidth()) y[base + c] = TO_ELEM(0.0);
-    return;
-  }
-  const float inv = 1.0 / rowSumValue;
-  for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
-    float v = float(x[base + c]) * p.scale;
-    if (p.hasMask != 0) v += mask[maskBase + c];
-    y[base + c] = TO_ELEM(exp(v - rowMaxValue) * inv);
+  const bool allMasked = rowMaxValue == NEG_INF;  // defined as all zeros
+  const float inv = allMasked ? 0.0 : 1.0 / rowSumValue;
+  const float shift = allMasked ? 0.0 : rowMaxValue;
+  if (p.vec4Rows != 0) {
+    const uint base4 = base / 4, end4 = base4 + p.cols / 4;
+    bool unused = false;
+    for (uint i = base4 + rowLane(); i < end4; i += rowWidth())
+      y4[i] = TO_ELEM4(exp(logits4(i, maskBase / 4, unused, unused) - shift) * inv);
+  } else {
+    for (uint c = rowLane(); c < p.cols; c += rowWidth()) {
+      float v = float(x[base + c]) * p.scale;
+      if (p.hasMask != 0) v += mask[maskBase + c];
+      y[base + c] = TO_ELEM(exp(v - shift) * inv);
+    }
   }
 }
 

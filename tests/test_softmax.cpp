@@ -80,8 +80,25 @@ TEST_F(VkattnTest, SoftmaxBroadcastMaskOverBatchAndHeads) {
   EXPECT_TRUE(allClose(y2.download(), softmaxRef(x, L, 1.0, &bias, rowOf), kAtolF32, kRtolF32));
 }
 
-TEST_F(VkattnTest, SoftmaxFullyMaskedRowIsZero) {
-  const int64_t rows = 4, cols = 9;
+class SoftmaxMasked : public VkattnTest, public ::testing::WithParamInterface<int64_t> {};
+
+// Column counts that take the scalar path (9) and the vec4 path (12).
+INSTANTIATE_TEST_SUITE_P(ScalarAndVec4, SoftmaxMasked, ::testing::Values(int64_t{9}, int64_t{12}));
+
+TEST_P(SoftmaxMasked, BroadcastBiasOverHeads) {
+  const int64_t H = 3, L = 4, cols = GetParam();
+  auto x = randomValues(2 * H * L * cols, 13);
+  auto bias = randomValues(H * cols, 14, -3.0f, 3.0f);
+  bias[cols + 2] = kNegInf;
+  Tensor y = softmax(ctx(), ctx().tensor({2, H, L, cols}, x),
+                     {.scale = 0.5f, .mask = ctx().tensor({H, 1, cols}, bias).view()});
+  std::vector<std::size_t> rowOf(2 * H * L);
+  for (std::size_t r = 0; r < rowOf.size(); ++r) rowOf[r] = (r / L) % H;
+  EXPECT_TRUE(allClose(y.download(), softmaxRef(x, cols, 0.5, &bias, rowOf), kAtolF32, kRtolF32));
+}
+
+TEST_P(SoftmaxMasked, FullyMaskedRowIsZero) {
+  const int64_t rows = 4, cols = GetParam();
   auto x = randomValues(rows * cols, 8);
   std::vector<float> mask(rows * cols, 0.0f);
   for (int64_t c = 0; c < cols; ++c) mask[2 * cols + c] = kNegInf;  // row 2 fully masked

@@ -7,10 +7,14 @@
 #ifdef STORAGE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #define ELEM float16_t
+#define ELEM4 f16vec4
 #define TO_ELEM(v) float16_t(v)
+#define TO_ELEM4(v) f16vec4(v)
 #else
 #define ELEM float
+#define ELEM4 vec4
 #define TO_ELEM(v) (v)
+#define TO_ELEM4(v) (v)
 #endif
 
 // Workgroups are spread over x then y (see groupsFor in the runtime).

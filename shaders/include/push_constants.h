@@ -28,6 +28,7 @@ struct SoftmaxParams {
   uint hasMask;
   float scale;
   uint statusSlot;
+  uint vec4Rows;  // cols % 4 == 0: read and write through the vec4 views
 };
 
 // layer_norm.comp / rms_norm.comp: normalise each row of `cols` values.
@@ -38,6 +39,7 @@ struct NormParams {
   uint hasBias;
   float eps;
   uint statusSlot;
+  uint vec4Rows;  // cols % 4 == 0: read and write through the vec4 views
 };
 
 // rope.comp: x viewed as [batch, heads, seq, headDim] with element strides; rotates feature pair i

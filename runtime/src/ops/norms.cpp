@@ -28,6 +28,7 @@ pc::NormParams checkNormArguments(Context& ctx, const TensorView& x, const Tenso
   p.cols = static_cast<uint32_t>(x.dim(-1));
   p.rows = static_cast<uint32_t>(x.numel() / x.dim(-1));
   p.eps = eps;
+  p.vec4Rows = p.cols % 4 == 0 ? 1 : 0;
   return p;
 }
 

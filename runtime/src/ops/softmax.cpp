@@ -60,6 +60,7 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
   p.rows = static_cast<uint32_t>(x.numel() / x.dim(-1));
   p.dim1 = p.dim2 = 1;
   p.scale = options.scale;
+  p.vec4Rows = p.cols % 4 == 0 ? 1 : 0;
   const Buffer* maskBuffer = x.buffer;
   if (options.mask) {
     const TensorView& m = *options.mask;
