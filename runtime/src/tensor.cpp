@@ -134,4 +134,16 @@ std::vector<int32_t> Tensor::downloadInt() const {
   return out;
 }
 
+void Tensor::uploadBytes(const void* data, std::size_t size) {
+  if (size != bytes())
+    throw InvalidArgument("bytes", std::to_string(size) + " bytes for a tensor of " + std::to_string(bytes()));
+  m_buffer.write(data, size);
+}
+
+void Tensor::downloadBytes(void* data, std::size_t size) const {
+  if (size != bytes())
+    throw InvalidArgument("bytes", std::to_string(size) + " bytes for a tensor of " + std::to_string(bytes()));
+  m_buffer.read(data, size);
+}
+
 }  // namespace vkattn

@@ -62,6 +62,9 @@ class Tensor {
   void uploadInt(std::span<const int32_t> values);
   std::vector<float> download() const;
   std::vector<int32_t> downloadInt() const;
+  // Raw element bytes in the tensor's own dtype (e.g. IEEE halves for f16); sizes must match.
+  void uploadBytes(const void* data, std::size_t bytes);
+  void downloadBytes(void* data, std::size_t bytes) const;
 
  private:
   Buffer m_buffer;

@@ -1,0 +1,50 @@
+// devices() and use_device(): what the machine offers and which device the module uses.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "session.hpp"
+#include "vkattn/context.hpp"
+
+namespace vkattn::python {
+
+void bindDevices(py::module_& m) {
+  m.def(
+      "devices",
+      [] {
+        py::list out;
+        for (const DeviceInfo& d : Context::listDevices()) {
+          py::dict info;
+          info["index"] = d.index;
+          info["name"] = d.name;
+          info["type"] = toString(d.kind);
+          info["driver"] = d.driverName + " " + d.driverInfo;
+          info["kernel_profile"] = toString(d.defaultProfile());
+          info["subgroup_size"] = d.subgroupSize;
+          info["shared_memory_bytes"] = d.maxSharedMemoryBytes;
+          info["max_storage_buffer_bytes"] = d.maxStorageBufferRange;
+          info["max_workgroup_invocations"] = d.maxWorkgroupInvocations;
+          info["fp16_storage"] = d.storageBuffer16BitAccess;
+          info["fp16_arithmetic"] = d.shaderFloat16;
+          info["int8"] = d.shaderInt8;
+          info["cooperative_matrix"] = d.cooperativeMatrix;
+          info["loop_iteration_limit"] = d.loopIterationLimit;
+          out.append(info);
+        }
+        return out;
+      },
+      "Every Vulkan device: name, type, limits and features that decide kernel variants.");
+  m.def(
+      "use_device",
+      [](const py::object& device) {
+        std::optional<std::string> choice;
+        if (py::isinstance<py::int_>(device)) choice = std::to_string(device.cast<int>());
+        else if (py::isinstance<py::str>(device)) choice = device.cast<std::string>();
+        else if (!device.is_none()) throw py::type_error("'index_or_name' must be an int, a str or None");
+        useDevice(choice);
+        return session().info().name;
+      },
+      py::arg("index_or_name"), "Switch to a device by index or name substring; returns its name.");
+  m.def("current_device", [] { return session().info().name; }, "Name of the device in use.");
+}
+
+}  // namespace vkattn::python

@@ -1,0 +1,13 @@
+// One registration function per area of the Python module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace vkattn::python {
+
+namespace py = pybind11;
+
+void bindDevices(py::module_& m);
+void bindRowOps(py::module_& m);
+
+}  // namespace vkattn::python

@@ -1,0 +1,21 @@
+// The `vkattn` Python module: vkattn's kernels on NumPy arrays, errors as ValueError/TypeError.
+#include "bindings.hpp"
+#include "vkattn/error.hpp"
+
+PYBIND11_MODULE(vkattn, m) {
+  using namespace vkattn;
+  m.doc() = "Attention kernels on any Vulkan GPU (or lavapipe), on NumPy arrays.";
+  pybind11::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const Unsupported& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  python::bindDevices(m);
+  python::bindRowOps(m);
+}
