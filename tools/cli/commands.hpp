@@ -13,5 +13,6 @@ struct CommonOptions {
 
 int devicesCommand(const CommonOptions& options);
 int demoCommand(const CommonOptions& options);
+int runCommand(const CommonOptions& options, const std::vector<std::string>& args);
 
 }  // namespace vkattn::cli

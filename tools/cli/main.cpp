@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "vkattn/error.hpp"
@@ -10,12 +11,16 @@
 namespace {
 
 void usage(std::ostream& out) {
-  out << "usage: vkattn <command> [--device INDEX|NAME]\n"
+  out << "usage: vkattn <command> [--device INDEX|NAME] [options]\n"
          "\n"
          "commands:\n"
          "  devices   every Vulkan device with the features and limits that decide kernel variants\n"
          "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
          "            double-precision CPU reference and speed against a copy kernel\n"
+         "  run OP    one kernel on .npy files: OP is softmax, layer_norm, rms_norm or rope;\n"
+         "            --x IN.npy --out OUT.npy [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
+         "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
+         "            [--interleaved] [--rotary-dim R]\n"
          "\n"
          "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
          "             VKATTN_VALIDATION=1 (Khronos validation layer)\n";
@@ -30,16 +35,18 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   vkattn::cli::CommonOptions options;
+  std::vector<std::string> rest;
   for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
-      options.device = argv[++i];
-    } else {
-      std::cerr << "vkattn: unknown argument '" << argv[i] << "'\n";
+    if (!std::strcmp(argv[i], "--device") && i + 1 < argc) options.device = argv[++i];
+    else rest.emplace_back(argv[i]);
+  }
+  try {
+    if (command == "run") return vkattn::cli::runCommand(options, rest);
+    if (!rest.empty()) {
+      std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
       usage(std::cerr);
       return 2;
     }
-  }
-  try {
     if (command == "devices") return vkattn::cli::devicesCommand(options);
     if (command == "demo") return vkattn::cli::demoCommand(options);
     std::cerr << "vkattn: unknown command '" << command << "'\n";

@@ -1,0 +1,38 @@
+"""The vkattn CLI's `run` command on .npy files, against NumPy."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+CLI = os.environ.get("VKATTN_CLI")
+pytestmark = pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+
+
+def run(*args):
+    return subprocess.run([CLI, "run", *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def test_run_layer_norm_on_npy(tmp_path, rng):
+    x = rng.standard_normal((5, 24)).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, 24).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "w.npy", w.astype(np.float64))  # float64 files are read as float32
+    result = run("layer_norm", "--x", tmp_path / "x.npy", "--weight", tmp_path / "w.npy", "--out", tmp_path / "y.npy")
+    assert result.returncode == 0, result.stderr
+    xd = x.astype(np.float64)
+    expected = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5) * w
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), expected, atol=1e-5, rtol=1e-5)
+
+
+def test_run_reports_corrupt_files_by_name(tmp_path):
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00garbage")
+    result = run("softmax", "--x", tmp_path / "bad.npy", "--out", tmp_path / "y.npy")
+    assert result.returncode == 1
+    assert "bad.npy" in result.stderr
+
+
+def test_run_rejects_unknown_options(tmp_path):
+    result = run("softmax", "--x", tmp_path / "x.npy", "--out", tmp_path / "y.npy", "--colour", "red")
+    assert result.returncode == 1
+    assert "--colour" in result.stderr
