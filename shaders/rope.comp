@@ -8,8 +8,9 @@
 // words, umulExtended), so accuracy does not decay with the position: the host passes
 // step[i] = frac(invFreq[i] / 2pi) * 2^64 as (high word, low word).
 // Bindings: 0 x, 1 y (ELEM), 2 step (uvec2), 3 positions (int; step when unused), 4 status.
-// Push: RopeParams. Spec: 0 workgroup size. Dispatch: one invocation per (b, h, l, pair), pairs
-// = headDim / 2, spread over x then y. A NaN in x sets status bit 0.
+// Push: RopeParams. Spec: 0 workgroup size. Dispatch: one invocation per (b, l, pair), pairs
+// = headDim / 2, spread over x then y; it rotates that pair in every head, so each angle's sin and
+// cos are computed once for all heads. A NaN in x sets status bit 0.
 // Tolerance (tests): |y - ref| <= 2e-6 (|x| <= 1, any position) for f32; 2e-3 for f16.
 #include "common.glsl"
 #include "push_constants.h"
@@ -38,16 +39,12 @@ float rotationAngle(int position, uvec2 step) {
 void main() {
   const uint halfDim = p.headDim / 2;
   const uint index = flatGroupIndex() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-  const uint total = p.batch * p.heads * p.seq * halfDim;
+  const uint total = p.batch * p.seq * halfDim;
   if (index >= total) return;
   const uint pair = index % halfDim;
-  uint rest = index / halfDim;
+  const uint rest = index / halfDim;
   const uint l = rest % p.seq;
-  rest /= p.seq;
-  const uint h = rest % p.heads;
-  const uint b = rest / p.heads;
-  const uint src = p.xOffset + b * p.strideB + h * p.strideH + l * p.strideL;
-  const uint dst = p.outOffset + b * p.outStrideB + h * p.outStrideH + l * p.outStrideL;
+  const uint b = rest / p.seq;
   const uint rotaryPairs = p.rotaryDim / 2;
 
   uint i0, i1;
@@ -61,20 +58,25 @@ void main() {
     i0 = pair;
     i1 = pair + rotaryPairs;
   }
-  const float a = float(x[src + i0]);
-  const float c = float(x[src + i1]);
-  if (isnan(a) || isnan(c)) atomicOr(status[p.statusSlot], 1u);
-  if (pair >= rotaryPairs) {
-    y[dst + i0] = TO_ELEM(a);
-    y[dst + i1] = TO_ELEM(c);
-    return;
+  float cs = 1.0, sn = 0.0;
+  if (pair < rotaryPairs) {
+    int position;
+    if (p.positionMode == 0) position = p.positionOffset + int(l);
+    else if (p.positionMode == 1) position = positions[l];
+    else position = positions[b * p.seq + l];
+    const float angle = rotationAngle(position, phaseStep[pair]);
+    cs = cos(angle);
+    sn = sin(angle);
   }
-  int position;
-  if (p.positionMode == 0) position = p.positionOffset + int(l);
-  else if (p.positionMode == 1) position = positions[l];
-  else position = positions[b * p.seq + l];
-  const float angle = rotationAngle(position, phaseStep[pair]);
-  const float cs = cos(angle), sn = sin(angle);
-  y[dst + i0] = TO_ELEM(a * cs - c * sn);
-  y[dst + i1] = TO_ELEM(c * cs + a * sn);
+  bool nan = false;
+  uint src = p.xOffset + b * p.strideB + l * p.strideL;
+  uint dst = p.outOffset + b * p.outStrideB + l * p.outStrideL;
+  for (uint h = 0; h < p.heads; ++h, src += p.strideH, dst += p.outStrideH) {
+    const float a = float(x[src + i0]);
+    const float c = float(x[src + i1]);
+    nan = nan || isnan(a) || isnan(c);
+    y[dst + i0] = TO_ELEM(a * cs - c * sn);
+    y[dst + i1] = TO_ELEM(c * cs + a * sn);
+  }
+  if (nan) atomicOr(status[p.statusSlot], 1u);
 }

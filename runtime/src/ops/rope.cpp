@@ -82,8 +82,12 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
     p.positionMode = 0;
     p.positionOffset = static_cast<int32_t>(o.positionOffset);
   }
-  const uint64_t pairs = uint64_t{p.batch} * p.heads * p.seq * (p.headDim / 2);
+  const uint64_t pairs = uint64_t{p.batch} * p.seq * (p.headDim / 2);
   if (pairs > 0xffffffffull) throw Unsupported("argument '" + xName + "': more than 2^32 feature pairs");
+  const uint32_t loopLimit = ctx.info().loopIterationLimit;
+  if (loopLimit && p.heads >= loopLimit)
+    throw Unsupported("argument '" + xName + "': " + std::to_string(p.heads) + " heads exceed what " +
+                      ctx.info().name + " can loop over in one invocation");
   return plan;
 }
 
@@ -94,7 +98,8 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("rope", {xName});
   plan.params.statusSlot = status.slot;
-  const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.heads * plan.params.seq * (plan.params.headDim / 2);
+  // One invocation per (b, l, pair); it loops over the heads.
+  const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.seq * (plan.params.headDim / 2);
   const Buffer* positions = plan.positions ? plan.positions : &steps;
   rec.dispatch(pipeline, {x.buffer, y.buffer, &steps, positions, status.buffer}, plan.params,
                groupsFor(ctx.device(), pairs, kWorkgroup));
