@@ -18,6 +18,23 @@ layout(constant_id = 8) const uint ROWS = 4;          // query rows per invocati
 layout(constant_id = 9) const uint KEY_BLOCK = 4;     // keys per step (rows) / per tile (tiled)
 layout(constant_id = 10) const bool PROBS = false;    // scores kernel writes exp(s - lse)
 
+// K and V rows start at multiples of 4 elements (strides and offsets), so they can be read as vec4.
+layout(constant_id = 11) const bool ALIGNED = false;
+
+// Split-K: the rows kernel covers 1 / gl_NumWorkGroups.z of the keys per workgroup z and writes
+// partial (acc, max, sum) records that attention_combine.comp merges.
+layout(constant_id = 12) const bool SPLIT = false;
+layout(constant_id = 13) const uint SPLITS = 1;  // combine kernel: partial records per row
+// Decode mode of the rows kernel: the workgroup (one subgroup) shares its ROWS query rows and its
+// lanes take turns over the keys; subgroup ops merge the lanes' softmax states at the end.
+layout(constant_id = 14) const bool LANE_KEYS = false;
+
+#ifdef STORAGE_F16
+#define ELEM4 f16vec4
+#else
+#define ELEM4 vec4
+#endif
+
 const uint DK4 = DK / 4;
 const uint DV4 = DV / 4;
 const float NEG_INF = -1.0 / 0.0;

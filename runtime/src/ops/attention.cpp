@@ -1,0 +1,200 @@
+// Fused attention: picks the kernel family (rows for CPU drivers, tiled for GPUs), sizes it for
+// the head dims and the device, checks the per-invocation loop count, splits long key ranges
+// (split-K) and records one dispatch, or two with the split-K combine pass.
+#include "vkattn/attention.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "attention_plan.hpp"
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+namespace {
+
+using detail::AttentionKernelShape;
+using detail::AttentionPlan;
+
+std::optional<AttentionVariant> variantFromEnvironment() {
+  const char* env = std::getenv("VKATTN_ATTENTION_VARIANT");
+  if (!env || !*env) return std::nullopt;
+  const std::string s(env);
+  if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
+  if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
+  if (s == "auto") return std::nullopt;
+  throw InvalidArgument("VKATTN_ATTENTION_VARIANT", "'" + s + "', expected rows, tiled or auto");
+}
+
+// Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
+// D=64: 4 rows per invocation ~16 GFLOP/s (2.5 s), 8 rows ~20 (9 s); D=128: 4 rows ~13 (12 s),
+// 2 rows ~8 (4 s); D=256: 2 rows ~3 (15 s). Past 128 the build time is not worth it: 1 row. One key
+// per step was faster than 2, 4 or 8 (the per-key rescale is cheap next to the loads), so blocks
+// of 4 keys are used only where one key per step would pass the driver's loop limit.
+AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
+  AttentionKernelShape s;
+  const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
+  s.rows = rowsForHeadDim;
+  // One subgroup per workgroup (8 lanes on lavapipe): no barriers are needed, and small
+  // workgroups spread short sequences over more threads.
+  const DeviceInfo& info = ctx.info();
+  s.workgroup = std::clamp<uint32_t>(info.subgroupSize, 8, 64);
+  // Decode (a few query rows): a workgroup of lanes sharing 4 rows would mostly repeat one row,
+  // so the lanes share the rows and split the keys instead. Their merge uses subgroup ops, so the
+  // workgroup must be exactly one subgroup: only where the subgroup size is fixed.
+  if (plan.lq <= 8 && info.subgroupArithmetic && info.minSubgroupSize == info.maxSubgroupSize &&
+      info.subgroupSize >= 4 && info.subgroupSize <= 64) {
+    s.laneKeys = true;
+    s.workgroup = info.subgroupSize;
+    s.rows = plan.lq <= 4 ? static_cast<uint32_t>(plan.lq) : 4;
+    s.rows = std::min(s.rows, rowsForHeadDim);
+  }
+  const uint64_t keysPerLane =
+      (static_cast<uint64_t>(plan.lk) + (s.laneKeys ? s.workgroup : 1) - 1) / (s.laneKeys ? s.workgroup : 1);
+  const uint32_t limit = info.loopIterationLimit;
+  s.keyBlock = limit != 0 && keysPerLane > limit - limit / 16 ? 4 : 1;
+  return s;
+}
+
+// Tiled kernel: 64 rows per workgroup; the key tile is as large as shared memory allows, up to 16.
+AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
+  AttentionKernelShape s;
+  s.workgroup = std::min<uint32_t>(64, ctx.info().maxWorkgroupInvocations);
+  s.keyBlock = 16;
+  const uint64_t bytesPerKey = static_cast<uint64_t>(plan.dk + plan.dv) * 4;
+  while (s.keyBlock > 4 && s.keyBlock * bytesPerKey > ctx.info().maxSharedMemoryBytes) s.keyBlock /= 2;
+  if (s.keyBlock * bytesPerKey > ctx.info().maxSharedMemoryBytes)
+    throw Unsupported("tiled attention with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+                      " needs more shared memory than " + ctx.info().name + " has");
+  return s;
+}
+
+// Key splits for the rows kernel: enough that each split's key loop stays under the driver's
+// limit, more when few workgroups would leave the device idle over many keys (decode).
+uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const AttentionKernelShape& shape,
+                      uint64_t workgroups, uint32_t requested) {
+  const uint64_t keysPerStep = uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1);
+  const uint64_t steps = (static_cast<uint64_t>(plan.lk) + keysPerStep - 1) / keysPerStep;
+  const uint32_t limit = ctx.info().loopIterationLimit;
+  const uint64_t budget = limit ? limit - limit / 16 : ~uint64_t{0};
+  const uint64_t needed = (steps + budget - 1) / budget;
+  uint64_t splits = requested;
+  if (requested == 0) {
+    constexpr uint64_t kBusyWorkgroups = 32, kMinKeysPerSplit = 1024;
+    uint64_t wanted = workgroups < kBusyWorkgroups ? kBusyWorkgroups / workgroups : 1;
+    wanted = std::min<uint64_t>(wanted, std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / kMinKeysPerSplit));
+    splits = std::max(needed, wanted);
+  } else if (requested < needed) {
+    throw InvalidArgument("keySplits", std::to_string(requested) + " splits leave " +
+                                           std::to_string((steps + requested - 1) / requested) +
+                                           " key steps per invocation; this device needs at least " +
+                                           std::to_string(needed) + " splits");
+  }
+  if (splits > ctx.info().maxWorkgroupCount[2] || splits > 4096)
+    throw Unsupported("attention over " + std::to_string(plan.lk) + " keys (argument 'k') needs " +
+                      std::to_string(splits) + " key splits, more than " + ctx.info().name + " can dispatch");
+  return static_cast<uint32_t>(splits);
+}
+
+}  // namespace
+
+const char* toString(AttentionVariant variant) noexcept {
+  switch (variant) {
+    case AttentionVariant::Auto:
+      return "auto";
+    case AttentionVariant::Rows:
+      return "rows";
+    case AttentionVariant::Tiled:
+      return "tiled";
+  }
+  return "?";
+}
+
+AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested) {
+  if (requested != AttentionVariant::Auto) return requested;
+  if (auto env = variantFromEnvironment()) return *env;
+  return ctx.profile() == KernelProfile::CpuDriver ? AttentionVariant::Rows : AttentionVariant::Tiled;
+}
+
+void attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+               const AttentionOptions& options) {
+  AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
+  detail::setAttentionOutput(ctx, plan, out, "out");
+  const Buffer* lseBuffer = q.buffer;
+  if (options.lse) {
+    detail::checkLse(plan, *options.lse);
+    lseBuffer = options.lse->buffer;
+  }
+  AttentionVariant variant = resolveAttentionVariant(ctx, options.variant);
+  // Decode (Lq <= 8): the tiled kernel would leave most of each 64-row workgroup idle; the rows
+  // kernel's decode mode (lanes split the keys, split-K over workgroups) suits every device.
+  if (options.variant == AttentionVariant::Auto && !variantFromEnvironment() && plan.lq <= 8)
+    variant = AttentionVariant::Rows;
+  const bool rows = variant == AttentionVariant::Rows;
+  if (!rows && options.keySplits > 1) throw InvalidArgument("keySplits", "only the rows variant splits keys");
+  AttentionKernelShape shape = rows ? rowsShape(ctx, plan) : tiledShape(ctx, plan);
+  shape.writeLse = options.lse.has_value();
+  // One workgroup per (batch, head, block of query rows), times the key splits.
+  const uint64_t rowsPerGroup =
+      rows ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup) : uint64_t{shape.workgroup};
+  const uint64_t workgroups = static_cast<uint64_t>(plan.batch * plan.headsQ) *
+                              ((static_cast<uint64_t>(plan.lq) + rowsPerGroup - 1) / rowsPerGroup);
+  const uint32_t splits = rows ? chooseSplits(ctx, plan, shape, workgroups, options.keySplits) : 1;
+  shape.split = splits > 1;
+  // Loops left after unrolling: rows runs one iteration per KEY_BLOCK keys of its split; tiled one
+  // per tile plus one per 4 keys inside it.
+  const uint64_t keysPerSplit = (static_cast<uint64_t>(plan.lk) + splits - 1) / splits;
+  const uint64_t keysPerStep = uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1);
+  const uint64_t steps = (keysPerSplit + keysPerStep - 1) / keysPerStep + (shape.split ? 1 : 0);
+  detail::requireLoopBudget(ctx, rows ? steps : steps * (1 + shape.keyBlock / 4),
+                            "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
+
+  const std::string shader = rows ? "attention_rows" : "attention_tiled";
+  const Pipeline& pipeline =
+      ctx.pipelines().get({detail::variantName(shader, plan.dtype), 9, sizeof(pc::AttentionParams),
+                           detail::attentionConstants(plan, shape)});
+  GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
+  groups.z = splits;
+  Recorder& rec = ctx.recorder();
+  const Buffer* partials = nullptr;
+  if (shape.split) {
+    const uint64_t floats = uint64_t{splits} * static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq) *
+                            static_cast<uint64_t>(plan.dv + 2);
+    if (floats * 4 > ctx.info().maxStorageBufferRange || floats > 0xffffffffull)
+      throw Unsupported("attention's " + std::to_string(splits) + " key splits need " + std::to_string(floats * 4) +
+                        " bytes of partial results, past " + ctx.info().name + "'s storage buffer limit");
+    partials = &rec.keepAlive(Buffer(ctx.device(), static_cast<std::size_t>(floats * 4)));
+  }
+  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
+  plan.params.statusSlot = status.slot;
+  rec.dispatch(pipeline,
+               {q.buffer, k.buffer, v.buffer, out.buffer, partials ? partials : lseBuffer, plan.bias, plan.keep,
+                plan.keyLengths, status.buffer},
+               plan.params, groups);
+  if (shape.split) {
+    AttentionKernelShape combine;
+    combine.workgroup = 64;
+    combine.writeLse = shape.writeLse;
+    combine.splits = splits;
+    const Pipeline& merge =
+        ctx.pipelines().get({detail::variantName("attention_combine", plan.dtype), 3, sizeof(pc::AttentionParams),
+                             detail::attentionConstants(plan, combine)});
+    rec.dispatch(merge, {partials, out.buffer, options.lse ? options.lse->buffer : partials}, plan.params,
+                 groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq), combine.workgroup));
+  }
+  ctx.flush();
+}
+
+Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                 const AttentionOptions& options) {
+  detail::requireTensor("q", q);
+  detail::requireTensor("v", v);
+  detail::requireRank("q", q, 4, 4);
+  detail::requireRank("v", v, 4, 4);
+  Tensor out = ctx.tensor({q.dim(0), q.dim(1), q.dim(2), v.dim(3)}, q.dtype);
+  attention(ctx, q, k, v, out, options);
+  return out;
+}
+
+}  // namespace vkattn

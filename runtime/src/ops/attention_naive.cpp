@@ -1,0 +1,134 @@
+// The unfused attention path (scores to memory, the softmax row op, P V) and attention weights
+// (fused pass for the log-sum-exp, then probabilities recomputed from it).
+#include <numeric>
+#include <string>
+
+#include "attention_plan.hpp"
+#include "checks.hpp"
+#include "vkattn/attention.hpp"
+#include "vkattn/error.hpp"
+#include "vkattn/row_ops.hpp"
+
+namespace vkattn {
+namespace {
+
+using detail::AttentionKernelShape;
+using detail::AttentionPlan;
+
+constexpr uint32_t kWorkgroup = 64;
+
+// A device buffer of `count` floats that lives until the recorded work has run.
+const Buffer& scratch(Context& ctx, uint64_t count, const std::string& what) {
+  const uint64_t bytes = count * 4;
+  if (bytes > ctx.info().maxStorageBufferRange || count > 0xffffffffull)
+    throw Unsupported(what + " needs " + std::to_string(bytes) + " bytes in one binding; " + ctx.info().name +
+                      " allows " + std::to_string(ctx.info().maxStorageBufferRange));
+  return ctx.recorder().keepAlive(Buffer(ctx.device(), static_cast<std::size_t>(bytes)));
+}
+
+const Buffer& headIndexBuffer(Context& ctx, const std::vector<int32_t>& heads) {
+  Buffer buffer(ctx.device(), heads.size() * sizeof(int32_t));
+  buffer.write(heads.data(), heads.size() * sizeof(int32_t));
+  return ctx.recorder().keepAlive(std::move(buffer));
+}
+
+// Records the scores kernel: S[b, hh, i, j] for the query heads in `heads` (logits, or with
+// `lse` the probabilities exp(logit - lse)).
+void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const TensorView& k,
+                  const std::vector<int32_t>& heads, const Buffer& scores, const Buffer* lse) {
+  const uint64_t nHeads = heads.size();
+  const uint64_t total = static_cast<uint64_t>(plan.batch) * nHeads * plan.lq * plan.lk;
+  if (total > 0xffffffffull) throw Unsupported("argument 'q': more than 2^32 attention scores");
+  pc::AttentionParams& p = plan.params;
+  p.heads = static_cast<uint32_t>(nHeads);
+  p.oStrideL = p.lk;
+  p.oStrideH = p.lk * p.lq;
+  p.oStrideB = static_cast<uint32_t>(p.oStrideH * nHeads);
+  p.oOffset = 0;
+  p.vStrideB = static_cast<uint32_t>(plan.headsQ * plan.lq);  // lse strides (the kernel reads no V)
+  p.vStrideH = static_cast<uint32_t>(plan.lq);
+  AttentionKernelShape shape;
+  shape.workgroup = kWorkgroup;
+  shape.probs = lse != nullptr;
+  const Pipeline& pipeline =
+      ctx.pipelines().get({detail::variantName("attention_scores", plan.dtype), 9, sizeof(pc::AttentionParams),
+                           detail::attentionConstants(plan, shape)});
+  Recorder& rec = ctx.recorder();
+  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
+  p.statusSlot = status.slot;
+  rec.dispatch(pipeline,
+               {q.buffer, k.buffer, &scores, lse ? lse : &scores, &headIndexBuffer(ctx, heads), plan.bias, plan.keep,
+                plan.keyLengths, status.buffer},
+               p, groupsFor(ctx.device(), total, kWorkgroup));
+}
+
+std::vector<int32_t> allHeads(int64_t n) {
+  std::vector<int32_t> heads(static_cast<std::size_t>(n));
+  std::iota(heads.begin(), heads.end(), 0);
+  return heads;
+}
+
+}  // namespace
+
+void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+                    const AttentionOptions& options) {
+  AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
+  detail::setAttentionOutput(ctx, plan, out, "out");
+  if (options.lse) throw InvalidArgument("lse", "the naive path does not produce the log-sum-exp");
+  // The P V kernel loops over every key in one invocation.
+  detail::requireLoopBudget(ctx, static_cast<uint64_t>(plan.lk),
+                            "naive attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
+  const uint64_t rows = static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq);
+  Batch batch(ctx);
+  const Buffer& scores = scratch(ctx, rows * plan.lk, "naive attention's score matrix");
+  recordScores(ctx, plan, q, k, allHeads(plan.headsQ), scores, nullptr);
+  const TensorView s{&scores, DType::F32, {static_cast<int64_t>(rows), plan.lk}, {plan.lk, 1}, 0};
+  softmax(ctx, s, s);
+
+  AttentionKernelShape shape;
+  shape.workgroup = kWorkgroup;
+  const Pipeline& pv = ctx.pipelines().get({detail::variantName("attention_pv", plan.dtype), 4,
+                                            sizeof(pc::AttentionParams), detail::attentionConstants(plan, shape)});
+  Recorder& rec = ctx.recorder();
+  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
+  plan.params.statusSlot = status.slot;
+  rec.dispatch(pv, {&scores, v.buffer, out.buffer, status.buffer}, plan.params,
+               groupsFor(ctx.device(), rows * (plan.dv / 4), kWorkgroup));
+  batch.submit();
+}
+
+Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                      const AttentionOptions& options) {
+  detail::requireTensor("q", q);
+  detail::requireTensor("v", v);
+  detail::requireRank("q", q, 4, 4);
+  detail::requireRank("v", v, 4, 4);
+  Tensor out = ctx.tensor({q.dim(0), q.dim(1), q.dim(2), v.dim(3)}, q.dtype);
+  attentionNaive(ctx, q, k, v, out, options);
+  return out;
+}
+
+Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                        const std::vector<int64_t>& heads, const AttentionOptions& options) {
+  AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
+  if (options.lse) throw InvalidArgument("lse", "attentionWeights computes its own log-sum-exp");
+  std::vector<int32_t> chosen;
+  if (heads.empty()) chosen = allHeads(plan.headsQ);
+  for (int64_t h : heads) {
+    if (h < 0 || h >= plan.headsQ)
+      throw InvalidArgument("heads", "head " + std::to_string(h) + " outside [0, " + std::to_string(plan.headsQ) + ")");
+    chosen.push_back(static_cast<int32_t>(h));
+  }
+  Tensor weights = ctx.tensor({plan.batch, static_cast<int64_t>(chosen.size()), plan.lq, plan.lk});
+  Tensor lse = ctx.tensor({plan.batch, plan.headsQ, plan.lq});
+  Tensor out = ctx.tensor({plan.batch, plan.headsQ, plan.lq, plan.dv}, plan.dtype);
+  AttentionOptions fused = options;
+  fused.lse = lse.view();
+  Batch batch(ctx);
+  attention(ctx, q, k, v, out, fused);
+  recordScores(ctx, plan, q, k, chosen, weights.buffer(), &lse.buffer());
+  batch.submit();
+  return weights;
+}
+
+}  // namespace vkattn

@@ -1,0 +1,206 @@
+#include "attention_plan.hpp"
+
+#include <cmath>
+
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn::detail {
+namespace {
+
+// Window extents that mean "unbounded": far past any length while i + shift +- extent stays in int32.
+constexpr int64_t kUnbounded = int64_t{1} << 29;
+constexpr int64_t kMaxLength = int64_t{1} << 28;
+
+void requireHeadDim(const std::string& name, int64_t d) {
+  if (d < 16 || d > 256 || d % 8 != 0)
+    throw InvalidArgument(name, "head dim " + std::to_string(d) + " unsupported; expected 16..256 in steps of 8");
+}
+
+void requireAttentionTensor(const Context& ctx, const std::string& name, const TensorView& t) {
+  requireTensor(name, t);
+  requireDtype(name, t, {DType::F32, DType::F16});
+  requireRank(name, t, 4, 4);
+  requireDtypeSupported(ctx, name, t);
+  requireFitsDevice(ctx, name, t);
+  if (t.strides[3] != 1) throw InvalidArgument(name, "the head dim (last) must be contiguous (stride 1)");
+  for (int i = 0; i < 3; ++i) checkedU32(name, t.strides[static_cast<std::size_t>(i)]);
+  checkedU32(name, t.offset);
+}
+
+// Mask shape [B or 1, Hq or 1, Lq or 1, Lk] (rank 2..4, missing leading dims are 1), contiguous;
+// returns the element strides over (b, h, i) with 0 for broadcast dims.
+void maskStrides(const Context& ctx, const AttentionPlan& plan, const std::string& name, const TensorView& m,
+                 DType dtype, uint32_t& strideB, uint32_t& strideH, uint32_t& strideL) {
+  requireTensor(name, m);
+  requireDtype(name, m, {dtype});
+  requireRank(name, m, 2, 4);
+  requireContiguous(name, m);
+  requireFitsDevice(ctx, name, m);
+  int64_t dims[4] = {1, 1, 1, 1};
+  for (int64_t i = 0; i < m.rank(); ++i) dims[4 - m.rank() + i] = m.shape[static_cast<std::size_t>(i)];
+  const int64_t full[4] = {plan.batch, plan.headsQ, plan.lq, plan.lk};
+  for (int i = 0; i < 4; ++i)
+    if ((dims[i] != 1 || i == 3) && dims[i] != full[i])
+      throw InvalidArgument(name, "shape " + toString(m.shape) + " does not broadcast to [" +
+                                      std::to_string(plan.batch) + ", " + std::to_string(plan.headsQ) + ", " +
+                                      std::to_string(plan.lq) + ", " + std::to_string(plan.lk) +
+                                      "] (each leading dim must be 1 or full, the last Lk)");
+  const int64_t sL = plan.lk, sH = dims[2] * sL, sB = dims[1] * sH;
+  strideL = dims[2] == 1 ? 0 : checkedU32(name, sL);
+  strideH = dims[1] == 1 ? 0 : checkedU32(name, sH);
+  strideB = dims[0] == 1 ? 0 : checkedU32(name, sB);
+}
+
+}  // namespace
+
+uint32_t checkedU32(const std::string& name, int64_t value) {
+  if (value < 0 || value > int64_t{0xffffffff})
+    throw Unsupported("argument '" + name + "': value " + std::to_string(value) + " out of 32-bit range");
+  return static_cast<uint32_t>(value);
+}
+
+AttentionPlan planAttention(const Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                            const AttentionOptions& o) {
+  requireAttentionTensor(ctx, "q", q);
+  requireAttentionTensor(ctx, "k", k);
+  requireAttentionTensor(ctx, "v", v);
+  requireSameDtype("k", k, "q", q);
+  requireSameDtype("v", v, "q", q);
+  AttentionPlan plan;
+  plan.dtype = q.dtype;
+  plan.batch = q.dim(0);
+  plan.headsQ = q.dim(1);
+  plan.lq = q.dim(2);
+  plan.dk = q.dim(3);
+  plan.headsKv = k.dim(1);
+  plan.lk = k.dim(2);
+  plan.dv = v.dim(3);
+  const std::string kShape = toString(k.shape), vShape = toString(v.shape);
+  if (k.dim(0) != plan.batch)
+    throw InvalidArgument("k", "batch of shape " + kShape + " differs from q's " + toString(q.shape));
+  if (v.dim(0) != plan.batch)
+    throw InvalidArgument("v", "batch of shape " + vShape + " differs from q's " + toString(q.shape));
+  if (v.dim(1) != plan.headsKv) throw InvalidArgument("v", "heads of shape " + vShape + " differ from k's " + kShape);
+  if (v.dim(2) != plan.lk) throw InvalidArgument("v", "length of shape " + vShape + " differs from k's " + kShape);
+  if (k.dim(3) != plan.dk)
+    throw InvalidArgument("k", "head dim " + std::to_string(k.dim(3)) + " differs from q's " + std::to_string(plan.dk));
+  if (plan.headsQ % plan.headsKv != 0)
+    throw InvalidArgument(
+        "k", std::to_string(plan.headsKv) + " kv heads do not divide q's " + std::to_string(plan.headsQ) + " heads");
+  requireHeadDim("q", plan.dk);
+  requireHeadDim("v", plan.dv);
+  if (plan.lq >= kMaxLength) throw Unsupported("argument 'q': more than 2^28 query rows");
+  if (plan.lk >= kMaxLength) throw Unsupported("argument 'k': more than 2^28 keys");
+
+  const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(plan.dk));
+  if (!std::isfinite(scale)) throw InvalidArgument("scale", "must be finite");
+
+  pc::AttentionParams& p = plan.params;
+  p.batch = checkedU32("q", plan.batch);
+  p.heads = checkedU32("q", plan.headsQ);
+  p.kvGroup = checkedU32("k", plan.headsQ / plan.headsKv);
+  p.lq = checkedU32("q", plan.lq);
+  p.lk = checkedU32("k", plan.lk);
+  auto strides = [](const TensorView& t, uint32_t& b, uint32_t& h, uint32_t& l, uint32_t& off) {
+    b = static_cast<uint32_t>(t.strides[0]);
+    h = static_cast<uint32_t>(t.strides[1]);
+    l = static_cast<uint32_t>(t.strides[2]);
+    off = static_cast<uint32_t>(t.offset);
+  };
+  strides(q, p.qStrideB, p.qStrideH, p.qStrideL, p.qOffset);
+  strides(k, p.kStrideB, p.kStrideH, p.kStrideL, p.kOffset);
+  strides(v, p.vStrideB, p.vStrideH, p.vStrideL, p.vOffset);
+  plan.kvAligned =
+      (p.kStrideB | p.kStrideH | p.kStrideL | p.kOffset | p.vStrideB | p.vStrideH | p.vStrideL | p.vOffset) % 4 == 0;
+  p.scaleLog2 = static_cast<float>(scale * 1.4426950408889634);
+
+  if (o.windowLeft && *o.windowLeft < 0) throw InvalidArgument("windowLeft", "must be >= 0");
+  if (o.windowRight && *o.windowRight < 0) throw InvalidArgument("windowRight", "must be >= 0");
+  int64_t left = o.windowLeft ? std::min(*o.windowLeft, kUnbounded) : kUnbounded;
+  int64_t right = o.windowRight ? std::min(*o.windowRight, kUnbounded) : kUnbounded;
+  if (o.causal) right = 0;
+  plan.hasBand = o.causal || o.windowLeft || o.windowRight;
+  p.diagShift = o.alignment == MaskAlignment::BottomRight ? static_cast<int32_t>(plan.lk - plan.lq) : 0;
+  p.windowLeft = static_cast<int32_t>(left);
+  p.windowRight = static_cast<int32_t>(right);
+
+  plan.bias = plan.keep = plan.keyLengths = q.buffer;
+  if (o.bias) {
+    maskStrides(ctx, plan, "bias", *o.bias, DType::F32, p.biasStrideB, p.biasStrideH, p.biasStrideL);
+    plan.bias = o.bias->buffer;
+    plan.hasBias = true;
+  }
+  if (o.keepMask) {
+    maskStrides(ctx, plan, "keepMask", *o.keepMask, DType::I32, p.keepStrideB, p.keepStrideH, p.keepStrideL);
+    plan.keep = o.keepMask->buffer;
+    plan.hasKeep = true;
+  }
+  if (o.keyLengths) {
+    const TensorView& lens = *o.keyLengths;
+    requireTensor("keyLengths", lens);
+    requireDtype("keyLengths", lens, {DType::I32});
+    requireContiguous("keyLengths", lens);
+    requireShape("keyLengths", lens, {plan.batch});
+    plan.keyLengths = lens.buffer;
+    plan.hasKeyLengths = true;
+  }
+  return plan;
+}
+
+void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name) {
+  requireTensor(name, out);
+  requireRank(name, out, 4, 4);
+  requireShape(name, out, {plan.batch, plan.headsQ, plan.lq, plan.dv});
+  if (out.dtype != plan.dtype)
+    throw InvalidArgument(name,
+                          std::string("dtype ") + toString(out.dtype) + " differs from q's " + toString(plan.dtype));
+  requireFitsDevice(ctx, name, out);
+  if (out.strides[3] != 1) throw InvalidArgument(name, "the head dim (last) must be contiguous (stride 1)");
+  for (int i = 0; i < 3; ++i)
+    if (out.shape[static_cast<std::size_t>(i)] > 1 && out.strides[static_cast<std::size_t>(i)] == 0)
+      throw InvalidArgument(name, "broadcast (zero) strides would overlap outputs");
+  pc::AttentionParams& p = plan.params;
+  p.oStrideB = checkedU32(name, out.strides[0]);
+  p.oStrideH = checkedU32(name, out.strides[1]);
+  p.oStrideL = checkedU32(name, out.strides[2]);
+  p.oOffset = checkedU32(name, out.offset);
+}
+
+void checkLse(const AttentionPlan& plan, const TensorView& lse) {
+  requireTensor("lse", lse);
+  requireDtype("lse", lse, {DType::F32});
+  requireContiguous("lse", lse);
+  requireShape("lse", lse, {plan.batch, plan.headsQ, plan.lq});
+}
+
+SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+  SpecConstants c;
+  c.add(shape.workgroup)
+      .add(static_cast<uint32_t>(plan.dk))
+      .add(static_cast<uint32_t>(plan.dv))
+      .add(plan.hasBand)
+      .add(plan.hasBias)
+      .add(plan.hasKeep)
+      .add(plan.hasKeyLengths)
+      .add(shape.writeLse)
+      .add(shape.rows)
+      .add(shape.keyBlock)
+      .add(shape.probs)
+      .add(plan.kvAligned)
+      .add(shape.split)
+      .add(shape.splits)
+      .add(shape.laneKeys);
+  return c;
+}
+
+void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what) {
+  const uint32_t limit = ctx.info().loopIterationLimit;
+  if (limit == 0) return;
+  const uint64_t budget = limit - limit / 16;
+  if (iterations > budget)
+    throw Unsupported(what + " needs " + std::to_string(iterations) + " loop iterations per invocation; " +
+                      ctx.info().name + " stops loops after " + std::to_string(limit));
+}
+
+}  // namespace vkattn::detail

@@ -1,0 +1,56 @@
+// Argument checking and kernel parameters shared by the attention paths (fused, naive, weights):
+// one function validates q, k, v and the options and turns them into AttentionParams, spec
+// constants and the optional buffers every attention shader binds.
+#pragma once
+
+#include <push_constants.h>
+
+#include <string>
+
+#include "vkattn/attention.hpp"
+#include "vkattn/pipeline.hpp"
+
+namespace vkattn::detail {
+
+struct AttentionPlan {
+  pc::AttentionParams params{};
+  int64_t batch = 0, headsQ = 0, headsKv = 0, lq = 0, lk = 0, dk = 0, dv = 0;
+  DType dtype = DType::F32;
+  bool hasBand = false;
+  bool kvAligned = false;  // every K and V row starts at a multiple of 4 elements (vec4 loads)
+  // Optional inputs; q's buffer stands in for an absent one (the kernel never reads it).
+  const Buffer* bias = nullptr;
+  const Buffer* keep = nullptr;
+  const Buffer* keyLengths = nullptr;
+  bool hasBias = false, hasKeep = false, hasKeyLengths = false;
+};
+
+// Validates q, k, v and options (not out or lse) and fills everything but the output strides.
+AttentionPlan planAttention(const Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                            const AttentionOptions& options);
+
+// Checks `out` ([B, Hq, Lq, Dv], q's dtype, head dim contiguous) and sets the o* strides.
+void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name);
+
+// Checks an lse output view (f32 [B, Hq, Lq], contiguous).
+void checkLse(const AttentionPlan& plan, const TensorView& lse);
+
+struct AttentionKernelShape {
+  uint32_t workgroup = 64;
+  uint32_t rows = 1;      // query rows per invocation (rows kernel)
+  uint32_t keyBlock = 4;  // keys per step / per tile
+  bool writeLse = false;
+  bool probs = false;
+  bool split = false;     // rows kernel writes split-K partial records
+  uint32_t splits = 1;    // combine kernel: records per row
+  bool laneKeys = false;  // rows kernel decode mode: lanes share rows, split keys
+};
+
+SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);
+
+// Throws Unsupported when an invocation would loop `iterations` times, past the driver's limit.
+void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what);
+
+uint32_t checkedU32(const std::string& name, int64_t value);
+
+}  // namespace vkattn::detail

@@ -1,0 +1,53 @@
+#version 450
+// Split-K epilogue of attention_rows.comp: merges the SPLITS partial records (unnormalised sums
+// acc, running max m in log2 units, running sum l) of each query row into
+//   out = sum_s acc_s 2^(m_s - M) / L,  L = sum_s l_s 2^(m_s - M),  M = max_s m_s,
+// and lse = (M + log2 L) ln 2. Rows with no visible key in any split give zeros and lse = -inf.
+// Bindings: 0 partials (f32, [SPLITS, B, Hq, Lq, DV + 2]), 1 out (ELEM, write), 2 lse (f32
+// [B, Hq, Lq], write when WRITE_LSE). Push: AttentionParams (batch, heads, lq, o*).
+// Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS).
+// Dispatch: one invocation per (b, h, i), flat over x then y. NaN is reported by the split pass.
+// Tolerance (tests): as attention_rows.comp.
+#include "common.glsl"
+#include "push_constants.h"
+
+layout(push_constant) uniform Push { AttentionParams p; };
+layout(std430, set = 0, binding = 0) readonly buffer Partials { float partial[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Lse { float lse[]; };
+#define ATTN_BIAS_BINDING 0
+#define ATTN_KEEP_BINDING 0
+#define ATTN_KEYLEN_BINDING 0
+#include "attention_common.glsl"
+
+void main() {
+  const uint row = flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x;
+  const uint rows = p.batch * p.heads * p.lq;
+  if (row >= rows) return;
+  const uint i = row % p.lq;
+  const uint h = (row / p.lq) % p.heads;
+  const uint b = row / p.lq / p.heads;
+  float mMax = NEG_INF;
+  [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) mMax = max(mMax, partial[(s * rows + row) * (DV + 2) + DV]);
+  const float mSafe = mMax == NEG_INF ? 0.0 : mMax;
+  vec4 acc[DV4];
+  [[unroll]] for (uint d = 0; d < DV4; ++d) acc[d] = vec4(0.0);
+  float l = 0.0;
+  [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) {
+    const uint rec = (s * rows + row) * (DV + 2);
+    const float w = exp2(partial[rec + DV] - mSafe);  // 0 for a split that saw no key
+    l += w * partial[rec + DV + 1];
+    [[unroll]] for (uint d = 0; d < DV4; ++d)
+      acc[d] += w * vec4(partial[rec + 4 * d], partial[rec + 4 * d + 1], partial[rec + 4 * d + 2],
+                         partial[rec + 4 * d + 3]);
+  }
+  const float inv = l > 0.0 ? 1.0 / l : 0.0;
+  const uint out_ = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
+  [[unroll]] for (uint d = 0; d < DV4; ++d) {
+    o[out_ + 4 * d] = TO_ELEM(acc[d].x * inv);
+    o[out_ + 4 * d + 1] = TO_ELEM(acc[d].y * inv);
+    o[out_ + 4 * d + 2] = TO_ELEM(acc[d].z * inv);
+    o[out_ + 4 * d + 3] = TO_ELEM(acc[d].w * inv);
+  }
+  if (WRITE_LSE) lse[row] = l > 0.0 ? (mMax + log2(l)) * LN2 : NEG_INF;
+}

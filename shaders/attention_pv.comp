@@ -1,0 +1,43 @@
+#version 450
+// Second half of the naive attention path: out[b, h, i, :] = P[b, h, i, :] V[b, h / kvGroup] with P
+// the softmax-ed scores ([batch, heads, lq, lk] f32, contiguous). One invocation per (b, h, i, 4
+// output features) loops over the lk keys, so lk must stay under the driver's loop limit.
+// Bindings: 0 P (f32, read), 1 v (ELEM, read), 2 out (ELEM, write), 3 status.
+// Push: AttentionParams. Spec: attention_common.glsl ids (0 workgroup, 2 DV). Dispatch: one
+// invocation per (b, h, i, d4), flat over x then y. A NaN in v sets status bit 2.
+// Tolerance (tests): as attention_rows.comp.
+#include "common.glsl"
+#include "push_constants.h"
+
+layout(push_constant) uniform Push { AttentionParams p; };
+layout(std430, set = 0, binding = 0) readonly buffer P { float probs[]; };
+layout(std430, set = 0, binding = 1) readonly buffer V { ELEM v[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer O { ELEM o[]; };
+#define ATTN_BIAS_BINDING 3
+#define ATTN_KEEP_BINDING 3
+#define ATTN_KEYLEN_BINDING 3
+#include "attention_common.glsl"
+STATUS_BUFFER(3)
+
+void main() {
+  const uint index = flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x;
+  if (index >= p.batch * p.heads * p.lq * DV4) return;
+  const uint d4 = index % DV4;
+  const uint i = (index / DV4) % p.lq;
+  const uint h = (index / DV4 / p.lq) % p.heads;
+  const uint b = index / DV4 / p.lq / p.heads;
+  const uint kvh = h / p.kvGroup;
+  const uint pRow = ((b * p.heads + h) * p.lq + i) * p.lk;
+  const uint vCol = p.vOffset + b * p.vStrideB + kvh * p.vStrideH + 4 * d4;
+  vec4 acc = vec4(0.0);
+  for (uint j = 0; j < p.lk; ++j) {
+    const uint at = vCol + j * p.vStrideL;
+    acc = fma(vec4(probs[pRow + j]), vec4(float(v[at]), float(v[at + 1]), float(v[at + 2]), float(v[at + 3])), acc);
+  }
+  if (any(isnan(acc))) atomicOr(status[p.statusSlot], 4u);
+  const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL + 4 * d4;
+  o[row] = TO_ELEM(acc.x);
+  o[row + 1] = TO_ELEM(acc.y);
+  o[row + 2] = TO_ELEM(acc.z);
+  o[row + 3] = TO_ELEM(acc.w);
+}

@@ -1,0 +1,205 @@
+#version 450
+// Fused attention for CPU drivers (lavapipe): O = softmax(scale * Q K^T + mask) V with the online
+// (running max, running sum) softmax in fp32, never forming the Lq x Lk matrix.
+// A workgroup (one subgroup) owns WG_SIZE * ROWS consecutive query rows of one (batch, head),
+// each invocation ROWS of them. The workgroup walks the keys its rows can see in step, KEY_BLOCK
+// at a time: every K/V vec4 loaded feeds all ROWS rows of the invocation, the running max and the
+// accumulator rescale happen once per key block, there is no shared memory and no barrier
+// (DEVICES.md: the fastest design on lavapipe). Head-dim, row and key-block loops are unrolled at
+// pipeline creation, so the one loop that runs on the device is the key-block loop,
+// ceil(Lk / KEY_BLOCK) iterations, which the runtime keeps below llvmpipe's loop limit.
+// Bindings: 0 q, 1 k, 2 v (ELEM, read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write; any
+// buffer when unused), 5 bias (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status.
+// Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV, 3-7 mask/lse flags,
+// 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS
+// rows), flat over x then y.
+// With LANE_KEYS (decode, few query rows) the workgroup's lanes share ROWS rows and take every
+// WG_SIZE-th key block instead, merged with subgroup ops at the end.
+// With SPLIT, workgroup z covers the z-th of gl_NumWorkGroups.z shares of the keys and writes
+// partial records to binding 4 instead (see below); attention_combine.comp finishes them.
+// Rows whose keys are all masked give zeros and lse = -inf. NaN in q, k, v, bias sets status
+// bits 0, 1, 2, 3.
+// Tolerance (tests): |o - ref| <= 2e-5 + 1e-4 |ref| (f32 storage), 2e-3 + 5e-3 |ref| (f16 storage,
+// compared with the reference on the fp16-rounded inputs); lse within 2e-5 + 1e-5 |ref|.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#include "common.glsl"
+#include "push_constants.h"
+
+layout(push_constant) uniform Push { AttentionParams p; };
+layout(std430, set = 0, binding = 0) readonly buffer Q { ELEM q[]; };
+layout(std430, set = 0, binding = 1) readonly buffer K { ELEM k[]; };
+layout(std430, set = 0, binding = 2) readonly buffer V { ELEM v[]; };
+// The same K and V seen as vec4s, read when ALIGNED: one 16-byte load per lane instead of four
+// scalar gathers (2x the whole kernel on lavapipe).
+layout(std430, set = 0, binding = 1) readonly buffer K4 { ELEM4 k4[]; };
+layout(std430, set = 0, binding = 2) readonly buffer V4 { ELEM4 v4[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Lse { float lse[]; };
+#define ATTN_BIAS_BINDING 5
+#define ATTN_KEEP_BINDING 6
+#define ATTN_KEYLEN_BINDING 7
+#include "attention_common.glsl"
+STATUS_BUFFER(8)
+
+#define LOAD4(buf, idx) vec4(float(buf[idx]), float(buf[(idx) + 1]), float(buf[(idx) + 2]), float(buf[(idx) + 3]))
+
+void main() {
+  // The workgroup owns one (batch, head) and WG_SIZE * ROWS consecutive rows; each invocation ROWS
+  // of them. Batch, head and the key loop are uniform across the workgroup, so every K/V address
+  // is too: llvmpipe then loads each K/V element once per subgroup and broadcasts it instead of
+  // gathering per lane.
+  const uint lane = gl_LocalInvocationID.x;
+  const uint rowsPerGroup = LANE_KEYS ? ROWS : WG_SIZE * ROWS;
+  const uint blocks = (p.lq + rowsPerGroup - 1) / rowsPerGroup;
+  const uint group = flatGroupIndex();
+  if (group >= p.batch * p.heads * blocks) return;
+  const uint h = (group / blocks) % p.heads;
+  const uint b = group / blocks / p.heads;
+  const uint kvh = h / p.kvGroup;
+  const uint groupFirst = (group % blocks) * rowsPerGroup;
+  const uint groupLast = min(groupFirst + rowsPerGroup, p.lq) - 1;
+  const uint ownFirst = LANE_KEYS ? groupFirst : groupFirst + lane * ROWS;  // may be past the end
+  const uint first = min(ownFirst, groupLast);
+  const uint last = min(first + ROWS - 1, groupLast);
+
+  // Queries pre-scaled into log2 units so the softmax uses exp2.
+  vec4 qr[ROWS * DK4];
+  vec4 acc[ROWS * DV4];
+  float m[ROWS], l[ROWS];
+  const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint row = qBase + min(first + r, last) * p.qStrideL;
+    [[unroll]] for (uint d = 0; d < DK4; ++d) qr[r * DK4 + d] = LOAD4(q, row + 4 * d) * p.scaleLog2;
+    [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = vec4(0.0);
+    m[r] = NEG_INF;
+    l[r] = 0.0;
+  }
+
+  // Keys any row of the workgroup sees; per-row limits are applied by keyVisible.
+  int lo, hi;
+  keyRange(b, groupFirst, groupLast, lo, hi);
+  if (SPLIT) {  // this workgroup's share of the keys, whole key blocks
+    const int splits = int(gl_NumWorkGroups.z);
+    const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
+    lo += int(gl_WorkGroupID.z) * chunk;
+    hi = min(hi, lo + chunk);
+  }
+  const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
+  const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
+  bool nanScore = false, nanBias = false;
+  const int keyStride = int(LANE_KEYS ? WG_SIZE * KEY_BLOCK : KEY_BLOCK);
+  for (int j0 = lo + (LANE_KEYS ? int(lane * KEY_BLOCK) : 0); j0 < hi; j0 += keyStride) {
+    float s[ROWS * KEY_BLOCK];
+    [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
+      const int j = j0 + int(kk);
+      const uint kRow = kBase + uint(min(j, hi - 1)) * p.kStrideL;  // clamped: in bounds, masked below
+      vec4 dot4[ROWS];
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = vec4(0.0);
+      [[unroll]] for (uint d = 0; d < DK4; ++d) {
+        const vec4 kv = ALIGNED ? vec4(k4[kRow / 4 + d]) : LOAD4(k, kRow + 4 * d);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = fma(qr[r * DK4 + d], kv, dot4[r]);
+      }
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        const uint i = min(first + r, last);
+        float sc = dot4[r].x + dot4[r].y + dot4[r].z + dot4[r].w;
+        nanScore = nanScore || isnan(sc);
+        if (!keyVisible(b, h, i, j, lo, hi)) {
+          sc = NEG_INF;
+        } else if (HAS_BIAS) {
+          const float bb = biasAt(b, h, i, j);
+          nanBias = nanBias || isnan(bb);
+          sc += bb * LOG2E;
+        }
+        s[r * KEY_BLOCK + kk] = sc;
+      }
+    }
+    // One rescale per key block: new max, then the block's probabilities against it.
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      float blockMax = s[r * KEY_BLOCK];
+      [[unroll]] for (uint kk = 1; kk < KEY_BLOCK; ++kk) blockMax = max(blockMax, s[r * KEY_BLOCK + kk]);
+      const float mNew = max(m[r], blockMax);
+      const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
+      const float alpha = exp2(m[r] - mSafe);
+      m[r] = mNew;
+      float sum = l[r] * alpha;
+      [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] *= alpha;
+      [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
+        const float pr = exp2(s[r * KEY_BLOCK + kk] - mSafe);
+        s[r * KEY_BLOCK + kk] = pr;
+        sum += pr;
+      }
+      l[r] = sum;
+    }
+    [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
+      const uint vRow = vBase + uint(min(j0 + int(kk), hi - 1)) * p.vStrideL;
+      [[unroll]] for (uint d = 0; d < DV4; ++d) {
+        const vec4 vv = ALIGNED ? vec4(v4[vRow / 4 + d]) : LOAD4(v, vRow + 4 * d);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r)
+          acc[r * DV4 + d] = fma(vec4(s[r * KEY_BLOCK + kk]), vv, acc[r * DV4 + d]);
+      }
+    }
+  }
+
+  if (LANE_KEYS) {  // merge the lanes' (max, sum, acc) of each row; lane 0 writes
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      const float mAll = subgroupMax(m[r]);
+      const float w = exp2(m[r] - (mAll == NEG_INF ? 0.0 : mAll));
+      l[r] = subgroupAdd(l[r] * w);
+      [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = subgroupAdd(acc[r * DV4 + d] * w);
+      m[r] = mAll;
+    }
+    // Lane 0's merged output carries every lane's NaN; the causes must be merged too.
+    nanScore = subgroupAny(nanScore);
+    nanBias = subgroupAny(nanBias);
+  }
+  const bool writer = !LANE_KEYS || lane == 0;
+  bool nanOut = false;
+  if (SPLIT && writer) {
+    // Partial record of row i for this split: DV unnormalised sums, the running max (log2 units)
+    // and the running sum, at ((z * B * Hq + b * Hq + h) * Lq + i) * (DV + 2) of binding 4.
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+      const uint i = ownFirst + r;
+      if (i <= groupLast) {
+        const uint rec = (((gl_WorkGroupID.z * p.batch + b) * p.heads + h) * p.lq + i) * (DV + 2);
+        [[unroll]] for (uint d = 0; d < DV4; ++d) {
+          const vec4 val = acc[r * DV4 + d];
+          nanOut = nanOut || any(isnan(val));
+          lse[rec + 4 * d] = val.x;
+          lse[rec + 4 * d + 1] = val.y;
+          lse[rec + 4 * d + 2] = val.z;
+          lse[rec + 4 * d + 3] = val.w;
+        }
+        lse[rec + DV] = m[r];
+        lse[rec + DV + 1] = l[r];
+      }
+    }
+  }
+  const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint i = ownFirst + r;
+    if (!SPLIT && writer && i <= groupLast) {
+      const float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0;
+      const uint row = oBase + i * p.oStrideL;
+      [[unroll]] for (uint d = 0; d < DV4; ++d) {
+        const vec4 val = acc[r * DV4 + d] * inv;
+        nanOut = nanOut || any(isnan(val));
+        o[row + 4 * d] = TO_ELEM(val.x);
+        o[row + 4 * d + 1] = TO_ELEM(val.y);
+        o[row + 4 * d + 2] = TO_ELEM(val.z);
+        o[row + 4 * d + 3] = TO_ELEM(val.w);
+      }
+      if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = l[r] > 0.0 ? (m[r] + log2(l[r])) * LN2 : NEG_INF;
+    }
+  }
+  // A NaN score came from q or k: q's rows are in registers, so blame q if they hold one.
+  if (nanScore || nanBias || nanOut) {
+    bool nanQ = false;
+    [[unroll]] for (uint x = 0; x < ROWS * DK4; ++x) nanQ = nanQ || any(isnan(qr[x]));
+    uint bits = nanScore ? (nanQ ? 1u : 2u) : 0u;
+    if (nanBias) bits |= 8u;
+    if (nanOut && !nanScore && !nanBias) bits |= 4u;
+    atomicOr(status[p.statusSlot], bits);
+  }
+}

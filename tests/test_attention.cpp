@@ -1,0 +1,543 @@
+// Attention conformance against the double reference (tests/support/attention_reference): head
+// dims, Dk != Dv, GQA/MQA, odd lengths, every mask kind and combinations, f16 storage, the
+// [B, L, H, D] layout, large logits, fully masked rows, a 16384-key case past llvmpipe's loop limit
+// if head-dim loops were not unrolled; each for both fused variants and, where it fits, the
+// naive path. Tolerances are the shaders' documented ones.
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "support/attention_reference.hpp"
+#include "support/compare.hpp"
+#include "support/reference.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/attention.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn::test {
+namespace {
+
+constexpr double kAtolF32 = 2e-5, kRtolF32 = 1e-4;
+constexpr double kAtolF16 = 2e-3, kRtolF16 = 5e-3;
+constexpr double kAtolLse = 2e-5, kRtolLse = 1e-5;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+enum class Path { Rows, Tiled, Naive };
+const char* pathName(Path p) {
+  return p == Path::Rows ? "rows" : p == Path::Tiled ? "tiled" : "naive";
+}
+
+// Worst output error per path and dtype over the whole program, printed at the end.
+struct ErrorLog : ::testing::Environment {
+  std::map<std::string, double> worst;
+  void TearDown() override {
+    for (const auto& [name, err] : worst) std::cout << "[attention] worst |out - ref| " << name << ": " << err << "\n";
+  }
+};
+ErrorLog* g_log = static_cast<ErrorLog*>(::testing::AddGlobalTestEnvironment(new ErrorLog));
+
+struct Inputs {
+  std::vector<float> q, k, v;
+  Tensor tq, tk, tv;
+};
+
+Inputs makeInputs(Context& ctx, const AttentionProblem& pr, DType dtype, uint64_t seed, float range = 1.0f) {
+  Inputs in;
+  auto gen = [&](std::size_t n, uint64_t s) {
+    auto x = randomValues(n, s, -range, range);
+    return dtype == DType::F16 ? roundToHalf(x) : x;
+  };
+  in.q = gen(pr.batch * pr.headsQ * pr.lq * pr.dk, seed);
+  in.k = gen(pr.batch * pr.headsKv * pr.lk * pr.dk, seed + 1);
+  in.v = gen(pr.batch * pr.headsKv * pr.lk * pr.dv, seed + 2);
+  auto i64 = [](std::size_t x) { return static_cast<int64_t>(x); };
+  in.tq = ctx.tensor({i64(pr.batch), i64(pr.headsQ), i64(pr.lq), i64(pr.dk)}, in.q, dtype);
+  in.tk = ctx.tensor({i64(pr.batch), i64(pr.headsKv), i64(pr.lk), i64(pr.dk)}, in.k, dtype);
+  in.tv = ctx.tensor({i64(pr.batch), i64(pr.headsKv), i64(pr.lk), i64(pr.dv)}, in.v, dtype);
+  return in;
+}
+
+// The options that describe `pr`'s causal / window settings (masks are added by the caller).
+AttentionOptions optionsFor(const AttentionProblem& pr) {
+  AttentionOptions o;
+  o.scale = static_cast<float>(pr.scale);
+  o.causal = pr.causal;
+  o.alignment = pr.bottomRight ? MaskAlignment::BottomRight : MaskAlignment::TopLeft;
+  o.windowLeft = pr.windowLeft;
+  o.windowRight = pr.windowRight;
+  return o;
+}
+
+std::vector<double> finiteLse(std::vector<double> x) {
+  for (auto& e : x)
+    if (std::isinf(e)) e = -1e30;
+  return x;
+}
+std::vector<float> finiteLse(std::vector<float> x) {
+  for (auto& e : x)
+    if (std::isinf(e)) e = -1e30f;
+  return x;
+}
+
+// Runs one path on (pr, inputs, options) and checks out (and lse for fused paths) against the
+// reference; scale of the reference is the option's (pr.scale).
+void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype) {
+  SCOPED_TRACE(std::string("path ") + pathName(path) + ", dtype " + toString(dtype));
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
+  Tensor lse;
+  Tensor out;
+  if (path == Path::Naive) {
+    out = attentionNaive(ctx, in.tq, in.tk, in.tv, o);
+  } else {
+    o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+    lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
+    o.lse = lse.view();
+    out = attention(ctx, in.tq, in.tk, in.tv, o);
+  }
+  const bool f16 = dtype == DType::F16;
+  const auto got = out.download();
+  const ErrorStats stats = compare(got, ref.out, f16 ? kAtolF16 : kAtolF32, f16 ? kRtolF16 : kRtolF32);
+  double& worst = g_log->worst[std::string(pathName(path)) + " " + toString(dtype)];
+  worst = std::max(worst, stats.maxAbs);
+  EXPECT_TRUE(allClose(got, ref.out, f16 ? kAtolF16 : kAtolF32, f16 ? kRtolF16 : kRtolF32));
+  if (path != Path::Naive) {
+    EXPECT_TRUE(allClose(finiteLse(lse.download()), finiteLse(ref.lse), kAtolLse, kRtolLse)) << "lse";
+  }
+}
+
+void checkAll(Context& ctx, const AttentionProblem& pr, uint64_t seed, DType dtype = DType::F32, bool naive = true) {
+  Inputs in = makeInputs(ctx, pr, dtype, seed);
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive})
+    if (path != Path::Naive || naive) check(ctx, path, pr, in, optionsFor(pr), dtype);
+}
+
+AttentionProblem problem(std::size_t b, std::size_t hq, std::size_t hkv, std::size_t lq, std::size_t lk, std::size_t dk,
+                         std::size_t dv) {
+  AttentionProblem pr;
+  pr.batch = b;
+  pr.headsQ = hq;
+  pr.headsKv = hkv;
+  pr.lq = lq;
+  pr.lk = lk;
+  pr.dk = dk;
+  pr.dv = dv;
+  pr.scale = 1.0 / std::sqrt(static_cast<double>(dk));
+  return pr;
+}
+
+class AttentionHeadDim : public VkattnTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(AttentionHeadDim, MatchesReference) {
+  const auto d = static_cast<std::size_t>(GetParam());
+  checkAll(ctx(), problem(2, 2, 1, 33, 47, d, d), 100 + d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, AttentionHeadDim, ::testing::Values(16, 40, 64, 80, 96, 128, 256));
+
+TEST_F(VkattnTest, AttentionDkDiffersFromDv) {
+  auto pr = problem(1, 4, 2, 29, 61, 64, 128);
+  pr.causal = true;
+  checkAll(ctx(), pr, 8);
+}
+
+TEST_F(VkattnTest, AttentionGroupedQueryHeads) {
+  for (std::size_t hkv : {8u, 4u, 2u, 1u}) checkAll(ctx(), problem(1, 8, hkv, 21, 40, 64, 64), 20 + hkv);
+  checkAll(ctx(), problem(2, 16, 2, 9, 30, 32, 32), 31);  // ratio 8
+}
+
+TEST_F(VkattnTest, AttentionOddLengths) {
+  const std::size_t shapes[][2] = {{1, 1}, {1, 1000}, {7, 113}, {113, 7}, {64, 64}, {1000, 1000}};
+  for (auto [lq, lk] : shapes) {
+    SCOPED_TRACE("lq " + std::to_string(lq) + " lk " + std::to_string(lk));
+    checkAll(ctx(), problem(1, lq == 1000 ? 1 : 3, 1, lq, lk, 64, 64), lq * 7 + lk, DType::F32, lq * lk <= 100000);
+  }
+}
+
+TEST_F(VkattnTest, AttentionCausalAlignments) {
+  for (std::size_t lq : {40u, 97u})
+    for (bool bottomRight : {false, true}) {
+      SCOPED_TRACE("lq " + std::to_string(lq) + (bottomRight ? " bottom-right" : " top-left"));
+      auto pr = problem(2, 2, 2, lq, 70, 48, 48);
+      pr.causal = true;
+      pr.bottomRight = bottomRight;
+      checkAll(ctx(), pr, lq + bottomRight);
+    }
+}
+
+TEST_F(VkattnTest, AttentionSlidingWindows) {
+  auto pr = problem(1, 2, 1, 75, 75, 32, 32);
+  pr.causal = true;
+  pr.windowLeft = 9;
+  checkAll(ctx(), pr, 41);
+  pr.causal = false;
+  pr.windowRight = 4;
+  checkAll(ctx(), pr, 42);
+  pr.windowLeft.reset();  // right extent only, bottom-right aligned with Lq < Lk
+  pr.lq = 30;
+  pr.bottomRight = true;
+  checkAll(ctx(), pr, 43);
+}
+
+TEST_F(VkattnTest, AttentionKeepMaskBroadcasts) {
+  auto pr = problem(2, 3, 3, 19, 45, 32, 32);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 50);
+  // [B, 1, Lq, Lk] and [1, H, 1, Lk] masks; some rows lose every key.
+  struct Shape4 {
+    std::size_t b, h, l;
+  };
+  for (Shape4 s : {Shape4{2, 1, 19}, Shape4{1, 3, 1}, Shape4{1, 1, 19}}) {
+    std::vector<int32_t> keep(s.b * s.h * s.l * pr.lk);
+    auto noise = randomValues(keep.size(), s.b * 100 + s.h * 10 + s.l);
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = noise[i] > -0.2f ? 1 : 0;
+    if (s.l > 1) std::fill(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(pr.lk), 0);  // row 0 fully masked
+    Tensor tkeep =
+        Tensor::fromHostInt(ctx().device(), {int64_t(s.b), int64_t(s.h), int64_t(s.l), int64_t(pr.lk)}, keep);
+    AttentionProblem masked = pr;
+    masked.keep = &keep;
+    masked.keepDims[0] = s.b;
+    masked.keepDims[1] = s.h;
+    masked.keepDims[2] = s.l;
+    AttentionOptions o = optionsFor(pr);
+    o.keepMask = tkeep.view();
+    for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, masked, in, o, DType::F32);
+  }
+}
+
+TEST_F(VkattnTest, AttentionAdditiveBiasWithInfinities) {
+  auto pr = problem(2, 4, 2, 23, 37, 40, 40);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 60);
+  // [1, H, Lq, Lk] (ALiBi-like, some -inf) and a rank-2 [Lq, Lk] bias.
+  auto b1 = randomValues(4 * 23 * 37, 61, -3.0f, 3.0f);
+  for (std::size_t i = 0; i < b1.size(); i += 5) b1[i] = kNegInf;
+  Tensor tb1 = ctx().tensor({1, 4, 23, 37}, b1);
+  AttentionProblem m1 = pr;
+  m1.bias = &b1;
+  m1.biasDims[1] = 4;
+  m1.biasDims[2] = 23;
+  AttentionOptions o1 = optionsFor(pr);
+  o1.bias = tb1.view();
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, m1, in, o1, DType::F32);
+
+  auto b2 = randomValues(23 * 37, 62, -2.0f, 2.0f);
+  Tensor tb2 = ctx().tensor({23, 37}, b2);
+  AttentionProblem m2 = pr;
+  m2.bias = &b2;
+  m2.biasDims[2] = 23;
+  AttentionOptions o2 = optionsFor(pr);
+  o2.bias = tb2.view();
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, m2, in, o2, DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionKeyLengthsAndCombinedMasks) {
+  auto pr = problem(3, 4, 1, 50, 66, 64, 64);
+  std::vector<int32_t> lens = {66, 17, 0};  // batch 2: every key is padding -> zeros
+  Tensor tlens = Tensor::fromHostInt(ctx().device(), {3}, lens);
+  pr.keyLengths = &lens;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 70);
+  AttentionOptions o = optionsFor(pr);
+  o.keyLengths = tlens.view();
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, pr, in, o, DType::F32);
+
+  // + causal (bottom-right) + window + bias + keep mask, all at once.
+  pr.causal = true;
+  pr.bottomRight = true;
+  pr.windowLeft = 20;
+  auto bias = randomValues(3 * 50 * 66, 71, -1.0f, 1.0f);
+  Tensor tbias = ctx().tensor({3, 1, 50, 66}, bias);
+  pr.bias = &bias;
+  pr.biasDims[0] = 3;
+  pr.biasDims[2] = 50;
+  std::vector<int32_t> keep(4 * 66);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i % 7) != 3;
+  Tensor tkeep = Tensor::fromHostInt(ctx().device(), {4, 1, 66}, keep);
+  pr.keep = &keep;
+  pr.keepDims[1] = 4;
+  AttentionOptions all = optionsFor(pr);
+  all.keyLengths = tlens.view();
+  all.bias = tbias.view();
+  all.keepMask = tkeep.view();
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, pr, in, all, DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionF16Storage) {
+  auto pr = problem(2, 4, 2, 45, 77, 64, 64);
+  pr.causal = true;
+  checkAll(ctx(), pr, 80, DType::F16);
+  checkAll(ctx(), problem(1, 2, 1, 16, 33, 32, 64), 90, DType::F16);
+}
+
+TEST_F(VkattnTest, AttentionBatchSeqHeadLayout) {
+  // Tensors stored [B, L, H, D] (and the output too), seen as [B, H, L, D] through permuted views.
+  auto pr = problem(2, 4, 2, 27, 35, 32, 48);
+  pr.causal = true;
+  auto ref = [&] {
+    Inputs in;
+    in.q = randomValues(2 * 4 * 27 * 32, 91);
+    in.k = randomValues(2 * 2 * 35 * 32, 92);
+    in.v = randomValues(2 * 2 * 35 * 48, 93);
+    return in;
+  }();
+  // Host data in [B, H, L, D] for the reference; transpose to [B, L, H, D] for the device.
+  auto toBLHD = [](const std::vector<float>& x, std::size_t B, std::size_t H, std::size_t L, std::size_t D) {
+    std::vector<float> y(x.size());
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t l = 0; l < L; ++l)
+          for (std::size_t d = 0; d < D; ++d) y[((b * L + l) * H + h) * D + d] = x[((b * H + h) * L + l) * D + d];
+    return y;
+  };
+  Tensor tq = ctx().tensor({2, 27, 4, 32}, toBLHD(ref.q, 2, 4, 27, 32));
+  Tensor tk = ctx().tensor({2, 35, 2, 32}, toBLHD(ref.k, 2, 2, 35, 32));
+  Tensor tv = ctx().tensor({2, 35, 2, 48}, toBLHD(ref.v, 2, 2, 35, 48));
+  const AttentionResult expected = attentionRef(pr, ref.q, ref.k, ref.v);
+  const auto expectedBLHD = [&] {
+    std::vector<double> y(expected.out.size());
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t h = 0; h < 4; ++h)
+        for (std::size_t l = 0; l < 27; ++l)
+          for (std::size_t d = 0; d < 48; ++d)
+            y[((b * 27 + l) * 4 + h) * 48 + d] = expected.out[((b * 4 + h) * 27 + l) * 48 + d];
+    return y;
+  }();
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) {
+    SCOPED_TRACE(pathName(path));
+    Tensor out = ctx().tensor({2, 27, 4, 48});
+    AttentionOptions o = optionsFor(pr);
+    const TensorView oView = out.view().permuted({0, 2, 1, 3});
+    if (path == Path::Naive) {
+      attentionNaive(ctx(), tq.view().permuted({0, 2, 1, 3}), tk.view().permuted({0, 2, 1, 3}),
+                     tv.view().permuted({0, 2, 1, 3}), oView, o);
+    } else {
+      o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+      attention(ctx(), tq.view().permuted({0, 2, 1, 3}), tk.view().permuted({0, 2, 1, 3}),
+                tv.view().permuted({0, 2, 1, 3}), oView, o);
+    }
+    EXPECT_TRUE(allClose(out.download(), expectedBLHD, kAtolF32, kRtolF32));
+  }
+}
+
+TEST_F(VkattnTest, AttentionUnalignedViewsIntoOnePackedBuffer) {
+  // q, k, v as views into one packed [B, L, 1 + 3 * H * D + 1] buffer: row stride 98 and odd offsets,
+  // so K/V rows are not 16-byte aligned and the kernels take their scalar-load path.
+  const int64_t B = 2, L = 19, H = 2, D = 16, row = 1 + 3 * H * D + 1;
+  auto packed = randomValues(static_cast<std::size_t>(B * L * row), 170);
+  Tensor buffer = ctx().tensor({B, L, row}, packed);
+  auto view = [&](int64_t offset) {
+    return TensorView{&buffer.buffer(), DType::F32, {B, H, L, D}, {L * row, D, row, 1}, offset};
+  };
+  std::vector<float> q, k, v;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t l = 0; l < L; ++l)
+        for (int64_t d = 0; d < D; ++d) {
+          const auto at = [&](int64_t part) {
+            return packed[static_cast<std::size_t>((b * L + l) * row + 1 + part * H * D + h * D + d)];
+          };
+          q.push_back(at(0));
+          k.push_back(at(1));
+          v.push_back(at(2));
+        }
+  auto pr = problem(B, H, H, L, L, D, D);
+  pr.causal = true;
+  const AttentionResult ref = attentionRef(pr, q, k, v);
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) {
+    SCOPED_TRACE(pathName(path));
+    AttentionOptions o = optionsFor(pr);
+    Tensor out;
+    if (path == Path::Naive) {
+      out = attentionNaive(ctx(), view(1), view(1 + H * D), view(1 + 2 * H * D), o);
+    } else {
+      o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+      out = attention(ctx(), view(1), view(1 + H * D), view(1 + 2 * H * D), o);
+    }
+    EXPECT_TRUE(allClose(out.download(), ref.out, kAtolF32, kRtolF32));
+  }
+}
+
+TEST_F(VkattnTest, AttentionLargeLogitsStayFinite) {
+  // |logits| up to ~ 30 * 30 * 64: the running max must keep exp() in range.
+  auto pr = problem(1, 2, 1, 31, 90, 64, 64);
+  pr.scale = 1.0;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 95, 30.0f);
+  for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) {
+    AttentionProblem scaled = pr;
+    // v was drawn in [-30, 30] too; tolerances scale with it.
+    const AttentionResult ref = attentionRef(scaled, in.q, in.k, in.v);
+    AttentionOptions o = optionsFor(pr);
+    if (path != Path::Naive) o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+    Tensor out =
+        path == Path::Naive ? attentionNaive(ctx(), in.tq, in.tk, in.tv, o) : attention(ctx(), in.tq, in.tk, in.tv, o);
+    EXPECT_TRUE(allClose(out.download(), ref.out, 30 * kAtolF32, kRtolF32)) << pathName(path);
+  }
+}
+
+TEST_F(VkattnTest, AttentionLongKeyRange) {
+  // 16384 keys at head dim 64: 16384 * 16 vec4 steps would be far past llvmpipe's 65535-iteration
+  // limit if the head-dim loops were not unrolled; the key loop itself runs Lk / KEY_BLOCK times.
+  auto pr = problem(1, 2, 1, 8, 16384, 64, 64);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 99);
+  for (Path path : {Path::Rows, Path::Tiled}) check(ctx(), path, pr, in, optionsFor(pr), DType::F32);
+  pr.causal = true;
+  pr.bottomRight = true;
+  check(ctx(), Path::Rows, pr, in, optionsFor(pr), DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionKeysPastOneKeyPerStepLimit) {
+  // 70000 keys: more than llvmpipe lets one invocation loop, so the rows kernel steps 4 keys at a
+  // time; the tiled kernel loops 70000 / 16 * 5 times.
+  auto pr = problem(1, 1, 1, 5, 70000, 16, 16);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 120);
+  for (Path path : {Path::Rows, Path::Tiled}) check(ctx(), path, pr, in, optionsFor(pr), DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionWeightsMatchReferenceProbabilities) {
+  auto pr = problem(2, 4, 2, 13, 29, 32, 32);
+  pr.causal = true;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 110);
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
+  Tensor w = attentionWeights(ctx(), in.tq, in.tk, in.tv, {3, 1}, optionsFor(pr));
+  ASSERT_EQ(w.shape(), (Shape{2, 2, 13, 29}));
+  std::vector<double> expected;
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t h : {3u, 1u})
+      for (std::size_t x = 0; x < 13 * 29; ++x) expected.push_back(ref.probs[(b * 4 + h) * 13 * 29 + x]);
+  EXPECT_TRUE(allClose(w.download(), expected, 1e-5, 1e-4));
+}
+
+TEST_F(VkattnTest, AttentionVariantFollowsProfileAndEnvironment) {
+  ::unsetenv("VKATTN_ATTENTION_VARIANT");
+  const AttentionVariant byProfile =
+      ctx().profile() == KernelProfile::CpuDriver ? AttentionVariant::Rows : AttentionVariant::Tiled;
+  EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Auto), byProfile);
+  ::setenv("VKATTN_ATTENTION_VARIANT", "tiled", 1);
+  EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Auto), AttentionVariant::Tiled);
+  EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Rows), AttentionVariant::Rows);  // explicit wins
+  ::setenv("VKATTN_ATTENTION_VARIANT", "cpu", 1);
+  EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Auto), AttentionVariant::Rows);
+  ::setenv("VKATTN_ATTENTION_VARIANT", "fastest", 1);
+  EXPECT_THROW(resolveAttentionVariant(ctx(), AttentionVariant::Auto), InvalidArgument);
+  ::unsetenv("VKATTN_ATTENTION_VARIANT");
+}
+
+// ---- bad input ----
+
+template <typename F>
+std::string invalidArgumentOf(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.argument();
+  }
+  return "<no InvalidArgument>";
+}
+
+TEST_F(VkattnTest, AttentionRejectsBadShapes) {
+  Context& c = ctx();
+  Tensor q = c.tensor({1, 6, 8, 64}), k = c.tensor({1, 4, 8, 64}), v = c.tensor({1, 4, 8, 64});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v); }), "k");  // 4 kv heads do not divide 6
+  Tensor q4 = c.tensor({1, 4, 8, 64}), k32 = c.tensor({1, 4, 8, 32});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k32, v); }), "k");  // Dk mismatch
+  Tensor v3 = c.tensor({1, 2, 8, 64});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v3); }), "v");  // kv heads mismatch
+  Tensor q12 = c.tensor({1, 4, 8, 12}), k12 = c.tensor({1, 4, 8, 12});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q12, k12, v); }), "q");  // head dim 12
+  Tensor v20 = c.tensor({1, 4, 8, 20});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v20); }), "v");  // Dv 20: not a multiple of 8
+  Tensor bias = c.tensor({1, 4, 8, 7});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.bias = bias.view()}); }), "bias");
+  Tensor keep = Tensor::fromHostInt(c.device(), {2, 1, 8, 8}, std::vector<int32_t>(128, 1));
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.keepMask = keep.view()}); }), "keepMask");
+  Tensor keepF = c.tensor({8, 8});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.keepMask = keepF.view()}); }), "keepMask");
+  Tensor lse = c.tensor({1, 4, 7});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.lse = lse.view()}); }), "lse");
+  Tensor out = c.tensor({1, 4, 8, 32});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, out); }), "out");
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.windowLeft = -1}); }), "windowLeft");
+  Tensor q16 = c.tensor({1, 4, 8, 64}, std::vector<float>(2048, 0.0f), DType::F16);
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q16, k, v); }), "k");  // dtype mismatch
+}
+
+TEST_F(VkattnTest, AttentionReportsNaNByArgument) {
+  Context& c = ctx();
+  for (int64_t lq : {8, 12}) {  // 8 rows: the rows kernel's decode mode; 12: its row-block mode
+    const std::size_t n = static_cast<std::size_t>(2 * lq * 32);
+    for (const char* which : {"q", "k", "v", "bias"}) {
+      for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) {
+        SCOPED_TRACE(std::string(which) + " " + pathName(path) + " lq " + std::to_string(lq));
+        auto q = randomValues(n, 1), k = randomValues(n, 2), v = randomValues(n, 3);
+        auto b = randomValues(static_cast<std::size_t>(lq * lq), 4);
+        const std::string w = which;
+        (w == "q" ? q : w == "k" ? k : w == "v" ? v : b)[5] = std::nanf("");
+        Tensor tq = c.tensor({1, 2, lq, 32}, q), tk = c.tensor({1, 2, lq, 32}, k), tv = c.tensor({1, 2, lq, 32}, v);
+        Tensor tb = c.tensor({lq, lq}, b);
+        AttentionOptions o;
+        o.bias = tb.view();
+        if (path == Path::Naive) {
+          EXPECT_EQ(invalidArgumentOf([&] { attentionNaive(c, tq, tk, tv, o); }), w);
+        } else {
+          o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+          EXPECT_EQ(invalidArgumentOf([&] { attention(c, tq, tk, tv, o); }), w);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(VkattnTest, AttentionSplitsKeyRangesPastTheLoopLimit) {
+  // 4 * 65535 + 8 keys: even 4 keys per step is past llvmpipe's loop limit, so the rows kernel must
+  // split the keys; the tiled kernel (no split-K) refuses. 9 query rows: past the decode mode,
+  // whose lanes would share the keys.
+  auto pr = problem(1, 1, 1, 9, 4 * 65535 + 8, 16, 16);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 130);
+  check(ctx(), Path::Rows, pr, in, optionsFor(pr), DType::F32);
+  if (ctx().info().loopIterationLimit == 0) return;
+  AttentionOptions o = optionsFor(pr);
+  o.variant = AttentionVariant::Tiled;
+  EXPECT_THROW(attention(ctx(), in.tq, in.tk, in.tv, o), Unsupported);
+  o.variant = AttentionVariant::Rows;
+  o.keySplits = 1;
+  EXPECT_EQ(invalidArgumentOf([&] { attention(ctx(), in.tq, in.tk, in.tv, o); }), "keySplits");
+}
+
+TEST_F(VkattnTest, AttentionDecodeFewQueryRows) {
+  // 1..8 query rows against a long KV cache (bottom-right causal): the rows kernel's decode mode
+  // (lanes share rows, split keys; automatic key splits on top), GQA 4:1, f32 and f16.
+  for (std::size_t lq : {1u, 3u, 8u}) {
+    SCOPED_TRACE("lq " + std::to_string(lq));
+    auto pr = problem(2, 8, 2, lq, 3000, 64, 64);
+    pr.causal = true;
+    pr.bottomRight = true;
+    Inputs in = makeInputs(ctx(), pr, DType::F32, 150 + lq);
+    check(ctx(), Path::Rows, pr, in, optionsFor(pr), DType::F32);
+    check(ctx(), Path::Tiled, pr, in, optionsFor(pr), DType::F32);
+  }
+  auto pr = problem(1, 4, 1, 1, 5000, 64, 64);
+  check(ctx(), Path::Rows, pr, makeInputs(ctx(), pr, DType::F16, 160), optionsFor(pr), DType::F16);
+}
+
+TEST_F(VkattnTest, AttentionExplicitKeySplitsWithMasks) {
+  // Splits that see no key for some rows (causal, padding) must merge to the unsplit result.
+  auto pr = problem(2, 4, 2, 7, 113, 64, 64);
+  pr.causal = true;
+  pr.bottomRight = true;
+  pr.windowLeft = 50;
+  std::vector<int32_t> lens = {100, 0};
+  Tensor tlens = Tensor::fromHostInt(ctx().device(), {2}, lens);
+  pr.keyLengths = &lens;
+  for (DType dtype : {DType::F32, DType::F16}) {
+    Inputs in = makeInputs(ctx(), pr, dtype, 140);
+    for (uint32_t splits : dtype == DType::F32 ? std::vector<uint32_t>{2, 3, 16} : std::vector<uint32_t>{3}) {
+      SCOPED_TRACE("splits " + std::to_string(splits));
+      AttentionOptions o = optionsFor(pr);
+      o.keyLengths = tlens.view();
+      o.keySplits = splits;
+      check(ctx(), Path::Rows, pr, in, o, dtype);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vkattn::test
