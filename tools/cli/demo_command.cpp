@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "support/attention_reference.hpp"
 #include "support/error_stats.hpp"
 #include "support/reference.hpp"
 #include "vkattn/vkattn.hpp"
@@ -40,6 +41,30 @@ DemoRow measure(Context& ctx, const std::string& kernel, const std::string& shap
   const std::size_t bytes = x.bytes() + y.bytes();
   row.gbps = static_cast<double>(bytes) / timeOnDevice(ctx, op).medianNs;
   row.copyGbps = copyGbps(ctx, bytes);
+  return row;
+}
+
+// Causal self-attention, B=1 H=8 L=512 D=64 f32: reported in GFLOP/s, against the naive path.
+DemoRow attentionRow(Context& ctx) {
+  const int64_t H = 8, L = 512, D = 64;
+  auto q = test::randomValues(H * L * D, 4), k = test::randomValues(H * L * D, 5), v = test::randomValues(H * L * D, 6);
+  Tensor tq = ctx.tensor({1, H, L, D}, q), tk = ctx.tensor({1, H, L, D}, k), tv = ctx.tensor({1, H, L, D}, v);
+  Tensor out = ctx.tensor({1, H, L, D}), naive = ctx.tensor({1, H, L, D});
+  const AttentionOptions options{.causal = true};
+  test::AttentionProblem problem;
+  problem.headsQ = problem.headsKv = H;
+  problem.lq = problem.lk = L;
+  problem.dk = problem.dv = D;
+  problem.scale = 0.125;
+  problem.causal = true;
+  DemoRow row{"attention causal", "[1, 8, 512, 64]"};
+  attention(ctx, tq, tk, tv, out, options);
+  row.tolerance = 2e-5;
+  row.error = test::compare(out.download(), test::attentionRef(problem, q, k, v).out, 2e-5, 1e-4);
+  const double flops = 4.0 * H * L * L * D / 2;
+  // GFLOP/s in the speed columns; the baseline is the naive three-pass path.
+  row.gbps = flops / timeOnDevice(ctx, [&] { attention(ctx, tq, tk, tv, out, options); }, 3).medianNs;
+  row.copyGbps = flops / timeOnDevice(ctx, [&] { attentionNaive(ctx, tq, tk, tv, naive, options); }, 3).medianNs;
   return row;
 }
 
@@ -80,9 +105,12 @@ int demoCommand(const CommonOptions& options) {
                            test::ropeRef(q, B, H, L, D, D, false, 10000.0, positions), half ? 2e-3 : 2e-6));
     printRow(rows.back());
   }
+  rows.push_back(attentionRow(ctx));
+  printRow(rows.back());
   int failures = 0;
   for (const auto& r : rows) failures += r.error.failures ? 1 : 0;
-  std::cout << "\n" << rows.size() - failures << " passed, " << failures << " failed\n";
+  std::cout << "\n(speed columns: GB/s vs a copy kernel; for attention, GFLOP/s vs the naive 3-pass path)\n"
+            << rows.size() - failures << " passed, " << failures << " failed\n";
   return failures ? 1 : 0;
 }
 
