@@ -90,6 +90,30 @@ struct AttentionParams {
   uint statusSlot;
 };
 
+// additive_project.comp: y[r, a] = sum_d x[r, d] * w[a, d] (x [rows, inDim], w [outDim, inDim]).
+struct ProjectParams {
+  uint rows;
+  uint inDim;
+  uint outDim;
+  uint statusSlot;
+};
+
+// additive_scores.comp / additive_pv.comp: Bahdanau attention over [batch, lq|lk, dim] tensors.
+struct AdditiveParams {
+  uint batch;
+  uint lq;
+  uint lk;
+  uint attnDim;     // A: rows of w_q and w_k, length of v
+  uint dv;
+  uint hasBias;
+  uint biasStrideB, biasStrideL;  // in elements; 0 broadcasts
+  uint hasKeep;
+  uint keepStrideB, keepStrideL;
+  uint hasKeyLengths;
+  uint causal;      // top-left: query i sees keys j <= i
+  uint statusSlot;
+};
+
 #ifdef __cplusplus
 }  // namespace vkattn::pc
 #endif

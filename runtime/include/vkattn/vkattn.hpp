@@ -1,6 +1,7 @@
 // The whole public API of the vkattn runtime.
 #pragma once
 
+#include "vkattn/additive_attention.hpp"
 #include "vkattn/attention.hpp"
 #include "vkattn/context.hpp"
 #include "vkattn/device_info.hpp"
