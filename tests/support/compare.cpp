@@ -1,5 +1,7 @@
 #include "compare.hpp"
 
+#include "support/case_record.hpp"
+
 namespace vkattn::test {
 
 ::testing::AssertionResult allClose(const std::vector<float>& got, const std::vector<double>& expected, double atol,
@@ -7,6 +9,7 @@ namespace vkattn::test {
   if (got.size() != expected.size())
     return ::testing::AssertionFailure() << "size " << got.size() << " vs reference " << expected.size();
   ErrorStats s = compare(got, expected, atol, rtol);
+  noteComparison(s);
   if (s.failures == 0) return ::testing::AssertionSuccess() << describe(s);
   return ::testing::AssertionFailure() << "atol " << atol << " rtol " << rtol << ": " << describe(s);
 }

@@ -1,5 +1,6 @@
 #include "error_stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -24,6 +25,8 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
       s.maxAbs = INFINITY;
     }
     if (bad) ++s.failures;
+    const double allowed = atol + rtol * std::fabs(e);
+    s.worstRatio = std::max(s.worstRatio, std::isnan(err) ? INFINITY : (allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0)));
     if (excess > worstExcess) {
       worstExcess = excess;
       s.worst = i;

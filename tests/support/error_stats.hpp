@@ -15,6 +15,7 @@ struct ErrorStats {
   std::size_t worst = 0;      // index with the largest excess over the tolerance
   double worstGot = 0.0, worstExpected = 0.0;
   std::size_t failures = 0;   // elements outside atol + rtol |ref|
+  double worstRatio = 0.0;    // max |got - ref| / (atol + rtol |ref|): <= 1 passes
   std::size_t count = 0;
 };
 

@@ -17,6 +17,9 @@ void usage(std::ostream& out) {
          "  devices   every Vulkan device with the features and limits that decide kernel variants\n"
          "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
          "            double-precision CPU reference and speed against a copy kernel\n"
+         "  conformance [--quick|--full] [--json FILE] [--validation]\n"
+         "            the shader conformance suite on this device: a table of cases, passes and\n"
+         "            worst error vs tolerance per kernel; exit status 1 on any failure\n"
          "  run OP    one kernel on .npy files: OP is softmax, layer_norm, rms_norm or rope;\n"
          "            --x IN.npy --out OUT.npy [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
          "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (command == "run") return vkattn::cli::runCommand(options, rest);
+    if (command == "conformance") return vkattn::cli::conformanceCommand(options, rest);
     if (!rest.empty()) {
       std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
       usage(std::cerr);

@@ -1,0 +1,28 @@
+#include "support/case_record.hpp"
+
+#include <algorithm>
+
+namespace vkattn::test {
+namespace {
+
+CaseRecord& current() {
+  static CaseRecord record;
+  return record;
+}
+
+}  // namespace
+
+void noteComparison(const ErrorStats& stats) {
+  CaseRecord& r = current();
+  ++r.comparisons;
+  r.maxAbs = std::max(r.maxAbs, stats.maxAbs);
+  r.worstRatio = std::max(r.worstRatio, stats.worstRatio);
+}
+
+CaseRecord takeCaseRecord() {
+  CaseRecord r = current();
+  current() = CaseRecord{};
+  return r;
+}
+
+}  // namespace vkattn::test

@@ -1,0 +1,19 @@
+// The worst comparison of the running test case, for reports such as `vkattn conformance`:
+// allClose() notes every comparison; a test listener takes the record when the case ends.
+#pragma once
+
+#include "support/error_stats.hpp"
+
+namespace vkattn::test {
+
+struct CaseRecord {
+  int comparisons = 0;
+  double maxAbs = 0.0;
+  double worstRatio = 0.0;  // error / tolerance of the worst element; <= 1 passes
+};
+
+void noteComparison(const ErrorStats& stats);
+// Returns the record of the comparisons since the last call and starts a new one.
+CaseRecord takeCaseRecord();
+
+}  // namespace vkattn::test
