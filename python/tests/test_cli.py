@@ -36,3 +36,18 @@ def test_run_rejects_unknown_options(tmp_path):
     result = run("softmax", "--x", tmp_path / "x.npy", "--out", tmp_path / "y.npy", "--colour", "red")
     assert result.returncode == 1
     assert "--colour" in result.stderr
+
+
+def test_bench_verifies_then_reports_a_ratio(tmp_path):
+    import json
+
+    out = tmp_path / "bench.json"
+    result = subprocess.run([CLI, "bench", "attention", "--heads", "2", "--len", "64", "--dim", "32", "--causal",
+                             "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["unit"] == "GFLOP/s" and report["baseline"] == "naive"
+    assert report["max_abs_error"] <= report["tolerance"]
+    assert report["rate"] > 0 and report["ratio"] > 0
+    bad = subprocess.run([CLI, "bench", "softmax", "--rows", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "--rows" in bad.stderr

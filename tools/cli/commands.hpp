@@ -14,6 +14,7 @@ struct CommonOptions {
 int devicesCommand(const CommonOptions& options);
 int demoCommand(const CommonOptions& options);
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args);
+int benchCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int runCommand(const CommonOptions& options, const std::vector<std::string>& args);
 
 }  // namespace vkattn::cli

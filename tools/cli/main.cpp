@@ -20,6 +20,9 @@ void usage(std::ostream& out) {
          "  conformance [--quick|--full] [--json FILE] [--validation]\n"
          "            the shader conformance suite on this device: a table of cases, passes and\n"
          "            worst error vs tolerance per kernel; exit status 1 on any failure\n"
+         "  bench KERNEL  softmax|layer_norm|rms_norm|rope|attention, verified then timed beside its\n"
+         "            baseline: [--rows R --cols C] [--batch B --heads H --len L --queries Q --dim D]\n"
+         "            [--causal] [--f16] [--json FILE]\n"
          "  run OP    one kernel on .npy files: OP is softmax, layer_norm, rms_norm or rope;\n"
          "            --x IN.npy --out OUT.npy [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
          "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (command == "run") return vkattn::cli::runCommand(options, rest);
+    if (command == "bench") return vkattn::cli::benchCommand(options, rest);
     if (command == "conformance") return vkattn::cli::conformanceCommand(options, rest);
     if (!rest.empty()) {
       std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";

@@ -1,0 +1,111 @@
+#include "measurements.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "support/attention_reference.hpp"
+#include "support/reference.hpp"
+#include "vkattn/vkattn.hpp"
+
+namespace vkattn::cli {
+namespace {
+
+std::vector<float> sample(std::size_t count, uint64_t seed, float lo, float hi, DType dtype) {
+  auto v = test::randomValues(count, seed, lo, hi);
+  return dtype == DType::F16 ? test::roundToHalf(v) : v;
+}
+
+double copyRate(Context& ctx, std::size_t bytes) {
+  const int64_t floats = static_cast<int64_t>((bytes / 2 + 15) / 16 * 4);
+  Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
+  return static_cast<double>(2 * floats * 4) / timeOnDevice(ctx, [&] { copy(ctx, a, b); }).medianNs;
+}
+
+Measurement memoryBound(Context& ctx, std::string kernel, const Tensor& x, const Tensor& y,
+                        const std::function<void()>& op, const std::vector<double>& reference, double tolerance) {
+  Measurement m{std::move(kernel) + (x.dtype() == DType::F16 ? " f16" : " f32"), toString(x.shape())};
+  op();
+  m.error = test::compare(y.download(), reference, tolerance, tolerance);
+  m.tolerance = tolerance;
+  const std::size_t bytes = x.bytes() + y.bytes();
+  m.rate = static_cast<double>(bytes) / timeOnDevice(ctx, op).medianNs;
+  m.baselineRate = copyRate(ctx, bytes);
+  return m;
+}
+
+}  // namespace
+
+Measurement measureRowOp(Context& ctx, const std::string& kernel, int64_t rows, int64_t cols, DType dtype) {
+  const bool half = dtype == DType::F16;
+  auto values = sample(static_cast<std::size_t>(rows * cols), 1, -4.0f, 4.0f, dtype);
+  Tensor x = ctx.tensor({rows, cols}, values, dtype), y = ctx.tensor({rows, cols}, dtype);
+  const auto c = static_cast<std::size_t>(cols);
+  if (kernel == "softmax")
+    return memoryBound(ctx, kernel, x, y, [&] { softmax(ctx, x, y, {.scale = 0.125f}); },
+                       test::softmaxRef(values, c, 0.125, nullptr, {}), half ? 1e-3 : 1e-5);
+  if (kernel == "layer_norm")
+    return memoryBound(ctx, kernel, x, y, [&] { layerNorm(ctx, x, y); },
+                       test::layerNormRef(values, c, nullptr, nullptr, 1e-5), half ? 4e-3 : 2e-5);
+  if (kernel == "rms_norm")
+    return memoryBound(ctx, kernel, x, y, [&] { rmsNorm(ctx, x, y); }, test::rmsNormRef(values, c, nullptr, 1e-6),
+                       half ? 4e-3 : 2e-5);
+  throw InvalidArgument("kernel", "'" + kernel + "' is not softmax, layer_norm or rms_norm");
+}
+
+Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len, int64_t dim, DType dtype) {
+  auto values = sample(static_cast<std::size_t>(batch * heads * len * dim), 2, -1.0f, 1.0f, dtype);
+  Tensor x = ctx.tensor({batch, heads, len, dim}, values, dtype), y = ctx.tensor({batch, heads, len, dim}, dtype);
+  std::vector<int64_t> positions(static_cast<std::size_t>(batch * len));
+  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i) % len;
+  return memoryBound(ctx, "rope", x, y, [&] { rope(ctx, x, y); },
+                     test::ropeRef(values, batch, heads, len, dim, dim, false, 10000.0, positions),
+                     dtype == DType::F16 ? 2e-3 : 2e-6);
+}
+
+Measurement measureAttention(Context& ctx, int64_t batch, int64_t heads, int64_t queries, int64_t len, int64_t dim,
+                             bool causal, DType dtype) {
+  const bool half = dtype == DType::F16;
+  auto q = sample(static_cast<std::size_t>(batch * heads * queries * dim), 4, -1.0f, 1.0f, dtype);
+  auto k = sample(static_cast<std::size_t>(batch * heads * len * dim), 5, -1.0f, 1.0f, dtype);
+  auto v = sample(static_cast<std::size_t>(batch * heads * len * dim), 6, -1.0f, 1.0f, dtype);
+  Tensor tq = ctx.tensor({batch, heads, queries, dim}, q, dtype), tk = ctx.tensor({batch, heads, len, dim}, k, dtype),
+         tv = ctx.tensor({batch, heads, len, dim}, v, dtype);
+  Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype), naive = ctx.tensor({batch, heads, queries, dim}, dtype);
+  // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
+  const AttentionOptions options{.causal = causal, .alignment = MaskAlignment::BottomRight};
+  test::AttentionProblem problem;
+  problem.batch = batch;
+  problem.headsQ = problem.headsKv = heads;
+  problem.lq = queries;
+  problem.lk = len;
+  problem.dk = problem.dv = dim;
+  problem.scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  problem.causal = causal;
+  problem.bottomRight = true;
+  Measurement m{std::string("attention") + (causal ? " causal" : "") + (half ? " f16" : " f32"),
+                toString(Shape{batch, heads, queries, len, dim})};
+  m.unit = "GFLOP/s";
+  m.baseline = "naive";
+  attention(ctx, tq, tk, tv, out, options);
+  m.tolerance = half ? 2e-3 : 2e-5;
+  m.error = test::compare(out.download(), test::attentionRef(problem, q, k, v).out, m.tolerance, m.tolerance * 5);
+  double flops = 4.0 * batch * heads * queries * len * dim;
+  if (causal && queries == len) flops /= 2;
+  m.rate = flops / timeOnDevice(ctx, [&] { attention(ctx, tq, tk, tv, out, options); }, 3).medianNs;
+  m.baselineRate = flops / timeOnDevice(ctx, [&] { attentionNaive(ctx, tq, tk, tv, naive, options); }, 3).medianNs;
+  return m;
+}
+
+void printHeader() {
+  std::printf("%-22s %-24s %10s %10s  %-4s %10s %10s %9s\n", "kernel", "shape", "max|err|", "tolerance", "", "speed",
+              "baseline", "ratio");
+}
+
+void printMeasurement(const Measurement& m) {
+  std::printf("%-22s %-24s %10.2e %10.1e  %-4s %10.2f %10.2f %8.2fx  (%s; baseline: %s)\n", m.kernel.c_str(),
+              m.shape.c_str(), m.error.maxAbs, m.tolerance, m.error.failures ? "FAIL" : "ok", m.rate, m.baselineRate,
+              m.rate / m.baselineRate, m.unit, m.baseline);
+}
+
+}  // namespace vkattn::cli

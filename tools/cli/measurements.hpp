@@ -1,0 +1,32 @@
+// Verified timing of one kernel on one shape: the output is compared with the double-precision
+// reference, then the kernel and its baseline (a copy of the same bytes for memory-bound kernels,
+// the naive 3-pass path for attention) are timed in the same process. Shared by demo and bench.
+#pragma once
+
+#include <string>
+
+#include "support/error_stats.hpp"
+#include "vkattn/context.hpp"
+
+namespace vkattn::cli {
+
+struct Measurement {
+  std::string kernel, shape;
+  test::ErrorStats error;
+  double tolerance = 0.0;
+  double rate = 0.0, baselineRate = 0.0;  // GB/s, or GFLOP/s for attention
+  const char* unit = "GB/s";
+  const char* baseline = "copy";
+};
+
+// softmax, layer_norm or rms_norm on [rows, cols].
+Measurement measureRowOp(Context& ctx, const std::string& kernel, int64_t rows, int64_t cols, DType dtype);
+Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len, int64_t dim, DType dtype);
+// Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows).
+Measurement measureAttention(Context& ctx, int64_t batch, int64_t heads, int64_t queries, int64_t len, int64_t dim,
+                             bool causal, DType dtype);
+
+void printHeader();
+void printMeasurement(const Measurement& m);
+
+}  // namespace vkattn::cli
