@@ -51,3 +51,19 @@ def test_bench_verifies_then_reports_a_ratio(tmp_path):
     assert report["rate"] > 0 and report["ratio"] > 0
     bad = subprocess.run([CLI, "bench", "softmax", "--rows", "0"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "--rows" in bad.stderr
+
+
+def test_run_attention_on_npy(tmp_path, rng):
+    q = rng.standard_normal((1, 4, 9, 32)).astype(np.float32)
+    k = rng.standard_normal((1, 2, 11, 32)).astype(np.float32)
+    v = rng.standard_normal((1, 2, 11, 16)).astype(np.float32)
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        np.save(tmp_path / f"{name}.npy", a)
+    result = run("attention", "--q", tmp_path / "q.npy", "--k", tmp_path / "k.npy", "--v", tmp_path / "v.npy",
+                 "--causal", "--out", tmp_path / "o.npy")
+    assert result.returncode == 0, result.stderr
+    kk, vv = np.repeat(k, 2, axis=1).astype(np.float64), np.repeat(v, 2, axis=1).astype(np.float64)
+    s = q.astype(np.float64) @ kk.swapaxes(-1, -2) / np.sqrt(32)
+    s = np.where(np.tril(np.ones((9, 11), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(np.load(tmp_path / "o.npy"), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-5, rtol=1e-4)

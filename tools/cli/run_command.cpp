@@ -1,5 +1,6 @@
 // `vkattn run <op>`: one kernel on .npy inputs, writing a float32 .npy output.
 #include <iostream>
+#include <optional>
 
 #include "arguments.hpp"
 #include "commands.hpp"
@@ -18,16 +19,32 @@ Tensor load(Context& ctx, const std::string& path, DType dtype) {
 
 int runCommand(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args,
-              {"--x", "--out", "--mask", "--scale", "--weight", "--bias", "--eps", "--positions", "--offset", "--theta",
-               "--rotary-dim"},
-              {"--f16", "--interleaved"});
+              {"--x", "--q", "--k", "--v", "--out", "--mask", "--scale", "--weight", "--bias", "--eps", "--positions",
+               "--offset", "--theta", "--rotary-dim"},
+              {"--f16", "--interleaved", "--causal"});
   if (a.positional().size() != 1)
-    throw InvalidArgument("op", "expected one of softmax, layer_norm, rms_norm, rope");
+    throw InvalidArgument("op", "expected one of softmax, layer_norm, rms_norm, rope, attention");
   const std::string op = a.positional()[0];
   Context ctx({.device = options.device});
   const DType dtype = a.has("--f16") ? DType::F16 : DType::F32;
-  Tensor x = load(ctx, a.require("--x"), dtype);
   const std::string out = a.require("--out");
+  if (op == "attention") {
+    // q [B, Hq, Lq, Dk], k [B, Hkv, Lk, Dk], v [B, Hkv, Lk, Dv]; --mask is an additive f32 bias.
+    Tensor q = load(ctx, a.require("--q"), dtype), k = load(ctx, a.require("--k"), dtype),
+           v = load(ctx, a.require("--v"), dtype);
+    std::optional<Tensor> bias;
+    AttentionOptions o{.causal = a.has("--causal")};
+    if (a.get("--scale")) o.scale = static_cast<float>(a.number("--scale", 1.0));
+    if (auto m = a.get("--mask")) {
+      bias = load(ctx, *m, DType::F32);
+      o.bias = bias->view();
+    }
+    Tensor result = attention(ctx, q, k, v, o);
+    writeNpy(out, result.shape(), result.download());
+    std::cout << "attention " << toString(q.shape()) << " -> " << out << "\n";
+    return 0;
+  }
+  Tensor x = load(ctx, a.require("--x"), dtype);
   Tensor y;
   if (op == "softmax") {
     std::optional<Tensor> mask;
@@ -62,7 +79,7 @@ int runCommand(const CommonOptions& options, const std::vector<std::string>& arg
     }
     y = rope(ctx, x, o);
   } else {
-    throw InvalidArgument("op", "'" + op + "' is not one of softmax, layer_norm, rms_norm, rope");
+    throw InvalidArgument("op", "'" + op + "' is not one of softmax, layer_norm, rms_norm, rope, attention");
   }
   writeNpy(out, y.shape(), y.download());
   std::cout << op << " " << toString(x.shape()) << " -> " << out << "\n";
