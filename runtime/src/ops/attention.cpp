@@ -188,11 +188,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
 
 Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                  const AttentionOptions& options) {
-  detail::requireTensor("q", q);
-  detail::requireTensor("v", v);
-  detail::requireRank("q", q, 4, 4);
-  detail::requireRank("v", v, 4, 4);
-  Tensor out = ctx.tensor({q.dim(0), q.dim(1), q.dim(2), v.dim(3)}, q.dtype);
+  Tensor out = detail::attentionOutput(ctx, q, v);
   attention(ctx, q, k, v, out, options);
   return out;
 }

@@ -203,4 +203,12 @@ void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::strin
                       ctx.info().name + " stops loops after " + std::to_string(limit));
 }
 
+Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v) {
+  requireTensor("q", q);
+  requireTensor("v", v);
+  requireRank("q", q, 4, 4);
+  requireRank("v", v, 4, 4);
+  return ctx.tensor({q.dim(0), q.dim(1), q.dim(2), v.dim(3)}, q.dtype);
+}
+
 }  // namespace vkattn::detail

@@ -53,4 +53,7 @@ void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::strin
 
 uint32_t checkedU32(const std::string& name, int64_t value);
 
+// A new [B, Hq, Lq, Dv] tensor of q's dtype for the allocating overloads (checks q and v first).
+Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v);
+
 }  // namespace vkattn::detail
