@@ -10,10 +10,12 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 64;
 
-void requireF32Input(const Context& ctx, const std::string& name, const TensorView& t, int64_t rank) {
+// A contiguous input of the given rank and dtype (f32 data, i32 masks) that fits one binding.
+void requireInput(const Context& ctx, const std::string& name, const TensorView& t, int64_t rank,
+                  DType dtype = DType::F32) {
   using namespace detail;
   requireTensor(name, t);
-  requireDtype(name, t, {DType::F32});
+  requireDtype(name, t, {dtype});
   requireRank(name, t, rank, rank);
   requireContiguous(name, t);
   requireFitsDevice(ctx, name, t);
@@ -43,13 +45,13 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
                        const TensorView& wq, const TensorView& wk, const TensorView& v, const TensorView& out,
                        const AdditiveAttentionOptions& o) {
   using namespace detail;
-  requireF32Input(ctx, "query", query, 3);
-  requireF32Input(ctx, "key", key, 3);
-  requireF32Input(ctx, "value", value, 3);
-  requireF32Input(ctx, "w_q", wq, 2);
-  requireF32Input(ctx, "w_k", wk, 2);
-  requireF32Input(ctx, "v", v, 1);
-  requireF32Input(ctx, "out", out, 3);
+  requireInput(ctx, "query", query, 3);
+  requireInput(ctx, "key", key, 3);
+  requireInput(ctx, "value", value, 3);
+  requireInput(ctx, "w_q", wq, 2);
+  requireInput(ctx, "w_k", wk, 2);
+  requireInput(ctx, "v", v, 1);
+  requireInput(ctx, "out", out, 3);
   const int64_t B = query.dim(0), Lq = query.dim(1), Dq = query.dim(2);
   const int64_t Lk = key.dim(1), Dk = key.dim(2), Dv = value.dim(2), A = v.dim(0);
   if (key.dim(0) != B) throw InvalidArgument("key", "batch " + std::to_string(key.dim(0)) + " differs from query's " + std::to_string(B));
@@ -72,23 +74,19 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   const Buffer* keep = query.buffer;
   const Buffer* keyLengths = query.buffer;
   if (o.bias) {
-    requireF32Input(ctx, "bias", *o.bias, 3);
+    requireInput(ctx, "bias", *o.bias, 3);
     maskStrides("bias", *o.bias, B, Lq, Lk, p.biasStrideB, p.biasStrideL);
     p.hasBias = 1;
     bias = o.bias->buffer;
   }
   if (o.keepMask) {
-    requireTensor("keepMask", *o.keepMask);
-    requireDtype("keepMask", *o.keepMask, {DType::I32});
-    requireContiguous("keepMask", *o.keepMask);
+    requireInput(ctx, "keepMask", *o.keepMask, 3, DType::I32);
     maskStrides("keepMask", *o.keepMask, B, Lq, Lk, p.keepStrideB, p.keepStrideL);
     p.hasKeep = 1;
     keep = o.keepMask->buffer;
   }
   if (o.keyLengths) {
-    requireTensor("keyLengths", *o.keyLengths);
-    requireDtype("keyLengths", *o.keyLengths, {DType::I32});
-    requireContiguous("keyLengths", *o.keyLengths);
+    requireInput(ctx, "keyLengths", *o.keyLengths, 1, DType::I32);
     requireShape("keyLengths", *o.keyLengths, {B});
     p.hasKeyLengths = 1;
     keyLengths = o.keyLengths->buffer;
@@ -96,7 +94,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   std::optional<Tensor> scratch;
   TensorView weights;
   if (o.weights) {
-    requireF32Input(ctx, "weights", *o.weights, 3);
+    requireInput(ctx, "weights", *o.weights, 3);
     requireShape("weights", *o.weights, {B, Lq, Lk});
     weights = *o.weights;
   } else {
