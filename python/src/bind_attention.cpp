@@ -34,14 +34,15 @@ Inputs loadQkv(Context& ctx, const py::object& query, const py::object& key, con
   py::array q = floatArray(query, "query"), k = floatArray(key, "key"), v = floatArray(value, "value");
   if (dtypeOf(k) != dtypeOf(q) || dtypeOf(v) != dtypeOf(q))
     throw py::type_error("'key' and 'value' must have query's dtype");
-  Inputs in{toTensor(ctx, q), toTensor(ctx, k), toTensor(ctx, v), shapeOf(q)};
+  // Check the shapes before uploading anything.
   if (shapeOf(q).size() != shapeOf(k).size() || shapeOf(q).size() != shapeOf(v).size())
     throw py::value_error("'key' and 'value' must have query's rank");
-  const Shape qs = asBhle(shapeOf(q), "query"), ks = asBhle(shapeOf(k), "key"), vs = asBhle(shapeOf(v), "value");
+  const Shape qs = asBhle(shapeOf(q), "query"), ks = asBhle(shapeOf(k), "key");
+  asBhle(shapeOf(v), "value");
   if (!enableGqa && ks[1] != qs[1])
     throw py::value_error("'key' has " + std::to_string(ks[1]) + " heads, query " + std::to_string(qs[1]) +
                           "; pass enable_gqa=True for grouped-query attention");
-  return in;
+  return Inputs{toTensor(ctx, q), toTensor(ctx, k), toTensor(ctx, v), shapeOf(q)};
 }
 
 TensorView bhle(const Tensor& t, const std::string& name) {
