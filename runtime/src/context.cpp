@@ -7,6 +7,22 @@
 #include "vkattn/error.hpp"
 
 namespace vkattn {
+namespace {
+
+// The device half of ContextOptions' presentation requests; the filter sees the instance too.
+DeviceOptions deviceOptionsFor(const ContextOptions& options, VkInstance instance) {
+  DeviceOptions device;
+  device.extensions = options.deviceExtensions;
+  device.queueFlags = options.queueFlags;
+  if (options.queueFamilyFilter)
+    device.queueFamilyFilter = [filter = options.queueFamilyFilter, instance](VkPhysicalDevice physical,
+                                                                              uint32_t family) {
+      return filter(instance, physical, family);
+    };
+  return device;
+}
+
+}  // namespace
 
 std::optional<KernelProfile> profileFromEnvironment() {
   const char* value = std::getenv("VKATTN_PROFILE");
@@ -28,6 +44,7 @@ std::vector<DeviceInfo> Context::listDevices() {
 Context::Context(const ContextOptions& options) {
   InstanceOptions instanceOptions = InstanceOptions::fromEnvironment();
   if (options.validation) instanceOptions.validation = *options.validation;
+  instanceOptions.extensions = options.instanceExtensions;
   m_instance = std::make_unique<Instance>(instanceOptions);
 
   auto physical = m_instance->physicalDevices();
@@ -38,7 +55,8 @@ Context::Context(const ContextOptions& options) {
 
   std::filesystem::path cachePath =
       options.pipelineCache ? *options.pipelineCache : defaultPipelineCachePath(infos[chosen]);
-  m_device = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath);
+  m_device = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath,
+                                      deviceOptionsFor(options, m_instance->handle()));
   m_profile = options.profile ? *options.profile
                               : profileFromEnvironment().value_or(m_device->info().defaultProfile());
   m_pipelines = std::make_unique<PipelineLibrary>(*m_device);
@@ -51,6 +69,15 @@ Context::~Context() {
   m_pipelines.reset();
   m_device.reset();
   m_instance.reset();
+}
+
+TensorView Context::scratch(Shape shape, DType dtype) {
+  for (int64_t d : shape)
+    if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(shape));
+  const auto bytes = static_cast<std::size_t>(elementCount(shape)) * dtypeSize(dtype);
+  const Buffer& buffer = m_recorder->keepAlive(Buffer(*m_device, bytes));
+  Shape strides = contiguousStrides(shape);
+  return TensorView{&buffer, dtype, std::move(shape), std::move(strides), 0};
 }
 
 void Context::flush() {

@@ -151,7 +151,8 @@ uint32_t Recorder::timestamp() {
   return m_timestamps++;
 }
 
-StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> arguments) {
+StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> arguments,
+                                std::vector<std::string> problems) {
   const std::size_t index = m_statusUses.size();
   const std::size_t bufferIndex = index / kStatusSlotsPerBuffer;
   if (bufferIndex == m_statusBuffers.size()) {
@@ -159,7 +160,7 @@ StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> argumen
         std::make_unique<Buffer>(m_device, kStatusSlotsPerBuffer * sizeof(uint32_t), BufferUsage::HostStorage));
     std::memset(m_statusBuffers.back()->mapped(), 0, kStatusSlotsPerBuffer * sizeof(uint32_t));
   }
-  m_statusUses.push_back({std::move(op), std::move(arguments)});
+  m_statusUses.push_back({std::move(op), std::move(arguments), std::move(problems)});
   return {m_statusBuffers[bufferIndex].get(), static_cast<uint32_t>(index % kStatusSlotsPerBuffer)};
 }
 
@@ -202,7 +203,9 @@ void Recorder::submit() {
     for (std::size_t bit = 0; bit < m_statusUses[i].arguments.size(); ++bit)
       if (bits & (1u << bit)) {
         failedArgument = m_statusUses[i].arguments[bit];
-        failure = m_statusUses[i].op + ": input contains NaN";
+        const auto& problems = m_statusUses[i].problems;
+        const bool custom = bit < problems.size() && !problems[bit].empty();
+        failure = m_statusUses[i].op + ": " + (custom ? problems[bit] : "input contains NaN");
         break;
       }
   }

@@ -67,6 +67,31 @@ TensorView TensorView::permuted(const std::vector<int>& order) const {
   return v;
 }
 
+TensorView TensorView::sliced(int64_t dim, int64_t start, int64_t length) const {
+  if (dim < 0) dim += rank();
+  if (dim < 0 || dim >= rank())
+    throw InvalidArgument("dim", "is " + std::to_string(dim) + " for a view of rank " + std::to_string(rank()));
+  const auto d = static_cast<std::size_t>(dim);
+  if (start < 0 || length < 0 || start + length > shape[d])
+    throw InvalidArgument("start", "slice [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                                       ") is outside dimension " + std::to_string(dim) + " of size " +
+                                       std::to_string(shape[d]));
+  TensorView v = *this;
+  v.offset += start * strides[d];
+  v.shape[d] = length;
+  return v;
+}
+
+TensorView TensorView::reshaped(Shape newShape) const {
+  if (!contiguous()) throw InvalidArgument("view", "reshape needs a contiguous view");
+  if (elementCount(newShape) != numel())
+    throw InvalidArgument("shape", toString(newShape) + " holds a different element count than " + toString(shape));
+  TensorView v = *this;
+  v.strides = contiguousStrides(newShape);
+  v.shape = std::move(newShape);
+  return v;
+}
+
 Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
   for (int64_t d : m_shape)
     if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(m_shape));

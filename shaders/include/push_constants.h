@@ -114,6 +114,61 @@ struct AdditiveParams {
   uint statusSlot;
 };
 
+// Activation ids: the spec constant of the matmul kernels and activation.comp; the C++ enum
+// vkattn::Activation has the same order (checked by static_assert).
+#define VKATTN_ACT_NONE 0
+#define VKATTN_ACT_RELU 1
+#define VKATTN_ACT_GELU 2
+#define VKATTN_ACT_GELU_TANH 3
+#define VKATTN_ACT_SILU 4
+
+// matmul_{rows,tiled,naive}.comp: c[b, m, n] = act(alpha sum_k a[b, m, k] B(b, n, k) + bias[n])
+// + res[b, m, n]. Element (b, m, k) of a is at aOffset + b * aStrideB + m * aStrideM + k; B(b, n, k)
+// at bOffset + b * bStrideB + n * bStrideRow + k (B is [N, K]) or + k * bStrideRow + n ([K, N]);
+// c and res likewise with their own offsets and strides; bias[n] at biasOffset + n. The tile
+// grid per batch is tilesM x tilesN (the naive kernel ignores it). The output side (activation,
+// bias, residual) is chosen per call here, not by spec constants: it runs once per output, and
+// every spec constant multiplies the pipelines the big unrolled kernels must build (seconds each).
+struct MatmulParams {
+  uint batch;
+  uint m;
+  uint n;
+  uint k;
+  uint aOffset, aStrideB, aStrideM;
+  uint bOffset, bStrideB, bStrideRow;
+  uint cOffset, cStrideB, cStrideM;
+  uint resOffset, resStrideB, resStrideM;
+  uint biasOffset;
+  float alpha;
+  uint tilesM;
+  uint tilesN;
+  uint statusSlot;
+  uint activation;   // VKATTN_ACT_*
+  uint hasBias;
+  uint hasResidual;
+};
+
+// activation.comp / swiglu.comp / add.comp: `count` elements; invocation i covers elements
+// 4i .. 4i + 3. add.comp's b has `bCols` elements repeated over a's rows (bCols == count when b is
+// a's shape).
+struct ElementwiseParams {
+  uint count;
+  uint bCols;
+  uint statusSlot;
+};
+
+// embedding.comp: out[t, :] = table[ids[t], :] (+ positions[positionOffset + t % seq, :]) for
+// `tokens` ids of rows of `dim` features; table has `vocab` rows.
+struct EmbeddingParams {
+  uint tokens;
+  uint dim;
+  uint vocab;
+  uint seq;
+  uint positionOffset;
+  uint hasPositions;
+  uint statusSlot;
+};
+
 #ifdef __cplusplus
 }  // namespace vkattn::pc
 #endif

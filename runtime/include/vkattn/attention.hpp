@@ -43,7 +43,9 @@ struct AttentionOptions {
   std::optional<TensorView> keepMask;
   // f32 added to the scaled logits (-inf removes a key); same shapes as keepMask.
   std::optional<TensorView> bias;
-  // i32 [B]: keys j >= keyLengths[b] are padding.
+  // i32 [B]: keys j >= keyLengths[b] are padding. The values stay on the device, so they are
+  // clamped rather than checked: a length above Lk means Lk, zero or below masks every key (the
+  // rows come out as zeros, LSE -inf).
   std::optional<TensorView> keyLengths;
   // Output, f32 [B, Hq, Lq], contiguous: natural log of sum_j exp(scaled, masked logits);
   // -inf for a row whose keys are all masked (its output row is zeros).

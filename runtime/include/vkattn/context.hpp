@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,17 @@ struct ContextOptions {
   std::optional<KernelProfile> profile;
   // Pipeline cache file; defaults to defaultPipelineCachePath(). An empty path disables it.
   std::optional<std::filesystem::path> pipelineCache;
+
+  // For a client that presents with this context's device (the viewer), so that its swapchain and
+  // the ops share one device and one queue. All empty: the compute-only setup.
+  // Extra instance extensions (e.g. glfwGetRequiredInstanceExtensions) and device extensions
+  // (e.g. VK_KHR_swapchain); a missing one throws Unsupported naming it.
+  std::vector<std::string> instanceExtensions;
+  std::vector<std::string> deviceExtensions;
+  // Capabilities the queue needs besides compute (e.g. VK_QUEUE_GRAPHICS_BIT), and a further test
+  // of a queue family (e.g. glfwGetPhysicalDevicePresentationSupport).
+  VkQueueFlags queueFlags = 0;
+  std::function<bool(VkInstance, VkPhysicalDevice, uint32_t family)> queueFamilyFilter;
 };
 
 class Context {
@@ -47,6 +59,10 @@ class Context {
   Tensor tensor(Shape shape, std::span<const float> values, DType dtype = DType::F32) const {
     return Tensor::fromHost(*m_device, std::move(shape), values, dtype);
   }
+
+  // A temporary for composite ops: freed when the work recorded so far has run, i.e. at the next
+  // submission, so composite ops open a Batch before taking scratch. Contents start undefined.
+  TensorView scratch(Shape shape, DType dtype = DType::F32);
 
   // Called by every op after recording: submits now unless a batch is open.
   void flush();

@@ -48,8 +48,9 @@ class Recorder {
   }
 
   // A status slot for one dispatch of `op` whose inputs are `arguments`. After the submission,
-  // a set bit becomes InvalidArgument(arguments[bit], "contains NaN").
-  StatusSlot statusSlot(std::string op, std::vector<std::string> arguments);
+  // a set bit becomes InvalidArgument(arguments[bit], problems[bit]); a problem left out or empty
+  // reads "input contains NaN".
+  StatusSlot statusSlot(std::string op, std::vector<std::string> arguments, std::vector<std::string> problems = {});
   // Keeps a buffer alive until the work recorded so far has run.
   const Buffer& keepAlive(Buffer buffer);
 
@@ -84,6 +85,7 @@ class Recorder {
   struct StatusUse {
     std::string op;
     std::vector<std::string> arguments;
+    std::vector<std::string> problems;
   };
   std::vector<std::unique_ptr<Buffer>> m_statusBuffers;  // kStatusSlotsPerBuffer uints each
   std::vector<StatusUse> m_statusUses;                  // one per slot taken, in order

@@ -39,6 +39,10 @@ struct TensorView {
   std::size_t spanBytes() const;
   // The same elements with dimensions reordered: permuted(order)[i] = this[order[i]].
   TensorView permuted(const std::vector<int>& order) const;
+  // Elements start .. start + length - 1 of dimension dim (same rank, same strides).
+  TensorView sliced(int64_t dim, int64_t start, int64_t length) const;
+  // The same contiguous elements under another shape of equal element count.
+  TensorView reshaped(Shape newShape) const;
 };
 
 class Tensor {

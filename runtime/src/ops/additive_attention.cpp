@@ -91,27 +91,26 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
     p.hasKeyLengths = 1;
     keyLengths = o.keyLengths->buffer;
   }
-  std::optional<Tensor> scratch;
+  // Temporaries are scratch views: inside a caller's open Batch they must outlive this function.
+  Batch batch(ctx);
   TensorView weights;
   if (o.weights) {
     requireInput(ctx, "weights", *o.weights, 3);
     requireShape("weights", *o.weights, {B, Lq, Lk});
     weights = *o.weights;
   } else {
-    scratch = ctx.tensor({B, Lq, Lk});
-    weights = scratch->view();
+    weights = ctx.scratch({B, Lq, Lk});
   }
-  Tensor qp = ctx.tensor({B, Lq, A}), kp = ctx.tensor({B, Lk, A});
+  const TensorView qp = ctx.scratch({B, Lq, A}), kp = ctx.scratch({B, Lk, A});
 
-  Batch batch(ctx);
   Recorder& rec = ctx.recorder();
   const SpecConstants constants = SpecConstants().add(kWorkgroup);
   const Pipeline& project = ctx.pipelines().get({"additive_project", 4, sizeof(pc::ProjectParams), constants});
-  auto projectRows = [&](const TensorView& x, const TensorView& w, const Tensor& y, const char* xName,
+  auto projectRows = [&](const TensorView& x, const TensorView& w, const TensorView& y, const char* xName,
                          const char* wName, int64_t rows, int64_t inDim) {
     StatusSlot status = rec.statusSlot("additive_attention", {xName, wName});
     pc::ProjectParams pp{static_cast<uint32_t>(rows), static_cast<uint32_t>(inDim), static_cast<uint32_t>(A), status.slot};
-    rec.dispatch(project, {x.buffer, w.buffer, &y.buffer(), status.buffer}, pp,
+    rec.dispatch(project, {x.buffer, w.buffer, y.buffer, status.buffer}, pp,
                  groupsFor(ctx.device(), static_cast<uint64_t>(rows * A), kWorkgroup));
   };
   projectRows(query, wq, qp, "query", "w_q", B * Lq, Dq);
@@ -120,7 +119,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   const Pipeline& scores = ctx.pipelines().get({"additive_scores", 8, sizeof(pc::AdditiveParams), constants});
   StatusSlot scoreStatus = rec.statusSlot("additive_attention", {"v", "bias"});
   p.statusSlot = scoreStatus.slot;
-  rec.dispatch(scores, {&qp.buffer(), &kp.buffer(), v.buffer, bias, keep, keyLengths, weights.buffer, scoreStatus.buffer},
+  rec.dispatch(scores, {qp.buffer, kp.buffer, v.buffer, bias, keep, keyLengths, weights.buffer, scoreStatus.buffer},
                p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup));
 
   TensorView rows = weights;

@@ -116,13 +116,14 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
     chosen.push_back(static_cast<int32_t>(h));
   }
   Tensor weights = ctx.tensor({plan.batch, static_cast<int64_t>(chosen.size()), plan.lq, plan.lk});
-  Tensor lse = ctx.tensor({plan.batch, plan.headsQ, plan.lq});
-  Tensor out = ctx.tensor({plan.batch, plan.headsQ, plan.lq, plan.dv}, plan.dtype);
-  AttentionOptions fused = options;
-  fused.lse = lse.view();
+  // Scratch, not Tensors: inside a caller's open Batch they must outlive this function.
   Batch batch(ctx);
+  const TensorView lse = ctx.scratch({plan.batch, plan.headsQ, plan.lq});
+  const TensorView out = ctx.scratch({plan.batch, plan.headsQ, plan.lq, plan.dv}, plan.dtype);
+  AttentionOptions fused = options;
+  fused.lse = lse;
   attention(ctx, q, k, v, out, fused);
-  recordScores(ctx, plan, q, k, chosen, weights.buffer(), &lse.buffer());
+  recordScores(ctx, plan, q, k, chosen, weights.buffer(), lse.buffer);
   batch.submit();
   return weights;
 }

@@ -1,0 +1,111 @@
+// activation(), swiglu(), add(): checks and one dispatch each over contiguous tensors.
+#include "vkattn/elementwise.hpp"
+
+#include <push_constants.h>
+
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+
+void requireElementwise(Context& ctx, const std::string& name, const TensorView& v) {
+  using namespace detail;
+  requireTensor(name, v);
+  requireDtype(name, v, {DType::F32, DType::F16});
+  requireContiguous(name, v);
+  requireDtypeSupported(ctx, name, v);
+  requireFitsDevice(ctx, name, v);
+}
+
+// The output: x's shape and dtype; a separate tensor or x's own buffer (in place).
+void requireOutput(Context& ctx, const TensorView& y, const TensorView& like, const std::string& likeName) {
+  requireElementwise(ctx, "y", y);
+  detail::requireShape("y", y, like.shape);
+  detail::requireSameDtype("y", y, likeName, like);
+}
+
+void dispatchElementwise(Context& ctx, const std::string& op, DType dtype, pc::ElementwiseParams& p, bool vec4,
+                         uint32_t activation, std::initializer_list<const Buffer*> buffers,
+                         std::vector<std::string> inputs) {
+  SpecConstants constants;
+  constants.add(kWorkgroup).add(vec4).add(activation);
+  const uint32_t bindings = static_cast<uint32_t>(buffers.size()) + 1;
+  const Pipeline& pipeline =
+      ctx.pipelines().get({detail::variantName(op, dtype), bindings, sizeof(pc::ElementwiseParams), constants});
+  Recorder& rec = ctx.recorder();
+  StatusSlot status = rec.statusSlot(op, std::move(inputs));
+  p.statusSlot = status.slot;
+  const uint64_t invocations = (uint64_t{p.count} + 3) / 4;
+  const GroupCount groups = groupsFor(ctx.device(), invocations, kWorkgroup);
+  if (bindings == 3) rec.dispatch(pipeline, {buffers.begin()[0], buffers.begin()[1], status.buffer}, p, groups);
+  else rec.dispatch(pipeline, {buffers.begin()[0], buffers.begin()[1], buffers.begin()[2], status.buffer}, p, groups);
+  ctx.flush();
+}
+
+}  // namespace
+
+void activation(Context& ctx, Activation act, const TensorView& x, const TensorView& y) {
+  requireElementwise(ctx, "x", x);
+  requireOutput(ctx, y, x, "x");
+  pc::ElementwiseParams p{};
+  p.count = static_cast<uint32_t>(x.numel());
+  p.bCols = p.count;
+  dispatchElementwise(ctx, "activation", x.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act),
+                      {x.buffer, y.buffer}, {"x"});
+}
+
+Tensor activation(Context& ctx, Activation act, const TensorView& x) {
+  requireElementwise(ctx, "x", x);
+  Tensor y = ctx.tensor(x.shape, x.dtype);
+  activation(ctx, act, x, y);
+  return y;
+}
+
+void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const TensorView& y) {
+  requireElementwise(ctx, "gate", gate);
+  requireElementwise(ctx, "up", up);
+  detail::requireShape("up", up, gate.shape);
+  detail::requireSameDtype("up", up, "gate", gate);
+  requireOutput(ctx, y, gate, "gate");
+  pc::ElementwiseParams p{};
+  p.count = static_cast<uint32_t>(gate.numel());
+  p.bCols = p.count;
+  dispatchElementwise(ctx, "swiglu", gate.dtype, p, p.count % 4 == 0, 0, {gate.buffer, up.buffer, y.buffer},
+                      {"gate", "up"});
+}
+
+Tensor swiglu(Context& ctx, const TensorView& gate, const TensorView& up) {
+  requireElementwise(ctx, "gate", gate);
+  Tensor y = ctx.tensor(gate.shape, gate.dtype);
+  swiglu(ctx, gate, up, y);
+  return y;
+}
+
+void add(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& y) {
+  requireElementwise(ctx, "a", a);
+  requireElementwise(ctx, "b", b);
+  detail::requireSameDtype("b", b, "a", a);
+  if (b.shape != a.shape && b.shape != Shape{a.dim(-1)})
+    throw InvalidArgument("b", "shape " + toString(b.shape) + ", expected a's " + toString(a.shape) + " or [" +
+                                   std::to_string(a.dim(-1)) + "] (one row added to each of a's rows)");
+  requireOutput(ctx, y, a, "a");
+  if (b.shape != a.shape && y.buffer == b.buffer)
+    throw InvalidArgument("y", "shares a buffer with the broadcast b, which every row reads");
+  pc::ElementwiseParams p{};
+  p.count = static_cast<uint32_t>(a.numel());
+  p.bCols = static_cast<uint32_t>(b.numel());
+  dispatchElementwise(ctx, "add", a.dtype, p, p.count % 4 == 0 && p.bCols % 4 == 0, 0, {a.buffer, b.buffer, y.buffer},
+                      {"a", "b"});
+}
+
+Tensor add(Context& ctx, const TensorView& a, const TensorView& b) {
+  requireElementwise(ctx, "a", a);
+  Tensor y = ctx.tensor(a.shape, a.dtype);
+  add(ctx, a, b, y);
+  return y;
+}
+
+}  // namespace vkattn

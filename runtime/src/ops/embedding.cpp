@@ -1,0 +1,99 @@
+// embedding(): checks, then one dispatch; ids out of range come back through the status slot.
+#include "vkattn/embedding.hpp"
+
+#include <push_constants.h>
+
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+
+Shape outputShape(const TensorView& table, const TensorView& ids) {
+  Shape s = ids.shape;
+  s.push_back(table.dim(-1));
+  return s;
+}
+
+void checkInputs(Context& ctx, const TensorView& table, const TensorView& ids) {
+  using namespace detail;
+  requireTensor("table", table);
+  requireDtype("table", table, {DType::F32, DType::F16});
+  requireRank("table", table, 2, 2);
+  requireContiguous("table", table);
+  requireDtypeSupported(ctx, "table", table);
+  requireFitsDevice(ctx, "table", table);
+  requireTensor("ids", ids);
+  requireDtype("ids", ids, {DType::I32});
+  requireRank("ids", ids, 1, 7);
+  requireContiguous("ids", ids);
+  requireFitsDevice(ctx, "ids", ids);
+}
+
+}  // namespace
+
+void embedding(Context& ctx, const TensorView& table, const TensorView& ids, const TensorView& out,
+               const EmbeddingOptions& options) {
+  using namespace detail;
+  checkInputs(ctx, table, ids);
+  requireTensor("out", out);
+  requireContiguous("out", out);
+  requireShape("out", out, outputShape(table, ids));
+  requireSameDtype("out", out, "table", table);
+  requireFitsDevice(ctx, "out", out);
+  if (out.buffer == table.buffer || out.buffer == ids.buffer)
+    throw InvalidArgument("out", "shares a buffer with an input; the output must be a separate tensor");
+
+  pc::EmbeddingParams p{};
+  p.tokens = static_cast<uint32_t>(ids.numel());
+  p.dim = static_cast<uint32_t>(table.dim(1));
+  p.vocab = static_cast<uint32_t>(table.dim(0));
+  p.seq = static_cast<uint32_t>(ids.dim(-1));
+  const Buffer* positions = table.buffer;
+  if (options.positions) {
+    const TensorView& pos = *options.positions;
+    requireTensor("positions", pos);
+    requireRank("positions", pos, 2, 2);
+    requireContiguous("positions", pos);
+    requireSameDtype("positions", pos, "table", table);
+    requireFitsDevice(ctx, "positions", pos);
+    if (pos.dim(1) != table.dim(1))
+      throw InvalidArgument("positions", "shape " + toString(pos.shape) + ", expected [P, " +
+                                             std::to_string(table.dim(1)) + "] (table's feature dim)");
+    if (options.positionOffset < 0) throw InvalidArgument("positionOffset", "must be >= 0");
+    if (options.positionOffset + ids.dim(-1) > pos.dim(0))
+      throw InvalidArgument("positions", std::to_string(pos.dim(0)) + " positions; positionOffset " +
+                                             std::to_string(options.positionOffset) + " + " +
+                                             std::to_string(ids.dim(-1)) + " tokens need more");
+    if (out.buffer == pos.buffer) throw InvalidArgument("out", "shares a buffer with positions");
+    p.positionOffset = static_cast<uint32_t>(options.positionOffset);
+    p.hasPositions = 1;
+    positions = pos.buffer;
+  } else if (options.positionOffset != 0) {
+    throw InvalidArgument("positionOffset", "given without positions");
+  }
+
+  SpecConstants constants;
+  constants.add(kWorkgroup).add(p.dim % 4 == 0).add(uint32_t{0});
+  const Pipeline& pipeline =
+      ctx.pipelines().get({variantName("embedding", table.dtype), 5, sizeof(pc::EmbeddingParams), constants});
+  Recorder& rec = ctx.recorder();
+  const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
+  StatusSlot status = rec.statusSlot("embedding", {"ids", "table", "positions"}, {range, "", ""});
+  p.statusSlot = status.slot;
+  const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
+  rec.dispatch(pipeline, {table.buffer, ids.buffer, positions, out.buffer, status.buffer}, p,
+               groupsFor(ctx.device(), invocations, kWorkgroup));
+  ctx.flush();
+}
+
+Tensor embedding(Context& ctx, const TensorView& table, const TensorView& ids, const EmbeddingOptions& options) {
+  checkInputs(ctx, table, ids);
+  Tensor out = ctx.tensor(outputShape(table, ids), table.dtype);
+  embedding(ctx, table, ids, out, options);
+  return out;
+}
+
+}  // namespace vkattn

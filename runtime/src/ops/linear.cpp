@@ -1,0 +1,243 @@
+// linear() and matmul(): argument checks and the mapping of views onto MatmulParams; the kernels
+// are launched by matmul_kernel.cpp.
+#include "vkattn/linear.hpp"
+
+#include <cmath>
+
+#include "attention_plan.hpp"  // checkedU32
+#include "checks.hpp"
+#include "matmul_kernel.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+namespace {
+
+using detail::checkedU32;
+
+// A float operand of one dtype, on the device, whose last dim is contiguous.
+void requireOperand(const Context& ctx, const std::string& name, const TensorView& v) {
+  using namespace detail;
+  requireTensor(name, v);
+  requireDtype(name, v, {DType::F32, DType::F16});
+  requireDtypeSupported(ctx, name, v);
+  requireFitsDevice(ctx, name, v);
+  if (v.rank() >= 1 && v.shape.back() > 1 && v.strides.back() != 1)
+    throw InvalidArgument(name, "the last dim must be contiguous (stride 1)");
+  checkedU32(name, v.offset);
+}
+
+// The stride between consecutive rows when the leading dims of v ([..., cols]) are flattened to
+// rows; throws when they cannot be (e.g. a transposed view). Dims of size 1 have no stride.
+uint32_t flatRowStride(const std::string& name, const TensorView& v) {
+  int64_t stride = -1;  // of the innermost leading dim larger than 1
+  int64_t span = 0;     // elements the rows inside it cover
+  for (int64_t i = v.rank() - 2; i >= 0; --i) {
+    const auto d = static_cast<std::size_t>(i);
+    if (v.shape[d] == 1) continue;
+    if (stride < 0) {
+      stride = v.strides[d];
+    } else if (v.strides[d] != span) {
+      throw InvalidArgument(name, "leading dims of shape " + toString(v.shape) + " with strides " +
+                                      toString(v.strides) + " do not flatten to rows of one stride");
+    }
+    span = v.strides[d] * v.shape[d];
+  }
+  if (stride < 0) return 0;  // a single row
+  if (stride < v.shape.back())
+    throw InvalidArgument(name, "rows overlap (row stride " + std::to_string(stride) + " < " +
+                                    std::to_string(v.shape.back()) + " columns)");
+  return checkedU32(name, stride);
+}
+
+// Byte range [first, last) of a view in its buffer.
+std::pair<std::size_t, std::size_t> byteRange(const TensorView& v) {
+  const std::size_t first = static_cast<std::size_t>(v.offset) * dtypeSize(v.dtype);
+  return {first, first + v.spanBytes()};
+}
+
+bool overlaps(const TensorView& x, const TensorView& y) {
+  if (x.buffer != y.buffer) return false;
+  const auto [a0, a1] = byteRange(x);
+  const auto [b0, b1] = byteRange(y);
+  return a0 < b1 && b0 < a1;
+}
+
+void requireDisjoint(const std::string& outName, const TensorView& out, const std::string& inName,
+                     const TensorView& in) {
+  if (overlaps(out, in))
+    throw InvalidArgument(outName, "overlaps " + inName + " in memory; the output must be a separate tensor");
+}
+
+Shape linearOutputShape(const TensorView& x, int64_t n) {
+  Shape s = x.shape;
+  s.back() = n;
+  return s;
+}
+
+}  // namespace
+
+const char* toString(Activation activation) noexcept {
+  switch (activation) {
+    case Activation::None: return "none";
+    case Activation::Relu: return "relu";
+    case Activation::Gelu: return "gelu";
+    case Activation::GeluTanh: return "gelu_tanh";
+    case Activation::Silu: return "silu";
+  }
+  return "?";
+}
+
+const char* toString(MatmulVariant variant) noexcept {
+  switch (variant) {
+    case MatmulVariant::Auto: return "auto";
+    case MatmulVariant::Rows: return "rows";
+    case MatmulVariant::Tiled: return "tiled";
+    case MatmulVariant::Naive: return "naive";
+  }
+  return "?";
+}
+
+Activation activationFromString(const std::string& name) {
+  for (Activation a : {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh, Activation::Silu})
+    if (name == toString(a)) return a;
+  throw InvalidArgument("activation", "'" + name + "', expected none, relu, gelu, gelu_tanh or silu");
+}
+
+void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+            const LinearOptions& options) {
+  using namespace detail;
+  requireOperand(ctx, "x", x);
+  requireOperand(ctx, "weight", weight);
+  requireOperand(ctx, "y", y);
+  requireRank("x", x, 1, 8);
+  requireRank("weight", weight, 2, 2);
+  requireSameDtype("weight", weight, "x", x);
+  requireSameDtype("y", y, "x", x);
+  const int64_t k = x.dim(-1), n = weight.dim(0);
+  if (weight.dim(1) != k)
+    throw InvalidArgument("weight", "shape " + toString(weight.shape) + " is not [N, " + std::to_string(k) +
+                                        "]: its K differs from x's last dim " + std::to_string(k));
+  requireShape("y", y, linearOutputShape(x, n));
+  requireDisjoint("y", y, "x", x);
+  requireDisjoint("y", y, "weight", weight);
+
+  MatmulCall call;
+  pc::MatmulParams& p = call.params;
+  p.batch = 1;
+  p.m = checkedU32("x", x.numel() / k);
+  p.n = checkedU32("weight", n);
+  p.k = checkedU32("x", k);
+  p.aOffset = checkedU32("x", x.offset);
+  p.aStrideM = flatRowStride("x", x);
+  p.bOffset = checkedU32("weight", weight.offset);
+  p.bStrideRow = weight.shape[0] > 1 ? checkedU32("weight", weight.strides[0]) : 0;
+  p.cOffset = checkedU32("y", y.offset);
+  p.cStrideM = flatRowStride("y", y);
+  p.alpha = 1.0f;
+  call.dtype = x.dtype;
+  call.activation = options.activation;
+  call.a = x.buffer;
+  call.b = weight.buffer;
+  call.c = y.buffer;
+  if (options.bias) {
+    const TensorView& b = *options.bias;
+    requireOperand(ctx, "bias", b);
+    requireShape("bias", b, {n});
+    requireSameDtype("bias", b, "x", x);
+    requireDisjoint("y", y, "bias", b);
+    p.biasOffset = checkedU32("bias", b.offset);
+    call.bias = b.buffer;
+  }
+  if (options.residual) {
+    const TensorView& r = *options.residual;
+    requireOperand(ctx, "residual", r);
+    requireShape("residual", r, y.shape);
+    requireSameDtype("residual", r, "x", x);
+    p.resOffset = checkedU32("residual", r.offset);
+    p.resStrideM = flatRowStride("residual", r);
+    // Each output reads its own residual element before writing it, so y itself works; any
+    // other overlap would let one invocation overwrite another's residual.
+    const bool same = r.buffer == y.buffer && r.offset == y.offset && p.resStrideM == p.cStrideM;
+    if (!same && overlaps(y, r)) throw InvalidArgument("residual", "partly overlaps y; pass y itself or a separate tensor");
+    call.residual = r.buffer;
+  }
+  runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+}
+
+Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options) {
+  detail::requireTensor("x", x);
+  detail::requireTensor("weight", weight);
+  detail::requireRank("x", x, 1, 8);
+  detail::requireRank("weight", weight, 2, 2);
+  Tensor y = ctx.tensor(linearOutputShape(x, weight.dim(0)), x.dtype);
+  linear(ctx, x, weight, y, options);
+  return y;
+}
+
+void matmul(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& c, const MatmulOptions& options) {
+  using namespace detail;
+  requireOperand(ctx, "a", a);
+  requireOperand(ctx, "b", b);
+  requireOperand(ctx, "c", c);
+  requireRank("a", a, 2, 3);
+  requireRank("b", b, a.rank(), a.rank());
+  requireRank("c", c, a.rank(), a.rank());
+  requireSameDtype("b", b, "a", a);
+  requireSameDtype("c", c, "a", a);
+  if (!std::isfinite(options.alpha)) throw InvalidArgument("alpha", "must be finite");
+  const bool batched = a.rank() == 3;
+  const int64_t batch = batched ? a.dim(0) : 1;
+  const int64_t m = a.dim(-2), k = a.dim(-1);
+  const int64_t bk = options.transposeB ? b.dim(-1) : b.dim(-2);
+  const int64_t n = options.transposeB ? b.dim(-2) : b.dim(-1);
+  if (bk != k)
+    throw InvalidArgument("b", "shape " + toString(b.shape) + " has K = " + std::to_string(bk) + " (" +
+                                   (options.transposeB ? "last" : "second to last") + " dim), a's K is " +
+                                   std::to_string(k));
+  if (batched && b.dim(0) != batch && b.dim(0) != 1)
+    throw InvalidArgument("b", "batch " + std::to_string(b.dim(0)) + " differs from a's " + std::to_string(batch));
+  Shape cShape = batched ? Shape{batch, m, n} : Shape{m, n};
+  requireShape("c", c, cShape);
+  requireDisjoint("c", c, "a", a);
+  requireDisjoint("c", c, "b", b);
+
+  MatmulCall call;
+  pc::MatmulParams& p = call.params;
+  const int r = batched ? 1 : 0;  // index of the row dim
+  p.batch = checkedU32("a", batch);
+  p.m = checkedU32("a", m);
+  p.n = checkedU32("b", n);
+  p.k = checkedU32("a", k);
+  p.aOffset = checkedU32("a", a.offset);
+  p.aStrideB = batched && batch > 1 ? checkedU32("a", a.strides[0]) : 0;
+  p.aStrideM = checkedU32("a", a.strides[static_cast<std::size_t>(r)]);
+  p.bOffset = checkedU32("b", b.offset);
+  p.bStrideB = batched && b.dim(0) > 1 ? checkedU32("b", b.strides[0]) : 0;
+  p.bStrideRow = checkedU32("b", b.strides[static_cast<std::size_t>(r)]);
+  p.cOffset = checkedU32("c", c.offset);
+  p.cStrideB = batched ? checkedU32("c", c.strides[0]) : 0;
+  p.cStrideM = checkedU32("c", c.strides[static_cast<std::size_t>(r)]);
+  if (batched && batch > 1 && p.cStrideB == 0) throw InvalidArgument("c", "broadcast (zero) batch stride");
+  if (m > 1 && p.cStrideM < n) throw InvalidArgument("c", "rows overlap (row stride < N)");
+  p.alpha = options.alpha;
+  call.dtype = a.dtype;
+  call.bKN = !options.transposeB;
+  call.a = a.buffer;
+  call.b = b.buffer;
+  call.c = c.buffer;
+  runMatmul(ctx, call, options.variant, "matmul", {"a", "b"});
+}
+
+Tensor matmul(Context& ctx, const TensorView& a, const TensorView& b, const MatmulOptions& options) {
+  detail::requireTensor("a", a);
+  detail::requireTensor("b", b);
+  detail::requireRank("a", a, 2, 3);
+  detail::requireRank("b", b, a.rank(), a.rank());
+  const int64_t n = options.transposeB ? b.dim(-2) : b.dim(-1);
+  Shape shape = a.rank() == 3 ? Shape{a.dim(0), a.dim(1), n} : Shape{a.dim(0), n};
+  Tensor c = ctx.tensor(shape, a.dtype);
+  matmul(ctx, a, b, c, options);
+  return c;
+}
+
+}  // namespace vkattn

@@ -1,0 +1,143 @@
+#include "matmul_kernel.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+#include "attention_plan.hpp"  // requireLoopBudget
+#include "checks.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn {
+namespace {
+
+static_assert(static_cast<int>(Activation::None) == VKATTN_ACT_NONE);
+static_assert(static_cast<int>(Activation::Relu) == VKATTN_ACT_RELU);
+static_assert(static_cast<int>(Activation::Gelu) == VKATTN_ACT_GELU);
+static_assert(static_cast<int>(Activation::GeluTanh) == VKATTN_ACT_GELU_TANH);
+static_assert(static_cast<int>(Activation::Silu) == VKATTN_ACT_SILU);
+
+std::optional<MatmulVariant> variantFromEnvironment() {
+  const char* env = std::getenv("VKATTN_MATMUL_VARIANT");
+  if (!env || !*env) return std::nullopt;
+  const std::string s(env);
+  if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
+  if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
+  if (s == "naive") return MatmulVariant::Naive;
+  if (s == "auto") return std::nullopt;
+  throw InvalidArgument("VKATTN_MATMUL_VARIANT", "'" + s + "', expected rows, tiled, naive or auto");
+}
+
+uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+bool multipleOf4(std::initializer_list<uint32_t> values) {
+  for (uint32_t v : values)
+    if (v % 4 != 0) return false;
+  return true;
+}
+
+// The rows kernel's shape. Measured on lavapipe (2 shared cores, fp32 linear, GFLOP/s at 512^3):
+// a's values loaded once per subgroup and shuffled to the lanes, rows x columns per block 32x4 ~33,
+// 32x8 ~31, 64x8 ~42, 32x16 ~25 (spills); with every lane loading every a value instead (llvmpipe
+// gathers per lane even for uniform addresses inside loops) 8x4 ~4-7. One subgroup per workgroup
+// (no barriers; the shuffle needs it). Blocks shrink while there would be fewer than two
+// workgroups per CPU thread, so small layers still spread over every thread. Rows are powers of
+// two and the output side is push constants, so few pipelines are built (~1.5 s each).
+struct RowsShape {
+  uint32_t workgroup = 8, rows = 64, cols = 8, kc = 32;
+  bool shuffle = false;
+};
+
+// Loop iterations one invocation of the rows kernel runs (see matmul_rows.comp).
+uint64_t rowsIterations(const RowsShape& s, uint32_t k) {
+  const uint64_t rows = s.rows + 1;
+  return (k / s.kc) * rows + (k % s.kc) * rows + s.rows + (uint64_t{k} + 3) / 4;
+}
+
+RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
+  const DeviceInfo& info = ctx.info();
+  const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
+  RowsShape s;
+  s.workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, 8, 64) : 64;
+  // Only small subgroups: the a values of one step (4 per lane) stay in registers.
+  s.shuffle = cpu && info.subgroupShuffle && info.minSubgroupSize == info.maxSubgroupSize &&
+              info.subgroupSize == s.workgroup && s.workgroup <= 16;
+  if (!s.shuffle) s.rows = 8, s.cols = 4;  // without the shuffle, a's loads dominate: smaller blocks
+  const uint64_t wanted = 2 * uint64_t{std::max(1u, std::thread::hardware_concurrency())};
+  auto workgroups = [&] {
+    return uint64_t{batch} * ceilDiv(m, s.rows) * ceilDiv(n, uint64_t{s.workgroup} * s.cols);
+  };
+  while (cpu && workgroups() < wanted && s.rows > 8) s.rows /= 2;
+  while (cpu && workgroups() < wanted && s.cols > 2) s.cols /= 2;
+  // Powers of two only, so that odd M values share pipelines (each takes seconds to build).
+  while (s.rows / 2 >= m && s.rows > 1) s.rows /= 2;
+  if (s.shuffle) s.kc = 4 * s.workgroup;  // one vec4 of a per lane per row and step
+  // The rows loop runs inside the K loop: fewer rows for long K, under the driver's loop limit.
+  const uint32_t limit = info.loopIterationLimit;
+  while (limit && s.rows > 1 && rowsIterations(s, k) > limit - limit / 16) s.rows /= 2;
+  return s;
+}
+
+}  // namespace
+
+MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) {
+  if (requested != MatmulVariant::Auto) return requested;
+  if (auto env = variantFromEnvironment()) return *env;
+  return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
+}
+
+namespace detail {
+
+void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const std::string& op,
+               std::vector<std::string> statusNames) {
+  pc::MatmulParams& p = call.params;
+  const MatmulVariant variant = resolveMatmulVariant(ctx, requested);
+  p.activation = static_cast<uint32_t>(call.activation);
+  p.hasBias = call.bias != nullptr;
+  p.hasResidual = call.residual != nullptr;
+  const uint64_t k4 = (uint64_t{p.k} + 3) / 4;
+  SpecConstants constants;
+  GroupCount groups;
+  std::string shader;
+  if (variant == MatmulVariant::Rows) {
+    const RowsShape s = rowsShape(ctx, p.m, p.n, p.k, p.batch);
+    requireLoopBudget(ctx, rowsIterations(s, p.k), op + " (rows kernel) with K = " + std::to_string(p.k));
+    const bool alignedA = multipleOf4({p.aOffset, p.aStrideM, p.aStrideB});
+    const bool alignedB = !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB});
+    p.tilesM = ceilDiv(p.m, s.rows);
+    p.tilesN = ceilDiv(p.n, uint64_t{s.workgroup} * s.cols);
+    constants.add(s.workgroup).add(call.bKN).add(s.rows).add(s.cols).add(alignedA).add(alignedB).add(s.kc);
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
+    shader = s.shuffle ? "matmul_rows_shuffle" : "matmul_rows";
+  } else if (variant == MatmulVariant::Tiled) {
+    requireLoopBudget(ctx, (uint64_t{p.k} + 15) / 16 + k4, op + " (tiled kernel) with K = " + std::to_string(p.k));
+    if (ctx.info().maxWorkgroupInvocations < 256)
+      throw Unsupported(op + ": the tiled kernel needs workgroups of 256 invocations; " + ctx.info().name +
+                        " allows " + std::to_string(ctx.info().maxWorkgroupInvocations));
+    p.tilesM = ceilDiv(p.m, 64);
+    p.tilesN = ceilDiv(p.n, 64);
+    constants.add(uint32_t{256}).add(call.bKN);
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
+    shader = "matmul_tiled";
+  } else {
+    requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
+    const uint32_t workgroup = 64;
+    p.tilesM = p.tilesN = 1;
+    constants.add(workgroup).add(call.bKN);
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.m * p.n, workgroup);
+    shader = "matmul_naive";
+  }
+  const Pipeline& pipeline =
+      ctx.pipelines().get({variantName(shader, call.dtype), 6, sizeof(pc::MatmulParams), constants});
+  Recorder& rec = ctx.recorder();
+  StatusSlot status = rec.statusSlot(op, std::move(statusNames));
+  p.statusSlot = status.slot;
+  // Absent optional inputs bind a (never read: the spec constants drop their loads).
+  const Buffer* bias = call.bias ? call.bias : call.a;
+  const Buffer* residual = call.residual ? call.residual : call.a;
+  rec.dispatch(pipeline, {call.a, call.b, call.c, bias, residual, status.buffer}, p, groups);
+  ctx.flush();
+}
+
+}  // namespace detail
+}  // namespace vkattn

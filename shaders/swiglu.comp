@@ -1,0 +1,40 @@
+#version 450
+// y = silu(gate) * up elementwise (the gated MLP of LLaMA-style models), silu(g) = g / (1 + e^-g).
+// Bindings: 0 gate, 1 up (ELEM, read), 2 y (ELEM, write; may alias an input), all also viewed
+// as ELEM4; 3 status. Push: ElementwiseParams (bCols unused). Spec: 0 workgroup, 1 VEC4.
+// Dispatch: ceil(count / 4) invocations, flat over x then y. NaN in gate / up sets status bit 0 / 1.
+// Tolerance (tests): |y - ref| <= 1e-6 + 1e-5 |ref| (f32); 1e-3 + 1e-3 |ref| (f16 storage).
+#include "common.glsl"
+#include "push_constants.h"
+#include "elementwise.glsl"
+
+layout(push_constant) uniform Push { ElementwiseParams p; };
+layout(std430, set = 0, binding = 0) readonly buffer G { ELEM gate[]; };
+layout(std430, set = 0, binding = 0) readonly buffer G4 { ELEM4 gate4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer U { ELEM up[]; };
+layout(std430, set = 0, binding = 1) readonly buffer U4 { ELEM4 up4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Y4 { ELEM4 y4[]; };
+STATUS_BUFFER(3)
+
+void main() {
+  const uint i = vec4Index();
+  if (4 * i >= p.count) return;
+  bool nanG = false, nanU = false;
+  if (VEC4) {
+    const vec4 g = vec4(gate4[i]), u = vec4(up4[i]);
+    nanG = any(isnan(g));
+    nanU = any(isnan(u));
+    y4[i] = TO_ELEM4(g / (1.0 + exp(-g)) * u);
+  } else {
+    [[unroll]] for (uint e = 0; e < 4; ++e) {
+      if (4 * i + e < p.count) {
+        const float g = float(gate[4 * i + e]), u = float(up[4 * i + e]);
+        nanG = nanG || isnan(g);
+        nanU = nanU || isnan(u);
+        y[4 * i + e] = TO_ELEM(g / (1.0 + exp(-g)) * u);
+      }
+    }
+  }
+  if (nanG || nanU) atomicOr(status[p.statusSlot], (nanG ? 1u : 0u) | (nanU ? 2u : 0u));
+}

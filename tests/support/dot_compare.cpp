@@ -1,0 +1,18 @@
+#include "dot_compare.hpp"
+
+#include "support/case_record.hpp"
+
+namespace vkattn::test {
+
+::testing::AssertionResult dotClose(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol,
+                                    double dotRtol) {
+  if (got.size() != ref.value.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " vs reference " << ref.value.size();
+  ErrorStats s = compareDot(got, ref, atol, rtol, dotRtol);
+  noteComparison(s);
+  if (s.failures == 0) return ::testing::AssertionSuccess() << describe(s);
+  return ::testing::AssertionFailure() << "atol " << atol << " rtol " << rtol << " dotRtol " << dotRtol
+                                       << ": worst ratio " << s.worstRatio << ", " << describe(s);
+}
+
+}  // namespace vkattn::test

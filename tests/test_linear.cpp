@@ -1,0 +1,232 @@
+// linear / matmul conformance against the double reference, for every kernel variant forced on
+// this device (rows, tiled, naive): odd shapes (1, 5, 7, 33, 100, 1000, 4099), bias, each
+// activation, residual (also in place), f16 storage, strided rows, batched matmul with B as
+// [K, N] and [N, K], grids past the dispatch limit; and bad input named in the error.
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <tuple>
+
+#include "support/dot_compare.hpp"
+#include "support/reference.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/error.hpp"
+#include "vkattn/linear.hpp"
+
+namespace vkattn::test {
+namespace {
+
+// The tolerance every matmul kernel header documents: atol + rtol |ref| + dotRtol sum_k |a b|.
+constexpr double kAtolF32 = 1e-5, kRtolF32 = 1e-5, kDotF32 = 2e-7;
+constexpr double kAtolF16 = 1e-3, kRtolF16 = 1e-3, kDotF16 = 2e-7;
+
+constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh,
+                                       Activation::Silu};
+
+using Shape3 = std::tuple<int64_t, int64_t, int64_t>;  // M, N, K
+
+class LinearTest : public VkattnTest, public ::testing::WithParamInterface<MatmulVariant> {
+ protected:
+  MatmulVariant variant() const { return GetParam(); }
+  void checkLinear(int64_t m, int64_t n, int64_t k, uint64_t seed);
+};
+
+void LinearTest::checkLinear(int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k));
+  const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+  auto x = randomValues(M * K, seed), w = randomValues(N * K, seed + 1);
+  auto b = randomValues(N, seed + 2, -2.0f, 2.0f), r = randomValues(M * N, seed + 3);
+  Tensor tx = ctx().tensor({m, k}, x), tw = ctx().tensor({n, k}, w), tb = ctx().tensor({n}, b);
+  Tensor tr = ctx().tensor({m, n}, r);
+  EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, {.variant = variant()}).download(),
+                       linearRef(x, w, M, N, K, nullptr, Activation::None, nullptr), kAtolF32, kRtolF32, kDotF32));
+  for (Activation act : kActivations) {
+    SCOPED_TRACE(toString(act));
+    Tensor y = linear(ctx(), tx, tw, {.bias = tb.view(), .activation = act, .variant = variant()});
+    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, act, nullptr), kAtolF32, kRtolF32, kDotF32));
+  }
+  Tensor y = linear(ctx(), tx, tw,
+                    {.bias = tb.view(), .activation = Activation::Gelu, .residual = tr.view(), .variant = variant()});
+  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Gelu, &r), kAtolF32, kRtolF32, kDotF32));
+
+  // f16 storage: the reference sees the same fp16-rounded inputs.
+  auto xh = roundToHalf(x), wh = roundToHalf(w), bh = roundToHalf(b), rh = roundToHalf(r);
+  Tensor hx = ctx().tensor({m, k}, xh, DType::F16), hw = ctx().tensor({n, k}, wh, DType::F16);
+  Tensor hb = ctx().tensor({n}, bh, DType::F16), hr = ctx().tensor({m, n}, rh, DType::F16);
+  Tensor hy = linear(ctx(), hx, hw,
+                     {.bias = hb.view(), .activation = Activation::Silu, .residual = hr.view(), .variant = variant()});
+  EXPECT_EQ(hy.dtype(), DType::F16);
+  EXPECT_TRUE(dotClose(hy.download(), linearRef(xh, wh, M, N, K, &bh, Activation::Silu, &rh), kAtolF16, kRtolF16, kDotF16));
+}
+
+TEST_P(LinearTest, OddShapes) {
+  const Shape3 shapes[] = {{1, 1, 1}, {5, 7, 33}, {7, 33, 5}, {33, 5, 7}, {1, 100, 1000}, {100, 33, 100},
+                           {1000, 5, 7}, {4099, 7, 33}, {5, 4099, 33}, {7, 5, 4099}, {33, 100, 1000}};
+  uint64_t seed = 10;
+  for (auto [m, n, k] : shapes) checkLinear(m, n, k, seed += 10);
+}
+
+TEST_P(LinearTest, ModelShapes) {
+  for (int64_t n : {128, 256, 384, 512}) checkLinear(32, n, 128, 500 + static_cast<uint64_t>(n));
+  checkLinear(1, 384, 128, 600);  // decode: one token
+}
+
+TEST_P(LinearTest, LeadingDimsStridedRowsAndInPlaceResidual) {
+  // x [2, 3, 40] is a slice of the first 40 of 44 features; y [2, 3, 20] a slice of 24 columns.
+  const int64_t k = 40, n = 20, padK = 44, padN = 24;
+  auto big = randomValues(6 * padK, 41), w = randomValues(n * k, 42), r = randomValues(6 * n, 43);
+  std::vector<float> x;
+  for (int64_t row = 0; row < 6; ++row)
+    for (int64_t c = 0; c < k; ++c) x.push_back(big[static_cast<std::size_t>(row * padK + c)]);
+  Tensor tbig = ctx().tensor({2, 3, padK}, big), tw = ctx().tensor({n, k}, w);
+  Tensor tybig = ctx().tensor({2, 3, padN}, std::vector<float>(6 * padN, 0.0f));
+  TensorView xv = tbig.view(), yv = tybig.view();
+  xv.shape.back() = k;
+  yv.shape.back() = n;
+  yv.offset = 2;  // and not at the buffer's start
+  linear(ctx(), xv, tw, yv, {.variant = variant()});
+  const MatmulRef ref = linearRef(x, w, 6, n, k, nullptr, Activation::None, nullptr);
+  auto all = tybig.download();
+  std::vector<float> got;
+  for (int64_t row = 0; row < 6; ++row)
+    for (int64_t c = 0; c < n; ++c) got.push_back(all[static_cast<std::size_t>(row * padN + 2 + c)]);
+  EXPECT_TRUE(dotClose(got, ref, kAtolF32, kRtolF32, kDotF32));
+
+  // y += x W^T, with the residual bound to y itself.
+  Tensor tx = ctx().tensor({2, 3, k}, x), ty = ctx().tensor({2, 3, n}, r);
+  linear(ctx(), tx, tw, ty, {.residual = ty.view(), .variant = variant()});
+  EXPECT_TRUE(dotClose(ty.download(), linearRef(x, w, 6, n, k, nullptr, Activation::None, &r), kAtolF32, kRtolF32,
+                       kDotF32));
+}
+
+TEST_P(LinearTest, BatchedMatmulBothLayoutsOfB) {
+  const std::size_t batch = 3;
+  for (auto [m, n, k] : {Shape3{5, 7, 33}, Shape3{33, 100, 7}, Shape3{1, 8, 16}, Shape3{64, 64, 64}}) {
+    SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k));
+    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+    auto a = randomValues(batch * M * K, 70 + M), bkn = randomValues(batch * K * N, 71 + N);
+    Tensor ta = ctx().tensor({3, m, k}, a);
+    Tensor tkn = ctx().tensor({3, k, n}, bkn), tnk = ctx().tensor({3, n, k}, bkn);
+    Tensor c = matmul(ctx(), ta, tkn, {.alpha = 0.5f, .variant = variant()});
+    EXPECT_EQ(c.shape(), (Shape{3, m, n}));
+    EXPECT_TRUE(dotClose(c.download(), matmulRef(a, bkn, batch, M, N, K, false, false, 0.5), kAtolF32, kRtolF32, kDotF32));
+    Tensor ct = matmul(ctx(), ta, tnk, {.transposeB = true, .variant = variant()});
+    EXPECT_TRUE(dotClose(ct.download(), matmulRef(a, bkn, batch, M, N, K, true), kAtolF32, kRtolF32, kDotF32));
+    // One B for every batch entry (batch dim 1), and plain rank 2.
+    Tensor one = ctx().tensor({1, k, n}, std::vector<float>(bkn.begin(), bkn.begin() + static_cast<std::ptrdiff_t>(K * N)));
+    EXPECT_TRUE(dotClose(matmul(ctx(), ta, one, {.variant = variant()}).download(),
+                         matmulRef(a, bkn, batch, M, N, K, false, true), kAtolF32, kRtolF32, kDotF32));
+    Tensor a2 = ctx().tensor({m, k}, std::vector<float>(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(M * K)));
+    Tensor b2 = ctx().tensor({n, k}, std::vector<float>(bkn.begin(), bkn.begin() + static_cast<std::ptrdiff_t>(N * K)));
+    EXPECT_TRUE(dotClose(matmul(ctx(), a2, b2, {.transposeB = true, .variant = variant()}).download(),
+                         matmulRef(a, bkn, 1, M, N, K, true), kAtolF32, kRtolF32, kDotF32));
+    auto ah = roundToHalf(a), bh = roundToHalf(bkn);
+    Tensor ha = ctx().tensor({3, m, k}, ah, DType::F16), hb = ctx().tensor({3, k, n}, bh, DType::F16);
+    EXPECT_TRUE(dotClose(matmul(ctx(), ha, hb, {.variant = variant()}).download(),
+                         matmulRef(ah, bh, batch, M, N, K, false), kAtolF16, kRtolF16, kDotF16));
+  }
+}
+
+TEST_P(LinearTest, GridsPastTheDispatchLimit) {
+  // More workgroups than maxWorkgroupCount[0] for every variant: they spread over y.
+  const int64_t m = 4'200'000, n = 2, k = 1;
+  const uint64_t limit = ctx().info().maxWorkgroupCount[0];
+  ASSERT_GT(static_cast<uint64_t>(m / 64), limit) << "shape too small to pass this device's dispatch limit";
+  auto x = randomValues(static_cast<std::size_t>(m), 90), w = randomValues(2, 91);
+  Tensor y = linear(ctx(), ctx().tensor({m, k}, x), ctx().tensor({n, k}, w), {.variant = variant()});
+  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, static_cast<std::size_t>(m), 2, 1, nullptr, Activation::None, nullptr),
+                       kAtolF32, kRtolF32, kDotF32));
+}
+
+void expectInvalid(const std::string& argument, const std::function<void()>& call) {
+  try {
+    call();
+    ADD_FAILURE() << "accepted; expected InvalidArgument for '" << argument << "'";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), argument) << e.what();
+  }
+}
+
+TEST_P(LinearTest, BadInputNamesTheArgument) {
+  Context& c = ctx();
+  const LinearOptions base{.variant = variant()};
+  Tensor x = c.tensor({5, 8}, randomValues(40, 1)), w = c.tensor({3, 8}, randomValues(24, 2));
+  Tensor y = c.tensor({5, 3});
+  expectInvalid("weight", [&] { linear(c, x, c.tensor({3, 7}), base); });
+  expectInvalid("bias", [&] { linear(c, x, w, {.bias = c.tensor({4}).view(), .variant = variant()}); });
+  expectInvalid("residual", [&] { linear(c, x, w, {.residual = c.tensor({5, 4}).view(), .variant = variant()}); });
+  expectInvalid("weight", [&] { linear(c, x, c.tensor({3, 8}, randomValues(24, 3), DType::F16), base); });
+  expectInvalid("y", [&] { linear(c, x, w, c.tensor({5, 4}), base); });
+  expectInvalid("y", [&] { linear(c, x, w, x, base); });  // y overlapping x
+  expectInvalid("x", [&] { linear(c, x.view().permuted({1, 0}), w, base); });
+  expectInvalid("x", [&] { linear(c, Tensor::fromHostInt(c.device(), {5, 8}, std::vector<int32_t>(40, 1)), w, base); });
+  expectInvalid("b", [&] { matmul(c, x, w, {.variant = variant()}); });  // [5, 8] x [3, 8] without transposeB
+  expectInvalid("alpha", [&] { matmul(c, x, w, {.transposeB = true, .alpha = NAN, .variant = variant()}); });
+  expectInvalid("c", [&] { matmul(c, x, w, c.tensor({5, 4}), {.transposeB = true, .variant = variant()}); });
+
+  // NaN inputs, reported after the run under the argument's name.
+  auto withNan = [&](Shape shape, std::size_t at) {
+    auto v = randomValues(static_cast<std::size_t>(elementCount(shape)), 5);
+    v[at] = NAN;
+    return c.tensor(shape, v);
+  };
+  expectInvalid("x", [&] { linear(c, withNan({5, 8}, 17), w, base); });
+  expectInvalid("weight", [&] { linear(c, x, withNan({3, 8}, 23), base); });
+  expectInvalid("bias", [&] { linear(c, x, w, {.bias = withNan({3}, 1).view(), .variant = variant()}); });
+  expectInvalid("residual", [&] { linear(c, x, w, {.residual = withNan({5, 3}, 14).view(), .variant = variant()}); });
+  expectInvalid("a", [&] { matmul(c, withNan({5, 8}, 39), w, {.transposeB = true, .variant = variant()}); });
+  expectInvalid("b", [&] { matmul(c, x, withNan({8, 3}, 0), {.variant = variant()}); });
+  // The context recovers: the next call runs normally.
+  EXPECT_NO_THROW(linear(c, x, w, y, base));
+}
+
+TEST_P(LinearTest, LongKBeyondTheLoopLimitIsRefusedByName) {
+  const uint32_t limit = ctx().info().loopIterationLimit;
+  if (limit == 0) GTEST_SKIP() << "no loop limit on this device";
+  const int64_t k = int64_t{limit} * 4;
+  Tensor x = ctx().tensor({1, k}), w = ctx().tensor({1, k});
+  try {
+    linear(ctx(), x, w, {.variant = variant()});
+    ADD_FAILURE() << "K = " << k << " accepted";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("K = " + std::to_string(k)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(toString(resolveMatmulVariant(ctx(), variant()))), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(VkattnTest, RowsKernelWithoutSubgroupShuffles) {
+  // The GPU profile's rows kernel: 64-lane workgroups, every lane loading a itself (no shuffle).
+  Context gpu({.profile = KernelProfile::Gpu});
+  for (auto [m, n, k] : {Shape3{5, 7, 33}, Shape3{33, 100, 64}, Shape3{70, 300, 129}}) {
+    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+    auto x = randomValues(M * K, 80 + M), w = randomValues(N * K, 81 + N), b = randomValues(N, 82);
+    Tensor y = linear(gpu, gpu.tensor({m, k}, x), gpu.tensor({n, k}, w),
+                      {.bias = gpu.tensor({n}, b).view(), .activation = Activation::Relu, .variant = MatmulVariant::Rows});
+    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Relu, nullptr), kAtolF32, kRtolF32, kDotF32));
+    Tensor c = matmul(gpu, gpu.tensor({m, k}, x), gpu.tensor({k, n}, w), {.variant = MatmulVariant::Rows});
+    EXPECT_TRUE(dotClose(c.download(), matmulRef(x, w, 1, M, N, K, false), kAtolF32, kRtolF32, kDotF32));
+  }
+  EXPECT_EQ(resolveMatmulVariant(gpu), MatmulVariant::Tiled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, LinearTest,
+                         ::testing::Values(MatmulVariant::Rows, MatmulVariant::Tiled, MatmulVariant::Naive),
+                         [](const auto& info) { return std::string(toString(info.param)); });
+
+TEST_F(VkattnTest, MatmulVariantFollowsTheProfileAndTheEnvironment) {
+  ::unsetenv("VKATTN_MATMUL_VARIANT");
+  EXPECT_EQ(resolveMatmulVariant(ctx()),
+            ctx().profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled);
+  ::setenv("VKATTN_MATMUL_VARIANT", "tiled", 1);
+  EXPECT_EQ(resolveMatmulVariant(ctx()), MatmulVariant::Tiled);
+  EXPECT_EQ(resolveMatmulVariant(ctx(), MatmulVariant::Naive), MatmulVariant::Naive);
+  ::setenv("VKATTN_MATMUL_VARIANT", "fastest", 1);
+  EXPECT_THROW(resolveMatmulVariant(ctx()), InvalidArgument);
+  ::unsetenv("VKATTN_MATMUL_VARIANT");
+  EXPECT_EQ(activationFromString("gelu_tanh"), Activation::GeluTanh);
+  EXPECT_THROW(activationFromString("tanh"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace vkattn::test
