@@ -10,5 +10,6 @@ namespace py = pybind11;
 void bindDevices(py::module_& m);
 void bindRowOps(py::module_& m);
 void bindAttention(py::module_& m);
+void bindAttentionLayer(py::module_& m);
 
 }  // namespace vkattn::python

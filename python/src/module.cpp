@@ -19,4 +19,5 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindDevices(m);
   python::bindRowOps(m);
   python::bindAttention(m);
+  python::bindAttentionLayer(m);
 }

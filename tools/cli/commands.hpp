@@ -16,5 +16,6 @@ int demoCommand(const CommonOptions& options);
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int runCommand(const CommonOptions& options, const std::vector<std::string>& args);
+int translateCommand(const CommonOptions& options, const std::vector<std::string>& args);
 
 }  // namespace vkattn::cli

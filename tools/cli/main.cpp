@@ -28,9 +28,13 @@ void usage(std::ostream& out) {
          "            [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
          "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
          "            [--interleaved] [--rotary-dim R]\n"
+         "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"
+         "            translation: [--verbose] [--dump-attention DIR] [--logits FILE.npy]\n"
+         "            [--model DIR] [--max-tokens N]\n"
          "\n"
          "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
-         "             VKATTN_VALIDATION=1 (Khronos validation layer)\n";
+         "             VKATTN_VALIDATION=1 (Khronos validation layer),\n"
+         "             VKATTN_MODEL_DIR (translation model folder)\n";
 }
 
 }  // namespace
@@ -48,6 +52,7 @@ int main(int argc, char** argv) {
     else rest.emplace_back(argv[i]);
   }
   try {
+    if (command == "translate") return vkattn::cli::translateCommand(options, rest);
     if (command == "run") return vkattn::cli::runCommand(options, rest);
     if (command == "bench") return vkattn::cli::benchCommand(options, rest);
     if (command == "conformance") return vkattn::cli::conformanceCommand(options, rest);

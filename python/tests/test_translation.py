@@ -1,0 +1,68 @@
+"""The translation model run by `vkattn translate` (Vulkan kernels) against the PyTorch forward of
+the same weights (tools/translation/model.py): same greedy tokens, logits within 1e-3 absolute
+(f32 on both sides; worst measured difference is printed)."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+CLI = os.environ.get("VKATTN_CLI")
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODEL_DIR = ROOT / "assets" / "models"
+pytestmark = pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+
+SENTENCES = [
+    "The agreement on the European Economic Area was signed in August 1992.",
+] + [line.split("\t")[0] for line in (MODEL_DIR / "en_fr.heldout.tsv").read_text(encoding="utf-8").splitlines()[:4]]
+
+
+@pytest.fixture(scope="module")
+def torch_model():
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(ROOT / "tools" / "translation"))
+    import model as translation_model  # noqa: E402  (the training script's own module)
+    return translation_model, translation_model.load_model(MODEL_DIR)
+
+
+def vulkan_translate(tmp_path, sentence, *extra):
+    logits = tmp_path / "logits.npy"
+    result = subprocess.run([CLI, "translate", "--logits", str(logits), *extra, sentence],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip(), np.load(logits)
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_logits_match_pytorch(tmp_path, torch_model, sentence):
+    module, (model, src_vocab, tgt_vocab) = torch_model
+    expected = module.greedy_translate(model, src_vocab, tgt_vocab, sentence)
+    text, logits = vulkan_translate(tmp_path, sentence)
+    assert text == expected["text"]
+    reference = np.asarray(expected["logits"], dtype=np.float64)
+    assert logits.shape == reference.shape
+    worst = np.abs(logits - reference).max()
+    print(f"{sentence!r}: worst |logit difference| {worst:.2e}")
+    assert worst <= 1e-3
+
+
+def test_attention_dump(tmp_path):
+    dump = tmp_path / "maps"
+    text, _ = vulkan_translate(tmp_path, SENTENCES[0], "--dump-attention", str(dump))
+    source = (dump / "source_tokens.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    target = (dump / "target_tokens.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert source[-1] == "<eos>" and target[-1] == "<eos>"
+    cross = np.load(dump / "cross_layer0.npy")
+    assert cross.shape[1:] == (len(target), len(source))
+    np.testing.assert_allclose(cross.sum(-1), 1.0, atol=1e-5)
+    decoder = np.load(dump / "decoder_self_layer0.npy")
+    assert np.all(np.triu(decoder, k=1) == 0)
+
+
+def test_bad_model_directory_is_named(tmp_path):
+    result = subprocess.run([CLI, "translate", "--model", str(tmp_path), "Hello."], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 1
+    assert "vocabulary" in result.stderr
