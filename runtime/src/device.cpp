@@ -10,19 +10,43 @@
 namespace vkattn {
 namespace {
 
-uint32_t findComputeQueueFamily(VkPhysicalDevice physical) {
+// The compute queue family, also satisfying the caller's flags and filter. Prefer a family that
+// also does graphics: it has timestamps on every driver we know and the viewer can share it.
+uint32_t findComputeQueueFamily(VkPhysicalDevice physical, const DeviceInfo& info, const DeviceOptions& options) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
-  // Prefer a compute family that also does graphics: it has timestamps on every driver we know
-  // and the viewer can share it.
+  const VkQueueFlags required = VK_QUEUE_COMPUTE_BIT | options.queueFlags;
+  auto usable = [&](uint32_t i) {
+    return (families[i].queueFlags & required) == required &&
+           (!options.queueFamilyFilter || options.queueFamilyFilter(physical, i));
+  };
   for (uint32_t i = 0; i < count; ++i)
-    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
-      return i;
+    if (usable(i) && (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return i;
   for (uint32_t i = 0; i < count; ++i)
-    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return i;
-  throw Unsupported("device has no compute queue");
+    if (usable(i)) return i;
+  if (required == VK_QUEUE_COMPUTE_BIT && !options.queueFamilyFilter) throw Unsupported("device has no compute queue");
+  throw Unsupported("no queue family of " + info.name +
+                    " does compute together with what the caller asked for (graphics, or presenting to "
+                    "its window); choose another device with VKATTN_DEVICE");
+}
+
+// The caller's device extensions, each checked so that a missing one is named.
+std::vector<const char*> requestedDeviceExtensions(VkPhysicalDevice physical, const DeviceInfo& info,
+                                                   const DeviceOptions& options) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> available(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, available.data());
+  std::vector<const char*> names;
+  for (const std::string& name : options.extensions) {
+    bool found = false;
+    for (const auto& extension : available) found = found || name == extension.extensionName;
+    if (!found) throw Unsupported("device extension " + name + " is not supported by " + info.name);
+    names.push_back(name.c_str());
+  }
+  return names;
 }
 
 std::vector<char> readFile(const std::filesystem::path& path) {
@@ -53,12 +77,13 @@ std::filesystem::path defaultPipelineCachePath(const DeviceInfo& info) {
 }
 
 Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info,
-               std::filesystem::path pipelineCachePath)
+               std::filesystem::path pipelineCachePath, const DeviceOptions& options)
     : m_instance(instance),
       m_physical(physical),
       m_info(std::move(info)),
       m_pipelineCachePath(std::move(pipelineCachePath)) {
-  m_queueFamily = findComputeQueueFamily(physical);
+  m_queueFamily = findComputeQueueFamily(physical, m_info, options);
+  const std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = m_queueFamily;
@@ -80,6 +105,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   createInfo.pNext = &features;
   createInfo.queueCreateInfoCount = 1;
   createInfo.pQueueCreateInfos = &queueInfo;
+  createInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  createInfo.ppEnabledExtensionNames = extensions.data();
   checkVk(vkCreateDevice(physical, &createInfo, nullptr, &m_device), "vkCreateDevice");
   vkGetDeviceQueue(m_device, m_queueFamily, 0, &m_queue);
 

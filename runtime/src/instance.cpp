@@ -21,6 +21,28 @@ bool layerAvailable(const char* name) {
   return false;
 }
 
+bool extensionAvailable(const std::string& name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateInstanceExtensionProperties(nullptr, &count, extensions.data());
+  for (const auto& extension : extensions)
+    if (name == extension.extensionName) return true;
+  return false;
+}
+
+// The caller's extra extensions, checked first so that a missing one is named rather than
+// reported as a bare VK_ERROR_EXTENSION_NOT_PRESENT.
+void addRequestedExtensions(const InstanceOptions& options, std::vector<const char*>& extensions) {
+  for (const std::string& name : options.extensions) {
+    if (!extensionAvailable(name))
+      throw Unsupported("instance extension " + name + " is not available from this Vulkan loader");
+    bool present = false;
+    for (const char* e : extensions) present = present || name == e;
+    if (!present) extensions.push_back(name.c_str());
+  }
+}
+
 bool envFlag(const char* name) {
   const char* value = std::getenv(name);
   return value && *value && std::strcmp(value, "0") != 0;
@@ -50,6 +72,7 @@ Instance::Instance(const InstanceOptions& options) {
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
+  addRequestedExtensions(options, extensions);
 
   VkDebugUtilsMessengerCreateInfoEXT messengerInfo{
       VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};

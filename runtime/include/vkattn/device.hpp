@@ -3,8 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <vulkan/vulkan.h>
 
@@ -13,12 +15,23 @@
 
 namespace vkattn {
 
+// What a client that also draws with the device (the viewer) needs beyond compute. The defaults
+// give the compute-only device every op runs on.
+struct DeviceOptions {
+  // Further device extensions, e.g. VK_KHR_swapchain. A missing one throws Unsupported naming it.
+  std::vector<std::string> extensions;
+  // Capabilities the one queue must have besides compute, e.g. VK_QUEUE_GRAPHICS_BIT.
+  VkQueueFlags queueFlags = 0;
+  // A further test of each queue family (e.g. that it can present to a window); empty accepts all.
+  std::function<bool(VkPhysicalDevice, uint32_t family)> queueFamilyFilter;
+};
+
 class Device {
  public:
   // Creates the logical device for `physical`. `pipelineCachePath` (empty: none) is read now and
   // written back on destruction.
   Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info,
-         std::filesystem::path pipelineCachePath);
+         std::filesystem::path pipelineCachePath, const DeviceOptions& options = {});
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

@@ -14,6 +14,9 @@ namespace vkattn {
 struct InstanceOptions {
   // Enable VK_LAYER_KHRONOS_validation. Defaults to the VKATTN_VALIDATION environment variable.
   bool validation = false;
+  // Further instance extensions (e.g. a window system's surface extensions for a viewer that
+  // presents with this instance). Throws Unsupported naming the first one that is missing.
+  std::vector<std::string> extensions;
   static InstanceOptions fromEnvironment();
 };
 

@@ -1,0 +1,56 @@
+// The --source factory: the one place that knows every kind of source.
+#include <filesystem>
+#include <string>
+
+#include "attention_source.hpp"
+#include "sources/demo_source.hpp"
+#include "sources/npy_source.hpp"
+#include "vkattn/error.hpp"
+#ifdef VKATTN_VIEWER_HAS_MODEL
+#include "sources/translation_source.hpp"
+#endif
+
+namespace vkattn::viewer {
+
+bool modelSourceAvailable() {
+#ifdef VKATTN_VIEWER_HAS_MODEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string defaultSourceSpec() {
+#ifdef VKATTN_VIEWER_HAS_MODEL
+  std::error_code ec;
+  if (std::filesystem::exists(defaultModelDirectory() / "en_fr.safetensors", ec)) return "model";
+#endif
+  return "demo";
+}
+
+std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& options) {
+  const std::string& spec = options.spec;
+  if (spec == "demo") return std::make_unique<DemoSource>(ctx);
+  if (spec.rfind("demo:", 0) == 0) {
+    const std::string n = spec.substr(5);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6 || std::stol(n) < 2 ||
+        std::stol(n) > 8192)
+      throw InvalidArgument("--source", "demo:N takes a token count from 2 to 8192, got '" + n + "'");
+    return std::make_unique<DemoSource>(ctx, std::stol(n));
+  }
+  if (spec.rfind("npy:", 0) == 0) {
+    if (spec.size() == 4) throw InvalidArgument("--source", "npy: needs a path, e.g. npy:attention.npy");
+    return std::make_unique<NpySource>(ctx, spec.substr(4), options);
+  }
+  if (spec == "model" || spec.rfind("model:", 0) == 0) {
+#ifdef VKATTN_VIEWER_HAS_MODEL
+    const std::filesystem::path dir = spec == "model" ? defaultModelDirectory() : std::filesystem::path(spec.substr(6));
+    return std::make_unique<TranslationSource>(ctx, dir);
+#else
+    throw InvalidArgument("--source", "this build has no translation model (runtime/src/models); use demo or npy:PATH");
+#endif
+  }
+  throw InvalidArgument("--source", "unknown source '" + spec + "'; expected demo, demo:N, model[:DIR] or npy:PATH");
+}
+
+}  // namespace vkattn::viewer

@@ -1,0 +1,43 @@
+// Small Vulkan helpers the viewer's drawing shares: the one-colour-attachment render pass (the
+// window's and the offscreen target's, compatible so that one ImGui pipeline draws into both),
+// one-shot command submission on the context's queue, and an image with its own memory.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <functional>
+
+#include "vkattn/context.hpp"
+
+namespace vkattn::viewer {
+
+// A render pass that clears one colour attachment of `format` and leaves it in `finalLayout`.
+VkRenderPass createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout);
+
+// Records `record` into a fresh command buffer, submits it on the context's queue and waits.
+void submitOnce(const Context& ctx, const std::function<void(VkCommandBuffer)>& record);
+
+// A 2-D colour image in device memory with a view; move-only.
+class ColorImage {
+ public:
+  ColorImage(const Device& device, VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage);
+  ~ColorImage();
+  ColorImage(const ColorImage&) = delete;
+  ColorImage& operator=(const ColorImage&) = delete;
+
+  VkImage image() const noexcept { return m_image; }
+  VkImageView view() const noexcept { return m_view; }
+
+ private:
+  void release() noexcept;
+
+  VkDevice m_device;
+  VkImage m_image = VK_NULL_HANDLE;
+  VkDeviceMemory m_memory = VK_NULL_HANDLE;
+  VkImageView m_view = VK_NULL_HANDLE;
+};
+
+// True for the BGRA formats, whose pixels need red and blue swapped for a PNG.
+bool isBgr(VkFormat format);
+
+}  // namespace vkattn::viewer

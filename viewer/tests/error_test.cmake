@@ -1,0 +1,11 @@
+# Runs the viewer with bad input: it must exit with status 2 and name the argument on stderr.
+# -DVIEWER -DARGS (joined with '|') -DREGEX (what stderr must match)
+string(REPLACE "|" ";" ARGS "${ARGS}")
+execute_process(COMMAND ${VIEWER} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("exit ${rc}: ${err}")
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "expected exit status 2, got ${rc}")
+endif()
+if(NOT err MATCHES "${REGEX}")
+  message(FATAL_ERROR "stderr does not match '${REGEX}'")
+endif()

@@ -1,0 +1,97 @@
+// Command-line parsing (errors name the flag), UTF-8 handling for the font atlas and labels,
+// word splitting for the demo, and region clamping for zoom.
+#include <gtest/gtest.h>
+
+#include "cli_args.hpp"
+#include "fonts.hpp"
+#include "heatmap_view.hpp"
+#include "sources/demo_source.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn::viewer {
+namespace {
+
+std::string errorArgument(const std::vector<std::string>& args) {
+  try {
+    parseArgs(args);
+  } catch (const InvalidArgument& e) {
+    return e.argument();
+  }
+  return "(no error)";
+}
+
+TEST(CliArgs, ParsesTheScreenshotFlags) {
+  const ViewerArgs a =
+      parseArgs({"--screenshot", "out.png", "--source", "npy:dir",  "--view",     "cross",   "--layer",    "1",
+                 "--head",       "3",       "--size",   "640x480",  "--layout",   "l.json",  "--colormap", "magma",
+                 "--log",        "--hide",  "0,-1",     "--region", "0:10.5,2:4", "--minus", "0:1"});
+  EXPECT_TRUE(a.headless());
+  EXPECT_EQ(a.source.spec, "npy:dir");
+  EXPECT_EQ(a.view, "cross");
+  EXPECT_EQ(*a.layer, 1);
+  EXPECT_EQ(*a.head, 3);
+  EXPECT_EQ(a.width, 640);
+  EXPECT_EQ(a.height, 480);
+  EXPECT_EQ(a.colormap, Colormap::Magma);
+  EXPECT_EQ(a.scale, Scale::Log);
+  EXPECT_EQ(a.hide, (std::vector<int64_t>{0, -1}));
+  EXPECT_DOUBLE_EQ(a.region.rowEnd, 10.5);
+  EXPECT_EQ(a.minus->head, 1);
+  EXPECT_TRUE(parseArgs({}).source.spec.empty()) << "no --source: decided at start-up";
+  EXPECT_TRUE(parseArgs({"--help"}).help);
+}
+
+TEST(CliArgs, ErrorsNameTheFlag) {
+  EXPECT_EQ(errorArgument({"--size", "12"}), "--size");
+  EXPECT_EQ(errorArgument({"--size", "axb"}), "--size");
+  EXPECT_EQ(errorArgument({"--size", "10x10"}), "--size");
+  EXPECT_EQ(errorArgument({"--layer", "-1"}), "--layer");
+  EXPECT_EQ(errorArgument({"--head"}), "--head");
+  EXPECT_EQ(errorArgument({"--colormap", "jet"}), "--colormap");
+  EXPECT_EQ(errorArgument({"--frobnicate"}), "--frobnicate");
+  EXPECT_EQ(errorArgument({"--layout", "x.json"}), "--layout");
+  EXPECT_EQ(errorArgument({"--region", "5:1,0:3"}), "--region");
+  EXPECT_EQ(errorArgument({"--head", "1", "--aggregate", "mean"}), "--aggregate");
+  EXPECT_EQ(errorArgument({"--minus", "3"}), "--minus");
+}
+
+TEST(Text, DecodesUtf8AndFindsMissingGlyphs) {
+  EXPECT_EQ(decodeUtf8("aé中😀"), (std::vector<uint32_t>{0x61, 0xe9, 0x4e2d, 0x1f600}));
+  EXPECT_EQ(decodeUtf8("a\xff\x80z"), (std::vector<uint32_t>{0x61, 0x7a})) << "malformed bytes are skipped";
+  EXPECT_EQ(decodeUtf8("\xe4\xb8"), std::vector<uint32_t>{}) << "a truncated sequence is dropped";
+  const auto missing = missingGlyphs({"économique", "中文", "Привет", "😀"}, {0x6587});
+  // Latin-1 is always baked, U+6587 (文) already is, and 😀 is beyond 16-bit ImWchar.
+  EXPECT_EQ(missing, (std::set<uint32_t>{0x4e2d, 0x41f, 0x440, 0x438, 0x432, 0x435, 0x442}));
+}
+
+TEST(Text, LabelsAreShortenedOnCodePoints) {
+  EXPECT_EQ(shortenLabel("short", 8), "short");
+  EXPECT_EQ(shortenLabel("abcdefghij", 4), "abcd..");
+  EXPECT_EQ(shortenLabel("中文中文中文", 2), "中文..");
+}
+
+TEST(Text, SplitsWordsAndPunctuation) {
+  EXPECT_EQ(splitWords("The agreement was signed in August 1992."),
+            (std::vector<std::string>{"The", "agreement", "was", "signed", "in", "August", "1992", "."}));
+  EXPECT_EQ(splitWords("  \"Hi,\" she said!  "), (std::vector<std::string>{"\"", "Hi", ",", "\"", "she", "said", "!"}));
+  EXPECT_TRUE(splitWords(" \t ").empty());
+}
+
+TEST(Region, ClampsIntoTheMap) {
+  const Region whole = clampRegion({}, 10, 20);
+  EXPECT_DOUBLE_EQ(whole.rowEnd, 10);
+  EXPECT_DOUBLE_EQ(whole.colEnd, 20);
+  const Region shifted = clampRegion({8, 12, -3, 2}, 10, 20);
+  EXPECT_DOUBLE_EQ(shifted.rowBegin, 6);
+  EXPECT_DOUBLE_EQ(shifted.rowEnd, 10);
+  EXPECT_DOUBLE_EQ(shifted.colBegin, 0);
+  EXPECT_DOUBLE_EQ(shifted.colEnd, 5);
+  const Region tiny = clampRegion({2, 2.25, 3, 3.1}, 10, 20);
+  EXPECT_DOUBLE_EQ(tiny.rowEnd - tiny.rowBegin, 1.0) << "at least one cell each way";
+  const Region huge = clampRegion({-5, 50, 0, 1}, 10, 20);
+  EXPECT_DOUBLE_EQ(huge.rowBegin, 0);
+  EXPECT_DOUBLE_EQ(huge.rowEnd, 10);
+}
+
+}  // namespace
+}  // namespace vkattn::viewer

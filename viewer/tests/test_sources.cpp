@@ -1,0 +1,166 @@
+// The sources: the demo's maps are distributions with the intended peaks, the npy source reads
+// attention arrays and q/k dumps (weights checked against a double-precision softmax) with token
+// files, and bad files are errors that name them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "attention_math.hpp"
+#include "npy.hpp"
+#include "sources/demo_source.hpp"
+#include "sources/npy_source.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/error.hpp"
+
+namespace vkattn::viewer {
+namespace {
+
+namespace fs = std::filesystem;
+using test::VkattnTest;
+
+class Sources : public VkattnTest {
+ protected:
+  fs::path folder(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("vkattn_viewer_test_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+  }
+};
+
+void writeLines(const fs::path& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const auto& line : lines) out << line << "\n";
+}
+
+TEST_F(Sources, DemoMapsAreDistributionsWithTheIntendedPeaks) {
+  DemoSource demo(ctx());
+  const AttentionSet set = demo.compute("The agreement on the European Economic Area was signed in August 1992.");
+  ASSERT_EQ(set.kinds.size(), 3u);
+  const AttentionKind* cross = set.find("cross");
+  ASSERT_NE(cross, nullptr);
+  EXPECT_EQ(cross->rows(), 15);  // French tokens with <eos>
+  EXPECT_EQ(cross->cols(), 14);  // English words, '.', <eos>
+  EXPECT_EQ(cross->rowTokens[5], "économique");
+  for (const AttentionKind& kind : set.kinds)
+    for (const AttentionMap& layer : kind.layers)
+      for (int64_t h = 0; h < layer.heads; ++h)
+        for (int64_t r = 0; r < layer.rows; ++r) {
+          double sum = 0;
+          for (int64_t c = 0; c < layer.cols; ++c) sum += layer.at(h, r, c);
+          EXPECT_NEAR(sum, 1.0, 1e-4) << kind.id << " head " << h << " row " << r;
+        }
+  // Layer 0 head 0 of cross attention follows the alignment: "zone" <- "Area", "européenne" <- "European".
+  const Matrix aligned = headMap(cross->layers[0], 0);
+  EXPECT_EQ(rowArgmax(aligned, 4), 6);
+  EXPECT_EQ(rowArgmax(aligned, 6), 4);
+  // The decoder is causal: nothing above the diagonal.
+  const AttentionKind* decoder = set.find("decoder");
+  ASSERT_NE(decoder, nullptr);
+  EXPECT_EQ(decoder->layers[0].at(0, 2, 5), 0.0f);
+  EXPECT_EQ(decoder->colTokens.front(), "<bos>");
+  EXPECT_THROW(demo.compute("   "), InvalidArgument);
+}
+
+TEST_F(Sources, LongDemoIsOneSelfAttentionKind) {
+  DemoSource demo(ctx(), 300);
+  const AttentionSet set = demo.compute("");
+  ASSERT_EQ(set.kinds.size(), 1u);
+  EXPECT_EQ(set.kinds[0].rows(), 300);
+  EXPECT_EQ(rowArgmax(headMap(set.kinds[0].layers[0], 0), 150), 150);
+  EXPECT_EQ(rowArgmax(headMap(set.kinds[0].layers[0], 1), 150), 149) << "previous-token head";
+}
+
+TEST_F(Sources, NpyAttentionWithTokenFiles) {
+  const fs::path dir = folder("attention");
+  std::vector<float> values(2 * 3 * 4 * 5);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) / 7.0f;
+  cli::writeNpy(dir / "attention.npy", {2, 3, 4, 5}, values);
+  writeLines(dir / "row_tokens.txt", {"我", "们", "好", "吗"});
+  writeLines(dir / "col_tokens.txt", {"le", "chat", "était", "là", "<eos>"});
+  NpySource source(ctx(), dir, {});
+  const AttentionSet set = source.compute("");
+  ASSERT_EQ(set.kinds.size(), 1u);
+  const AttentionKind& kind = set.kinds[0];
+  EXPECT_EQ(kind.layers.size(), 2u);
+  EXPECT_EQ(kind.heads(), 3);
+  EXPECT_EQ(kind.rowTokens[0], "我");
+  EXPECT_EQ(kind.colTokens[2], "était");
+  EXPECT_FLOAT_EQ(kind.layers[1].at(2, 3, 4), values[((1 * 3 + 2) * 4 + 3) * 5 + 4]);
+
+  // A single 2-D file has one layer and one head; labels default to positions.
+  cli::writeNpy(dir / "single.npy", {2, 3}, {0.1f, 0.2f, 0.7f, 1, 0, 0});
+  SourceOptions none;
+  const AttentionSet single = NpySource(ctx(), dir / "single.npy", none).compute("");
+  EXPECT_EQ(single.kinds[0].heads(), 1);
+  EXPECT_EQ(single.kinds[0].colTokens[2], "2");
+}
+
+TEST_F(Sources, NpyQueryKeyDumpsGiveSoftmaxWeights) {
+  const fs::path dir = folder("qk");
+  const int64_t heads = 2, lq = 5, lk = 7, d = 16;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> dist;
+  std::vector<float> q(heads * lq * d), k(heads * lk * d);
+  for (float& v : q) v = dist(rng);
+  for (float& v : k) v = dist(rng);
+  cli::writeNpy(dir / "q.npy", {heads, lq, d}, q);
+  cli::writeNpy(dir / "k.npy", {heads, lk, d}, k);
+  writeLines(dir / "tokens.txt", {"a", "b", "c", "d", "e", "f", "g"});  // fits the 7 columns only
+  SourceOptions options;
+  options.causal = true;
+  const AttentionSet set = NpySource(ctx(), dir, options).compute("");
+  const AttentionMap& layer = set.kinds[0].layers[0];
+  EXPECT_EQ(set.kinds[0].colTokens[6], "g");
+  EXPECT_EQ(set.kinds[0].rowTokens[4], "4");
+  double worst = 0;
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < lq; ++i) {
+      std::vector<double> logits(lk);
+      double top = -1e300, sum = 0;
+      for (int64_t j = 0; j <= i; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e) dot += double(q[(h * lq + i) * d + e]) * k[(h * lk + j) * d + e];
+        logits[j] = dot / std::sqrt(double(d));
+        top = std::max(top, logits[j]);
+      }
+      for (int64_t j = 0; j <= i; ++j) sum += std::exp(logits[j] - top);
+      for (int64_t j = 0; j < lk; ++j) {
+        const double expected = j <= i ? std::exp(logits[j] - top) / sum : 0.0;
+        worst = std::max(worst, std::fabs(expected - layer.at(h, i, j)));
+      }
+    }
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST_F(Sources, BadFilesAreNamed) {
+  const fs::path dir = folder("bad");
+  auto message = [&](const fs::path& path, SourceOptions options = {}) -> std::string {
+    try {
+      NpySource(ctx(), path, options);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_NE(message(dir / "missing.npy").find("does not exist"), std::string::npos);
+  EXPECT_NE(message(dir).find("neither attention.npy"), std::string::npos);
+  { std::ofstream(dir / "junk.npy") << "not numpy"; }
+  EXPECT_NE(message(dir / "junk.npy").find("junk.npy"), std::string::npos);
+  cli::writeNpy(dir / "flat.npy", {6}, {1, 2, 3, 4, 5, 6});
+  EXPECT_NE(message(dir / "flat.npy").find("expected [layers?, heads?, rows, cols]"), std::string::npos);
+  cli::writeNpy(dir / "ok.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
+  writeLines(dir / "five.txt", {"a", "b", "c", "d", "e"});
+  SourceOptions wrongTokens;
+  wrongTokens.tokensFile = (dir / "five.txt").string();
+  EXPECT_NE(message(dir / "ok.npy", wrongTokens).find("--tokens"), std::string::npos);
+  SourceOptions missingTokens;
+  missingTokens.rowTokensFile = (dir / "nope.txt").string();
+  EXPECT_NE(message(dir / "ok.npy", missingTokens).find("--row-tokens"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkattn::viewer
