@@ -188,6 +188,7 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
 
 void MultiHeadAttention::forward(Context& ctx, const TensorView& x, const TensorView& source, const TensorView& out,
                                  const AttentionLayerCall& call) {
+  batched("x", x, m_config.modelDim);  // x is named first when both x and source are wrong
   const TensorView s = batched("source", source, m_config.modelDim);
   Batch run(ctx);
   KeyValueCache cache = KeyValueCache::scratch(ctx, s.dim(0), s.dim(1), m_config.kvHeads, m_config.headDim);
