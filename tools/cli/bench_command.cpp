@@ -10,10 +10,10 @@
 namespace vkattn::cli {
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--batch", "--heads", "--len", "--queries", "--dim", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--len", "--queries", "--dim", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
-    throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention");
+    throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
   const std::string kernel = a.positional()[0];
   auto count = [&](const std::string& flag, double fallback) {
     const double v = a.number(flag, fallback);
@@ -29,6 +29,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     const int64_t len = count("--len", 1024);
     m = measureAttention(ctx, count("--batch", 1), count("--heads", 8), count("--queries", static_cast<double>(len)), len,
                          count("--dim", 64), a.has("--causal"), dtype);
+  } else if (kernel == "linear") {
+    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
   } else {
     m = measureRowOp(ctx, kernel, count("--rows", 4096), count("--cols", 1024), dtype);
   }

@@ -1,11 +1,33 @@
 // `vkattn demo`: each kernel on a sample, checked against the double-precision reference and
 // timed against its baseline, on the chosen device.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "measurements.hpp"
+#include "vkattn/translation_model.hpp"
 
 namespace vkattn::cli {
+
+namespace {
+
+// The documents' alignment example through the project's English->French model, when it is there.
+void translateSample(Context& ctx) {
+  const std::filesystem::path dir = defaultModelDirectory();
+  if (!std::filesystem::exists(dir / "en_fr.safetensors")) {
+    std::cout << "\ntranslation model not found in " << dir << " (set VKATTN_MODEL_DIR)\n";
+    return;
+  }
+  TranslationModel model(ctx, dir);
+  const std::string english = "The agreement on the European Economic Area was signed in August 1992.";
+  model.translate(english);  // the first call creates the pipelines
+  const Translation t = model.translate(english);
+  std::cout << "\ntranslate: " << english << "\n       ->  " << t.text << "\n           ("
+            << t.targetTokens.size() << " tokens in " << t.seconds * 1e3 << " ms, "
+            << static_cast<double>(t.targetTokens.size()) / t.seconds << " tokens/s)\n";
+}
+
+}  // namespace
 
 int demoCommand(const CommonOptions& options) {
   Context ctx({.device = options.device});
@@ -23,9 +45,12 @@ int demoCommand(const CommonOptions& options) {
   }
   add(measureAttention(ctx, 1, 8, 512, 512, 64, true, DType::F32));
   add(measureAttention(ctx, 1, 8, 1, 4096, 64, true, DType::F32));
+  add(measureLinear(ctx, 512, 512, 512, DType::F32));
+  add(measureLinear(ctx, 32, 384, 128, DType::F32));
   int failures = 0;
   for (const auto& r : rows) failures += r.error.failures ? 1 : 0;
   std::cout << "\n" << rows.size() - failures << " passed, " << failures << " failed\n";
+  translateSample(ctx);
   return failures ? 1 : 0;
 }
 

@@ -1,10 +1,12 @@
 #include "measurements.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 
 #include "support/attention_reference.hpp"
+#include "support/linear_reference.hpp"
 #include "support/reference.hpp"
 #include "vkattn/vkattn.hpp"
 
@@ -95,6 +97,33 @@ Measurement measureAttention(Context& ctx, int64_t batch, int64_t heads, int64_t
   m.rate = flops / timeOnDevice(ctx, [&] { attention(ctx, tq, tk, tv, out, options); }, 3).medianNs;
   m.baselineRate = flops / timeOnDevice(ctx, [&] { attentionNaive(ctx, tq, tk, tv, naive, options); }, 3).medianNs;
   return m;
+}
+
+Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType dtype) {
+  const bool half = dtype == DType::F16;
+  const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
+  auto x = sample(um * uk, 7, -1.0f, 1.0f, dtype), w = sample(un * uk, 8, -1.0f, 1.0f, dtype);
+  auto b = sample(un, 9, -1.0f, 1.0f, dtype);
+  Tensor tx = ctx.tensor({m, k}, x, dtype), tw = ctx.tensor({n, k}, w, dtype), tb = ctx.tensor({n}, b, dtype);
+  Tensor y = ctx.tensor({m, n}, dtype);
+  auto run = [&](MatmulVariant variant) {
+    linear(ctx, tx, tw, y, {.bias = tb.view(), .activation = Activation::Gelu, .variant = variant});
+  };
+  Measurement result{std::string("linear gelu") + (half ? " f16" : " f32"), toString(Shape{m, n, k})};
+  result.unit = "GFLOP/s";
+  result.baseline = "naive";
+  run(MatmulVariant::Auto);
+  // The matmul tolerance (linear.hpp) is atol + rtol |ref| + 2e-7 sum_k |x w| per output; the
+  // column shows its largest value over the outputs.
+  const double atol = half ? 1e-3 : 1e-5;
+  const test::MatmulRef ref = test::linearRef(x, w, um, un, uk, &b, Activation::Gelu, nullptr);
+  result.error = test::compareDot(y.download(), ref, atol, atol, 2e-7);
+  for (std::size_t i = 0; i < ref.value.size(); ++i)
+    result.tolerance = std::max(result.tolerance, atol + atol * std::abs(ref.value[i]) + 2e-7 * ref.absDot[i]);
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  result.rate = flops / timeOnDevice(ctx, [&] { run(MatmulVariant::Auto); }, 3).medianNs;
+  result.baselineRate = flops / timeOnDevice(ctx, [&] { run(MatmulVariant::Naive); }, 3).medianNs;
+  return result;
 }
 
 void printHeader() {

@@ -26,6 +26,9 @@ Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len,
 Measurement measureAttention(Context& ctx, int64_t batch, int64_t heads, int64_t queries, int64_t len, int64_t dim,
                              bool causal, DType dtype);
 
+// linear y = gelu(x W^T + b), x [m, k], W [n, k], against the naive one-output-per-invocation kernel.
+Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType dtype);
+
 void printHeader();
 void printMeasurement(const Measurement& m);
 
