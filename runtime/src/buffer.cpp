@@ -7,6 +7,7 @@
 
 #include "vkattn/device.hpp"
 #include "vkattn/error.hpp"
+#include "vkattn/submit_once.hpp"
 
 namespace vkattn {
 
@@ -122,49 +123,17 @@ void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
 
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,
                 std::size_t toOffset, std::size_t bytes) {
-  VkDevice dev = device.handle();
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  poolInfo.queueFamilyIndex = device.queueFamily();
-  VkCommandPool pool;
-  checkVk(vkCreateCommandPool(dev, &poolInfo, nullptr, &pool), "vkCreateCommandPool");
-  VkFence fence = VK_NULL_HANDLE;
-  auto cleanup = [&] {
-    if (fence) vkDestroyFence(dev, fence, nullptr);
-    vkDestroyCommandPool(dev, pool, nullptr);
-  };
-  try {
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    checkVk(vkAllocateCommandBuffers(dev, &alloc, &cmd), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    checkVk(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+  submitOnce(device, [&](VkCommandBuffer cmd) {
     // Earlier submissions were waited on by their fences, so no barrier is needed before the copy.
     VkBufferCopy region{fromOffset, toOffset, bytes};
     vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
-    // Make the transfer's writes visible to host reads once the fence below signals.
+    // Make the transfer's writes visible to host reads once the fence signals.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
-                         nullptr, 0, nullptr);
-    checkVk(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
-    VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    checkVk(vkCreateFence(dev, &fenceInfo, nullptr, &fence), "vkCreateFence");
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cmd;
-    checkVk(vkQueueSubmit(device.queue(), 1, &submit, fence), "vkQueueSubmit");
-    checkVk(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-  } catch (...) {
-    cleanup();
-    throw;
-  }
-  cleanup();
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0, nullptr, 0,
+                         nullptr);
+  });
 }
 
 }  // namespace vkattn

@@ -76,7 +76,7 @@ void ImGuiVulkan::uploadFonts() {
     checkVk(vkResetDescriptorPool(dev, m_pool, 0), "vkResetDescriptorPool");
     init();
   }
-  submitOnce(m_ctx, [](VkCommandBuffer cmd) {
+  submitOnce(m_ctx.device(), [](VkCommandBuffer cmd) {
     if (!ImGui_ImplVulkan_CreateFontsTexture(cmd)) throw Error("Dear ImGui could not create its font texture");
   });
   ImGui_ImplVulkan_DestroyFontUploadObjects();

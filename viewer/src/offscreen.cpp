@@ -45,7 +45,7 @@ void OffscreenTarget::release() noexcept {
 
 std::vector<uint8_t> OffscreenTarget::render(const std::function<void(VkCommandBuffer)>& draw,
                                              const VkClearColorValue& clear) {
-  submitOnce(m_ctx, [&](VkCommandBuffer cmd) {
+  submitOnce(m_ctx.device(), [&](VkCommandBuffer cmd) {
     VkClearValue clearValue{};
     clearValue.color = clear;
     VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};

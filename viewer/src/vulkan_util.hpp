@@ -1,21 +1,17 @@
 // Small Vulkan helpers the viewer's drawing shares: the one-colour-attachment render pass (the
-// window's and the offscreen target's, compatible so that one ImGui pipeline draws into both),
-// one-shot command submission on the context's queue, and an image with its own memory.
+// window's and the offscreen target's, compatible so that one ImGui pipeline draws into both)
+// and an image with its own memory.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
-#include <functional>
-
 #include "vkattn/context.hpp"
+#include "vkattn/submit_once.hpp"
 
 namespace vkattn::viewer {
 
 // A render pass that clears one colour attachment of `format` and leaves it in `finalLayout`.
 VkRenderPass createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout);
-
-// Records `record` into a fresh command buffer, submits it on the context's queue and waits.
-void submitOnce(const Context& ctx, const std::function<void(VkCommandBuffer)>& record);
 
 // A 2-D colour image in device memory with a view; move-only.
 class ColorImage {
