@@ -210,6 +210,49 @@ TEST_F(VkattnTest, RowsKernelWithoutSubgroupShuffles) {
   EXPECT_EQ(resolveMatmulVariant(gpu), MatmulVariant::Tiled);
 }
 
+// The tensor-core kernel runs wherever the device has what it needs (so conformance runs on such a
+// GPU pick it up); elsewhere asking for it must be refused by name.
+TEST_F(VkattnTest, CooperativeMatrixKernel) {
+  const auto opts = [](Activation act = Activation::None) {
+    return LinearOptions{.activation = act, .variant = MatmulVariant::Coopmat};
+  };
+  if (!ctx().info().cooperativeMatrixF16) {
+    Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16), w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
+    try {
+      linear(ctx(), x, w, opts());
+      ADD_FAILURE() << "the cooperative-matrix kernel ran on a device without it";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("cooperative-matrix"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  Tensor fx = ctx().tensor({4, 16}, randomValues(64, 1)), fw = ctx().tensor({8, 16}, randomValues(128, 2));
+  EXPECT_THROW(linear(ctx(), fx, fw, opts()), Unsupported);  // f16 operands only
+  const Shape3 shapes[] = {{1, 1, 1},     {5, 7, 33},    {64, 64, 64},  {65, 63, 17}, {100, 33, 100},
+                           {32, 384, 128}, {1, 384, 128}, {257, 130, 1000}, {1024, 1024, 1024}};
+  uint64_t seed = 900;
+  for (auto [m, n, k] : shapes) {
+    SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k));
+    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+    auto x = roundToHalf(randomValues(M * K, seed += 10)), w = roundToHalf(randomValues(N * K, seed + 1));
+    auto b = roundToHalf(randomValues(N, seed + 2)), r = roundToHalf(randomValues(M * N, seed + 3));
+    Tensor tx = ctx().tensor({m, k}, x, DType::F16), tw = ctx().tensor({n, k}, w, DType::F16);
+    Tensor tb = ctx().tensor({n}, b, DType::F16), tr = ctx().tensor({m, n}, r, DType::F16);
+    for (Activation act : kActivations) {
+      SCOPED_TRACE(toString(act));
+      LinearOptions o = opts(act);
+      o.bias = tb.view();
+      o.residual = tr.view();
+      EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, o).download(), linearRef(x, w, M, N, K, &b, act, &r), kAtolF16,
+                           kRtolF16, kDotF16));
+    }
+    // B as [K, N], batched.
+    Tensor a3 = ctx().tensor({1, m, k}, x, DType::F16), bkn = ctx().tensor({1, k, n}, w, DType::F16);
+    EXPECT_TRUE(dotClose(matmul(ctx(), a3, bkn, {.alpha = 0.5f, .variant = MatmulVariant::Coopmat}).download(),
+                         matmulRef(x, w, 1, M, N, K, false, false, 0.5), kAtolF16, kRtolF16, kDotF16));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, LinearTest,
                          ::testing::Values(MatmulVariant::Rows, MatmulVariant::Tiled, MatmulVariant::Naive),
                          [](const auto& info) { return std::string(toString(info.param)); });
@@ -221,6 +264,7 @@ TEST_F(VkattnTest, MatmulVariantFollowsTheProfileAndTheEnvironment) {
   ::setenv("VKATTN_MATMUL_VARIANT", "tiled", 1);
   EXPECT_EQ(resolveMatmulVariant(ctx()), MatmulVariant::Tiled);
   EXPECT_EQ(resolveMatmulVariant(ctx(), MatmulVariant::Naive), MatmulVariant::Naive);
+  EXPECT_EQ(resolveMatmulVariant(ctx(), MatmulVariant::Coopmat), MatmulVariant::Coopmat);
   ::setenv("VKATTN_MATMUL_VARIANT", "fastest", 1);
   EXPECT_THROW(resolveMatmulVariant(ctx()), InvalidArgument);
   ::unsetenv("VKATTN_MATMUL_VARIANT");

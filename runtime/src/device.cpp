@@ -83,7 +83,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
       m_info(std::move(info)),
       m_pipelineCachePath(std::move(pipelineCachePath)) {
   m_queueFamily = findComputeQueueFamily(physical, m_info, options);
-  const std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
+  std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
+  if (m_info.cooperativeMatrixF16) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = m_queueFamily;
@@ -95,6 +96,10 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   v12.shaderFloat16 = m_info.shaderFloat16;
   v12.shaderInt8 = m_info.shaderInt8;
   v12.storageBuffer8BitAccess = m_info.storageBuffer8BitAccess;
+  v12.vulkanMemoryModel = m_info.cooperativeMatrixF16;  // matmul_coopmat.comp's memory model
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  coopmat.cooperativeMatrix = VK_TRUE;
+  if (m_info.cooperativeMatrixF16) v12.pNext = &coopmat;
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   v11.storageBuffer16BitAccess = m_info.storageBuffer16BitAccess;

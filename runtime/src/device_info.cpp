@@ -110,12 +110,16 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   vkEnumerateDeviceExtensionProperties(device, nullptr, &extensionCount, nullptr);
   std::vector<VkExtensionProperties> extensions(extensionCount);
   vkEnumerateDeviceExtensionProperties(device, nullptr, &extensionCount, extensions.data());
+  const bool nvCooperativeMatrix = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  if (nvCooperativeMatrix) v12.pNext = &coopmat;
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &features);
+  info.vulkanMemoryModel = v12.vulkanMemoryModel;
   info.shaderFloat16 = v12.shaderFloat16;
   info.shaderInt8 = v12.shaderInt8;
   info.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
@@ -137,8 +141,14 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
 
   info.cooperativeMatrix = hasExtension(extensions, "VK_KHR_cooperative_matrix") ||
                            hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  if (hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
-    queryCooperativeMatrix(instance, device, info);
+  if (nvCooperativeMatrix) queryCooperativeMatrix(instance, device, info);
+  bool f16Shape = false;
+  for (const auto& s : info.cooperativeMatrixShapes)
+    f16Shape = f16Shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.aType == "f16" && s.bType == "f16" &&
+                            s.cType == "f32" && s.resultType == "f32");
+  info.cooperativeMatrixF16 = nvCooperativeMatrix && coopmat.cooperativeMatrix && f16Shape && info.shaderFloat16 &&
+                              info.storageBuffer16BitAccess && info.vulkanMemoryModel &&
+                              info.minSubgroupSize == info.maxSubgroupSize;
   return info;
 }
 

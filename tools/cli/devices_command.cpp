@@ -26,7 +26,8 @@ int devicesCommand(const CommonOptions& options) {
               << "     fp16 arithmetic " << (d.shaderFloat16 ? "yes" : "no") << ", fp16 storage "
               << (d.storageBuffer16BitAccess ? "yes" : "no") << ", int8 " << (d.shaderInt8 ? "yes" : "no")
               << ", timestamps " << (d.timestamps ? "yes" : "no") << ", cooperative matrix "
-              << (d.cooperativeMatrix ? "yes" : "no") << "\n";
+              << (d.cooperativeMatrix ? "yes" : "no") << " (f16 matmul kernel "
+              << (d.cooperativeMatrixF16 ? "available" : "not available") << ")\n";
     for (const auto& s : d.cooperativeMatrixShapes)
       std::cout << "       " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*" << s.bType << "+" << s.cType
                 << "->" << s.resultType << "\n";

@@ -52,6 +52,11 @@ struct DeviceInfo {
 
   bool cooperativeMatrix = false;
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;
+  bool vulkanMemoryModel = false;
+  // Everything matmul_coopmat.comp needs: VK_NV_cooperative_matrix with its feature, a 16 x 16 x 16
+  // f16 x f16 -> f32 shape, shaderFloat16, 16-bit storage, the Vulkan memory model and one fixed
+  // subgroup size. The device enables the extension when this holds.
+  bool cooperativeMatrixF16 = false;
 
   uint8_t pipelineCacheUuid[VK_UUID_SIZE] = {};
 

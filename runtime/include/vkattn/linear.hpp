@@ -4,8 +4,11 @@
 //   matmul: C[M, N] = alpha A[M, K] B, B [K, N] or [N, K] with transposeB, optionally batched.
 // Kernel families: Rows (register-blocked, vec4 loads, no shared memory or barriers: CPU drivers),
 // Tiled (64 x 64 shared-memory tiles, 4 x 4 outputs per invocation: GPUs) and Naive (one output
-// per invocation: the benchmarks' baseline). Auto picks by ctx.profile(), overridden by
-// VKATTN_MATMUL_VARIANT=rows|tiled|naive.
+// per invocation: the benchmarks' baseline). Coopmat runs f16 operands on tensor cores through
+// VK_NV_cooperative_matrix (64 x 64 tiles, 16 x 16 x 16 fp16 products, fp32 accumulation) where
+// DeviceInfo::cooperativeMatrixF16 holds; asked for on another device it throws Unsupported. Auto
+// picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it has not yet been measured
+// on hardware), overridden by VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat.
 #pragma once
 
 #include <optional>
@@ -24,7 +27,7 @@ enum class Activation {
   Silu,      // v / (1 + exp(-v))
 };
 
-enum class MatmulVariant { Auto, Rows, Tiled, Naive };
+enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat };
 
 const char* toString(Activation activation) noexcept;
 const char* toString(MatmulVariant variant) noexcept;

@@ -93,6 +93,7 @@ const char* toString(MatmulVariant variant) noexcept {
     case MatmulVariant::Rows: return "rows";
     case MatmulVariant::Tiled: return "tiled";
     case MatmulVariant::Naive: return "naive";
+    case MatmulVariant::Coopmat: return "coopmat";
   }
   return "?";
 }

@@ -24,8 +24,9 @@ std::optional<MatmulVariant> variantFromEnvironment() {
   if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
   if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
   if (s == "naive") return MatmulVariant::Naive;
+  if (s == "coopmat") return MatmulVariant::Coopmat;
   if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_MATMUL_VARIANT", "'" + s + "', expected rows, tiled, naive or auto");
+  throw InvalidArgument("VKATTN_MATMUL_VARIANT", "'" + s + "', expected rows, tiled, naive, coopmat or auto");
 }
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
@@ -119,6 +120,23 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     constants.add(uint32_t{256}).add(call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = "matmul_tiled";
+  } else if (variant == MatmulVariant::Coopmat) {
+    const DeviceInfo& info = ctx.info();
+    if (!info.cooperativeMatrixF16)
+      throw Unsupported(op + ": the cooperative-matrix kernel needs VK_NV_cooperative_matrix with a 16x16x16 "
+                        "f16 -> f32 shape, the Vulkan memory model and a fixed subgroup size; " + info.name +
+                        " lacks them");
+    if (call.dtype != DType::F16)
+      throw Unsupported(op + ": the cooperative-matrix kernel takes f16 operands only");
+    const uint32_t workgroup = 4 * info.subgroupSize;  // one 32 x 32 quadrant per subgroup
+    if (workgroup > info.maxWorkgroupInvocations)
+      throw Unsupported(op + ": the cooperative-matrix kernel needs workgroups of " + std::to_string(workgroup) +
+                        " invocations on " + info.name);
+    p.tilesM = ceilDiv(p.m, 64);
+    p.tilesN = ceilDiv(p.n, 64);
+    constants.add(workgroup).add(call.bKN);
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
+    shader = "matmul_coopmat";
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
     const uint32_t workgroup = 64;
