@@ -41,6 +41,12 @@ void BM_Attention(benchmark::State& state, Case c) {
          tv = ctx.tensor({B, H, c.lk, c.d}, v, c.dtype), out = ctx.tensor({B, H, c.lq, c.d}, c.dtype),
          naiveOut = ctx.tensor({B, H, c.lq, c.d}, c.dtype);
   AttentionOptions options{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  try {
+    attention(ctx, tq, tk, tv, out, options);
+  } catch (const Unsupported& e) {  // the cooperative-matrix kernel on a device without it
+    state.SkipWithError(e.what());
+    return;
+  }
 
   test::AttentionProblem problem;
   problem.batch = B;
@@ -87,6 +93,8 @@ VKATTN_ATTENTION_BENCH(h8_l1024_d64_causal_f32, 8, 1024, 1024, 64, true, DType::
 VKATTN_ATTENTION_BENCH(h8_l1024_d128_f32, 8, 1024, 1024, 128, false, DType::F32, AttentionVariant::Auto);
 VKATTN_ATTENTION_BENCH(h8_l1024_d64_f16, 8, 1024, 1024, 64, false, DType::F16, AttentionVariant::Auto);
 VKATTN_ATTENTION_BENCH(h8_l1024_d64_tiled_f32, 8, 1024, 1024, 64, false, DType::F32, AttentionVariant::Tiled);
+VKATTN_ATTENTION_BENCH(h8_l1024_d64_coopmat_f16, 8, 1024, 1024, 64, false, DType::F16, AttentionVariant::Coopmat);
+VKATTN_ATTENTION_BENCH(h8_l1024_d128_coopmat_f16, 8, 1024, 1024, 128, false, DType::F16, AttentionVariant::Coopmat);
 VKATTN_ATTENTION_BENCH(decode_h8_lk16384_d128_f32, 8, 1, 16384, 128, true, DType::F32, AttentionVariant::Auto);
 
 }  // namespace

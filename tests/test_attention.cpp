@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "support/attention_reference.hpp"
 #include "support/compare.hpp"
@@ -24,9 +25,12 @@ constexpr double kAtolF16 = 2e-3, kRtolF16 = 5e-3;
 constexpr double kAtolLse = 2e-5, kRtolLse = 1e-5;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-enum class Path { Rows, Tiled, Naive };
+enum class Path { Rows, Tiled, Naive, Coopmat };
 const char* pathName(Path p) {
-  return p == Path::Rows ? "rows" : p == Path::Tiled ? "tiled" : "naive";
+  return p == Path::Rows ? "rows" : p == Path::Tiled ? "tiled" : p == Path::Coopmat ? "coopmat" : "naive";
+}
+AttentionVariant variantOf(Path p) {
+  return p == Path::Rows ? AttentionVariant::Rows : p == Path::Coopmat ? AttentionVariant::Coopmat : AttentionVariant::Tiled;
 }
 
 // Worst output error per path and dtype over the whole program, printed at the end.
@@ -91,7 +95,7 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
   if (path == Path::Naive) {
     out = attentionNaive(ctx, in.tq, in.tk, in.tv, o);
   } else {
-    o.variant = path == Path::Rows ? AttentionVariant::Rows : AttentionVariant::Tiled;
+    o.variant = variantOf(path);
     lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
     o.lse = lse.view();
     out = attention(ctx, in.tq, in.tk, in.tv, o);
@@ -261,6 +265,77 @@ TEST_F(VkattnTest, AttentionKeyLengthsAndCombinedMasks) {
   for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, pr, in, all, DType::F32);
 }
 
+// The tensor-core kernel (f16 only) runs wherever the device has what it needs, so conformance
+// runs on such a GPU pick it up; elsewhere asking for it must be refused by name.
+TEST_F(VkattnTest, AttentionCooperativeMatrixKernel) {
+  if (!ctx().info().cooperativeMatrixF16) {
+    auto pr = problem(1, 2, 2, 8, 8, 64, 64);
+    Inputs in = makeInputs(ctx(), pr, DType::F16, 80);
+    AttentionOptions o = optionsFor(pr);
+    o.variant = AttentionVariant::Coopmat;
+    try {
+      attention(ctx(), in.tq, in.tk, in.tv, o);
+      ADD_FAILURE() << "the cooperative-matrix kernel ran on a device without it";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("cooperative-matrix"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  {  // refused by name: f32 storage, head dims not multiples of 16
+    auto pr = problem(1, 1, 1, 8, 8, 40, 40);
+    AttentionOptions o = optionsFor(pr);
+    o.variant = AttentionVariant::Coopmat;
+    Inputs f16 = makeInputs(ctx(), pr, DType::F16, 81);
+    EXPECT_THROW(attention(ctx(), f16.tq, f16.tk, f16.tv, o), Unsupported);
+    auto pr64 = problem(1, 1, 1, 8, 8, 64, 64);
+    Inputs f32 = makeInputs(ctx(), pr64, DType::F32, 82);
+    EXPECT_THROW(attention(ctx(), f32.tq, f32.tk, f32.tv, o), Unsupported);
+  }
+  uint64_t seed = 900;
+  // Head dims, Dk != Dv, GQA / MQA, odd and equal lengths, decode and cross shapes.
+  for (auto [hq, hkv, lq, lk, dk, dv] : {std::tuple{4, 4, 113, 113, 64, 64}, std::tuple{8, 2, 1000, 1000, 128, 128},
+                                         std::tuple{4, 1, 7, 1000, 16, 16}, std::tuple{2, 2, 64, 64, 256, 256},
+                                         std::tuple{4, 2, 1, 777, 80, 80}, std::tuple{2, 1, 113, 64, 64, 128}}) {
+    auto pr = problem(2, hq, hkv, lq, lk, dk, dv);
+    SCOPED_TRACE("Hq " + std::to_string(hq) + " Hkv " + std::to_string(hkv) + " Lq " + std::to_string(lq) + " Lk " +
+                 std::to_string(lk) + " D " + std::to_string(dk) + "/" + std::to_string(dv));
+    Inputs in = makeInputs(ctx(), pr, DType::F16, seed += 10);
+    check(ctx(), Path::Coopmat, pr, in, optionsFor(pr), DType::F16);
+    pr.causal = true;  // top-left, then bottom-right with a window
+    check(ctx(), Path::Coopmat, pr, in, optionsFor(pr), DType::F16);
+    pr.bottomRight = true;
+    pr.windowLeft = 37;
+    check(ctx(), Path::Coopmat, pr, in, optionsFor(pr), DType::F16);
+  }
+  // Key lengths (one batch all padding), bias with -inf, keep mask with a fully masked row, at once.
+  auto pr = problem(3, 4, 2, 50, 66, 64, 64);
+  std::vector<int32_t> lens = {66, 17, 0};
+  Tensor tlens = Tensor::fromHostInt(ctx().device(), {3}, lens);
+  pr.keyLengths = &lens;
+  auto bias = randomValues(3 * 50 * 66, 91, -2.0f, 2.0f);
+  for (std::size_t i = 0; i < bias.size(); i += 7) bias[i] = kNegInf;
+  Tensor tbias = ctx().tensor({3, 1, 50, 66}, bias);
+  pr.bias = &bias;
+  pr.biasDims[0] = 3;
+  pr.biasDims[2] = 50;
+  std::vector<int32_t> keep(4 * 50 * 66);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i % 5) != 2 && i >= 66;  // row 0 of head 0: no key
+  Tensor tkeep = Tensor::fromHostInt(ctx().device(), {1, 4, 50, 66}, keep);
+  pr.keep = &keep;
+  pr.keepDims[1] = 4;
+  pr.keepDims[2] = 50;
+  Inputs in = makeInputs(ctx(), pr, DType::F16, 92);
+  AttentionOptions o = optionsFor(pr);
+  o.keyLengths = tlens.view();
+  o.bias = tbias.view();
+  o.keepMask = tkeep.view();
+  check(ctx(), Path::Coopmat, pr, in, o, DType::F16);
+  // Large logits: the online softmax must not overflow.
+  auto big = problem(1, 2, 2, 200, 300, 64, 64);
+  Inputs large = makeInputs(ctx(), big, DType::F16, 93, 30.0f);
+  check(ctx(), Path::Coopmat, big, large, optionsFor(big), DType::F16);
+}
+
 TEST_F(VkattnTest, AttentionF16Storage) {
   auto pr = problem(2, 4, 2, 45, 77, 64, 64);
   pr.causal = true;
@@ -416,6 +491,8 @@ TEST_F(VkattnTest, AttentionVariantFollowsProfileAndEnvironment) {
   EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Rows), AttentionVariant::Rows);  // explicit wins
   ::setenv("VKATTN_ATTENTION_VARIANT", "cpu", 1);
   EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Auto), AttentionVariant::Rows);
+  ::setenv("VKATTN_ATTENTION_VARIANT", "coopmat", 1);
+  EXPECT_EQ(resolveAttentionVariant(ctx(), AttentionVariant::Auto), AttentionVariant::Coopmat);
   ::setenv("VKATTN_ATTENTION_VARIANT", "fastest", 1);
   EXPECT_THROW(resolveAttentionVariant(ctx(), AttentionVariant::Auto), InvalidArgument);
   ::unsetenv("VKATTN_ATTENTION_VARIANT");

@@ -24,9 +24,13 @@ enum class MaskAlignment {
 
 // Fused kernel families: Rows (several query rows per invocation, no shared memory, no
 // barriers: CPU drivers) and Tiled (a workgroup per query block, K/V tiles in shared memory:
-// GPUs). Auto picks by ctx.profile(), overridden by VKATTN_ATTENTION_VARIANT=rows|tiled; without
-// an override, decode shapes (Lq <= 8) take the rows kernel's decode mode on every device.
-enum class AttentionVariant { Auto, Rows, Tiled };
+// GPUs). Coopmat computes QK^T and PV on tensor cores (VK_NV_cooperative_matrix, f16 storage,
+// head dims multiples of 16) where DeviceInfo::cooperativeMatrixF16 holds; asked for elsewhere it
+// throws Unsupported. Auto picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it
+// has not yet been measured on hardware), overridden by
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat; without an override, decode shapes (Lq <= 8) take
+// the rows kernel's decode mode on every device.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat };
 
 struct AttentionOptions {
   // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.

@@ -1,6 +1,7 @@
-// Fused attention: picks the kernel family (rows for CPU drivers, tiled for GPUs), sizes it for
-// the head dims and the device, checks the per-invocation loop count, splits long key ranges
-// (split-K) and records one dispatch, or two with the split-K combine pass.
+// Fused attention: picks the kernel family (rows for CPU drivers, tiled for GPUs, coopmat when
+// asked for on tensor-core devices), sizes it for the head dims and the device, checks the
+// per-invocation loop count, splits long key ranges (split-K) and records one dispatch, or two
+// with the split-K combine pass.
 #include "vkattn/attention.hpp"
 
 #include <algorithm>
@@ -23,8 +24,9 @@ std::optional<AttentionVariant> variantFromEnvironment() {
   const std::string s(env);
   if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
   if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
+  if (s == "coopmat") return AttentionVariant::Coopmat;
   if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_ATTENTION_VARIANT", "'" + s + "', expected rows, tiled or auto");
+  throw InvalidArgument("VKATTN_ATTENTION_VARIANT", "'" + s + "', expected rows, tiled, coopmat or auto");
 }
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
@@ -70,6 +72,39 @@ AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
   return s;
 }
 
+// Cooperative-matrix kernel: ROWS subgroups of 16 query rows each per workgroup and KEY_BLOCK keys
+// per tile, the largest that fit shared memory (the byte count of attention_coopmat.comp's header).
+AttentionKernelShape coopmatShape(const Context& ctx, const AttentionPlan& plan) {
+  const DeviceInfo& info = ctx.info();
+  auto refuse = [&](const std::string& why) {
+    return Unsupported("cooperative-matrix attention " + why + " (variant Coopmat)");
+  };
+  if (!info.cooperativeMatrixF16)
+    throw refuse("needs VK_NV_cooperative_matrix with a 16x16x16 f16 -> f32 shape, the Vulkan memory model and a "
+                 "fixed subgroup size; " + info.name + " lacks them");
+  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
+  if (plan.dk % 16 != 0 || plan.dv % 16 != 0)
+    throw refuse("needs head dims that are multiples of 16, got " + std::to_string(plan.dk) + "/" +
+                 std::to_string(plan.dv));
+  if (info.subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
+  const uint64_t dk = static_cast<uint64_t>(plan.dk), dv = static_cast<uint64_t>(plan.dv);
+  for (uint32_t rows : {4u, 2u, 1u}) {
+    for (uint32_t keys : {32u, 16u}) {
+      const uint64_t bytes = 32 * rows * (dk + 8) + 2 * keys * (dk + 8) + 2 * keys * (dv + 8) + 64 * rows * (keys + 4) +
+                             32 * rows * (keys + 8) + 64 * rows * (dv + 4) + 128 * rows;
+      if (bytes <= info.maxSharedMemoryBytes && rows * info.subgroupSize <= info.maxWorkgroupInvocations) {
+        AttentionKernelShape s;
+        s.workgroup = rows * info.subgroupSize;
+        s.rows = rows;
+        s.keyBlock = keys;
+        return s;
+      }
+    }
+  }
+  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+               " needs more shared memory than " + info.name + " has");
+}
+
 // Key splits for the rows kernel: enough that each split's key loop stays under the driver's
 // limit, more when few workgroups would leave the device idle over many keys (decode).
 uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const AttentionKernelShape& shape,
@@ -107,6 +142,8 @@ const char* toString(AttentionVariant variant) noexcept {
       return "rows";
     case AttentionVariant::Tiled:
       return "tiled";
+    case AttentionVariant::Coopmat:
+      return "coopmat";
   }
   return "?";
 }
@@ -132,12 +169,15 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   if (options.variant == AttentionVariant::Auto && !variantFromEnvironment() && plan.lq <= 8)
     variant = AttentionVariant::Rows;
   const bool rows = variant == AttentionVariant::Rows;
+  const bool coopmat = variant == AttentionVariant::Coopmat;
   if (!rows && options.keySplits > 1) throw InvalidArgument("keySplits", "only the rows variant splits keys");
-  AttentionKernelShape shape = rows ? rowsShape(ctx, plan) : tiledShape(ctx, plan);
+  AttentionKernelShape shape =
+      rows ? rowsShape(ctx, plan) : (coopmat ? coopmatShape(ctx, plan) : tiledShape(ctx, plan));
   shape.writeLse = options.lse.has_value();
   // One workgroup per (batch, head, block of query rows), times the key splits.
-  const uint64_t rowsPerGroup =
-      rows ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup) : uint64_t{shape.workgroup};
+  const uint64_t rowsPerGroup = rows      ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup)
+                                : coopmat ? uint64_t{16} * shape.rows
+                                          : uint64_t{shape.workgroup};
   const uint64_t workgroups = static_cast<uint64_t>(plan.batch * plan.headsQ) *
                               ((static_cast<uint64_t>(plan.lq) + rowsPerGroup - 1) / rowsPerGroup);
   const uint32_t splits = rows ? chooseSplits(ctx, plan, shape, workgroups, options.keySplits) : 1;
@@ -150,7 +190,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   detail::requireLoopBudget(ctx, rows ? steps : steps * (1 + shape.keyBlock / 4),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
 
-  const std::string shader = rows ? "attention_rows" : "attention_tiled";
+  const std::string shader = rows ? "attention_rows" : (coopmat ? "attention_coopmat" : "attention_tiled");
   const Pipeline& pipeline =
       ctx.pipelines().get({detail::variantName(shader, plan.dtype), 9, sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape)});
