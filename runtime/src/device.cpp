@@ -1,8 +1,10 @@
 #include "vkattn/device.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <vector>
 
 #include "vkattn/error.hpp"
@@ -84,7 +86,10 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
       m_pipelineCachePath(std::move(pipelineCachePath)) {
   m_queueFamily = findComputeQueueFamily(physical, m_info, options);
   std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
-  if (m_info.cooperativeMatrixF16) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  const bool coopmatRequested =
+      std::any_of(extensions.begin(), extensions.end(),
+                  [](const char* e) { return std::string_view(e) == VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; });
+  if (m_info.cooperativeMatrixF16 && !coopmatRequested) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = m_queueFamily;
