@@ -1,6 +1,6 @@
 // vkattn.MultiHeadAttention: the runtime's attention layer (the documents' MultiHeadAttention /
 // GroupedQueryAttention classes) on NumPy arrays. The layer keeps its weights as host arrays and
-// uploads them per call, so it stays valid across use_device().
+// uploads them once per device (a session resource), so it stays valid across use_device().
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -46,18 +46,21 @@ class PyAttentionLayer {
       throw py::value_error("'q_weight' must be (num_heads * head_dim, d_model)");
     m_config.headDim = shapeOf(m_q)[0] / numHeads;
     if (rope) m_config.rope = RopeOptions{.theta = ropeTheta};
-    build(session());  // checks every shape now rather than at the first call
+    layer(session());  // uploads now, so every shape is checked here rather than at the first call
   }
+  ~PyAttentionLayer() { dropSessionResource(this); }
+  PyAttentionLayer(const PyAttentionLayer&) = delete;
+  PyAttentionLayer& operator=(const PyAttentionLayer&) = delete;
 
   py::object call(const py::object& x, const py::object& source, bool causal, bool needWeights) {
     Context& ctx = session();
-    MultiHeadAttention layer = build(ctx);
+    MultiHeadAttention& attention = layer(ctx);
     py::array xa = f32Array(x, "x");
     Tensor tx = toTensor(ctx, xa);
     std::optional<Tensor> ts;
     if (!source.is_none()) ts = toTensor(ctx, f32Array(source, "source"));
     Tensor weights;
-    Tensor out = layer.forward(ctx, tx, ts ? ts->view() : tx.view(),
+    Tensor out = attention.forward(ctx, tx, ts ? ts->view() : tx.view(),
                                {.causal = causal, .weights = needWeights ? &weights : nullptr});
     py::array result = toArray(out);
     if (!needWeights) return result;
@@ -73,6 +76,17 @@ class PyAttentionLayer {
   int64_t headDim() const { return m_config.headDim; }
 
  private:
+  struct Uploaded : SessionResource {
+    explicit Uploaded(MultiHeadAttention l) : layer(std::move(l)) {}
+    MultiHeadAttention layer;
+  };
+
+  // The layer with its weights on the session's device, uploaded on first use there.
+  MultiHeadAttention& layer(Context& ctx) {
+    if (auto* uploaded = sessionResource(this)) return static_cast<Uploaded*>(uploaded)->layer;
+    return static_cast<Uploaded&>(setSessionResource(this, std::make_unique<Uploaded>(build(ctx)))).layer;
+  }
+
   MultiHeadAttention build(Context& ctx) const {
     auto upload = [&](const std::optional<py::array>& a) -> std::optional<Tensor> {
       if (!a) return std::nullopt;

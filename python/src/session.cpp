@@ -1,27 +1,46 @@
 #include "session.hpp"
 
-#include <memory>
+#include <unordered_map>
 
 namespace vkattn::python {
 namespace {
 
-std::unique_ptr<Context>& slot() {
-  static std::unique_ptr<Context> context;
-  return context;
+struct Session {
+  std::unique_ptr<Context> context;
+  // Declared after the context: destroyed first.
+  std::unordered_map<const void*, std::unique_ptr<SessionResource>> resources;
+};
+
+Session& state() {
+  static Session session;
+  return session;
 }
 
 }  // namespace
 
 Context& session() {
-  auto& ctx = slot();
+  auto& ctx = state().context;
   if (!ctx) ctx = std::make_unique<Context>();
   return *ctx;
 }
 
 void useDevice(const std::optional<std::string>& device) {
-  auto& ctx = slot();
-  ctx.reset();  // one device at a time: release the old one first
-  ctx = std::make_unique<Context>(ContextOptions{.device = device});
+  Session& s = state();
+  s.resources.clear();  // their buffers belong to the old device
+  s.context.reset();    // one device at a time: release the old one first
+  s.context = std::make_unique<Context>(ContextOptions{.device = device});
 }
+
+SessionResource* sessionResource(const void* owner) {
+  auto& resources = state().resources;
+  auto it = resources.find(owner);
+  return it == resources.end() ? nullptr : it->second.get();
+}
+
+SessionResource& setSessionResource(const void* owner, std::unique_ptr<SessionResource> resource) {
+  return *(state().resources[owner] = std::move(resource));
+}
+
+void dropSessionResource(const void* owner) noexcept { state().resources.erase(owner); }
 
 }  // namespace vkattn::python

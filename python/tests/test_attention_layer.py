@@ -71,3 +71,20 @@ def test_bad_weights_name_the_argument(rng):
     layer = vkattn.MultiHeadAttention(w, w, w, w, num_heads=4)
     with pytest.raises(ValueError, match="'x'"):
         layer(rng.standard_normal((3, 63)).astype(np.float32))
+
+
+def test_layer_survives_a_device_change(torch):
+    # The weights are uploaded once per device; use_device() drops them with the old device and the
+    # next call uploads them again.
+    torch.manual_seed(3)
+    mha = torch.nn.MultiheadAttention(32, 2, batch_first=True).eval()
+    x = torch.randn(1, 5, 32)
+    with torch.no_grad():
+        expected, _ = mha(x, x, x)
+    layer = layer_from_torch(mha)
+    first = layer(x.numpy())
+    vkattn.use_device(0)
+    again = layer(x.numpy())
+    np.testing.assert_allclose(first, expected.numpy(), atol=2e-5, rtol=1e-4)
+    np.testing.assert_array_equal(again, first)
+    del layer  # its weights leave the session with it
