@@ -22,25 +22,11 @@ AttentionSet TranslationSource::compute(const std::string& sentence) {
     decoderInputs.insert(decoderInputs.end(), t.targetTokens.begin(), t.targetTokens.end() - 1);
 
   AttentionSet set;
-  AttentionKind cross;
-  cross.id = "cross";
-  cross.title = "Cross-attention: French (rows) over English (columns)";
-  cross.rowTokens = t.targetTokens;
-  cross.colTokens = t.sourceTokens;
-  cross.layers = std::move(t.cross);
-  AttentionKind encoder;
-  encoder.id = "encoder";
-  encoder.title = "Encoder self-attention";
-  encoder.rowTokens = t.sourceTokens;
-  encoder.colTokens = t.sourceTokens;
-  encoder.layers = std::move(t.encoderSelf);
-  AttentionKind decoder;
-  decoder.id = "decoder";
-  decoder.title = "Decoder self-attention (causal)";
-  decoder.rowTokens = t.targetTokens;
-  decoder.colTokens = decoderInputs;
-  decoder.layers = std::move(t.decoderSelf);
-  set.kinds = {std::move(cross), std::move(encoder), std::move(decoder)};
+  set.kinds.push_back({"cross", "Cross-attention: French (rows) over English (columns)", t.targetTokens,
+                       t.sourceTokens, std::move(t.cross)});
+  set.kinds.push_back({"encoder", "Encoder self-attention", t.sourceTokens, t.sourceTokens, std::move(t.encoderSelf)});
+  set.kinds.push_back({"decoder", "Decoder self-attention (causal)", t.targetTokens, std::move(decoderInputs),
+                       std::move(t.decoderSelf)});
   set.output = t.text;
   char timing[64];
   std::snprintf(timing, sizeof timing, "%.0f ms", t.seconds * 1000.0);
