@@ -79,7 +79,7 @@ void BM_Attention(benchmark::State& state, Case c) {
     state.counters["vs_naive"] = naiveTime.medianNs / fusedTime.medianNs;
     state.counters["max_abs_err"] = fused.maxAbs;
   }
-  state.SetLabel(toString(resolveAttentionVariant(ctx, c.variant)));
+  state.SetLabel(toString(attentionVariantFor(ctx, c.variant, c.lq)));
 }
 
 #define VKATTN_ATTENTION_BENCH(name, ...)                                    \

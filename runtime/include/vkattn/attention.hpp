@@ -85,6 +85,9 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
 
 // The variant Auto resolves to on this context (environment override included).
 AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested);
+// The kernel attention() runs for `queries` query rows: as above, except that Auto (with no
+// environment override) takes the rows kernel's decode mode for Lq <= 8 on every device.
+AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries);
 const char* toString(AttentionVariant variant) noexcept;
 
 }  // namespace vkattn

@@ -154,6 +154,13 @@ AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant re
   return ctx.profile() == KernelProfile::CpuDriver ? AttentionVariant::Rows : AttentionVariant::Tiled;
 }
 
+AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries) {
+  // Decode (Lq <= 8): the tiled kernel would leave most of each 64-row workgroup idle; the rows
+  // kernel's decode mode (lanes split the keys, split-K over workgroups) suits every device.
+  if (requested == AttentionVariant::Auto && !variantFromEnvironment() && queries <= 8) return AttentionVariant::Rows;
+  return resolveAttentionVariant(ctx, requested);
+}
+
 void attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
                const AttentionOptions& options) {
   AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
@@ -163,11 +170,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     detail::checkLse(plan, *options.lse);
     lseBuffer = options.lse->buffer;
   }
-  AttentionVariant variant = resolveAttentionVariant(ctx, options.variant);
-  // Decode (Lq <= 8): the tiled kernel would leave most of each 64-row workgroup idle; the rows
-  // kernel's decode mode (lanes split the keys, split-K over workgroups) suits every device.
-  if (options.variant == AttentionVariant::Auto && !variantFromEnvironment() && plan.lq <= 8)
-    variant = AttentionVariant::Rows;
+  const AttentionVariant variant = attentionVariantFor(ctx, options.variant, plan.lq);
   const bool rows = variant == AttentionVariant::Rows;
   const bool coopmat = variant == AttentionVariant::Coopmat;
   if (!rows && options.keySplits > 1) throw InvalidArgument("keySplits", "only the rows variant splits keys");
