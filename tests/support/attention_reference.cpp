@@ -32,13 +32,16 @@ AttentionResult attentionRef(const AttentionProblem& pr, const std::vector<float
   AttentionResult r;
   r.out.assign(pr.batch * pr.headsQ * pr.lq * pr.dv, 0.0);
   r.lse.assign(pr.batch * pr.headsQ * pr.lq, negInf);
-  r.probs.assign(pr.batch * pr.headsQ * pr.lq * pr.lk, 0.0);
+  if (pr.withProbs) r.probs.assign(pr.batch * pr.headsQ * pr.lq * pr.lk, 0.0);
+  std::vector<std::size_t> rows = pr.rows;
+  if (rows.empty())
+    for (std::size_t i = 0; i < pr.lq; ++i) rows.push_back(i);
   const std::size_t group = pr.headsQ / pr.headsKv;
   std::vector<double> s(pr.lk);
   for (std::size_t b = 0; b < pr.batch; ++b)
     for (std::size_t h = 0; h < pr.headsQ; ++h) {
       const std::size_t kvh = h / group;
-      for (std::size_t i = 0; i < pr.lq; ++i) {
+      for (const std::size_t i : rows) {
         const float* qRow = &q[((b * pr.headsQ + h) * pr.lq + i) * pr.dk];
         double m = negInf;
         for (std::size_t j = 0; j < pr.lk; ++j) {
@@ -59,7 +62,7 @@ AttentionResult attentionRef(const AttentionProblem& pr, const std::vector<float
         r.lse[row] = m + std::log(sum);
         for (std::size_t j = 0; j < pr.lk; ++j) {
           const double p = s[j] == negInf ? 0.0 : std::exp(s[j] - m) / sum;
-          r.probs[row * pr.lk + j] = p;
+          if (pr.withProbs) r.probs[row * pr.lk + j] = p;
           if (p == 0.0) continue;
           const float* vRow = &v[((b * pr.headsKv + kvh) * pr.lk + j) * pr.dv];
           for (std::size_t d = 0; d < pr.dv; ++d) r.out[row * pr.dv + d] += p * vRow[d];

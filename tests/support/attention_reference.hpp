@@ -22,12 +22,16 @@ struct AttentionProblem {
   const std::vector<int32_t>* keep = nullptr;
   std::size_t keepDims[3] = {1, 1, 1};
   const std::vector<int32_t>* keyLengths = nullptr;  // [batch]
+  // Query rows to evaluate (each in [0, lq)); the other rows stay zero with lse -inf. Empty: all.
+  // Benchmarks at long sequences check a sample of rows instead of paying O(Lq·Lk) in doubles.
+  std::vector<std::size_t> rows;
+  bool withProbs = true;  // false leaves AttentionResult::probs empty (it is B·Hq·Lq·Lk doubles)
 };
 
 struct AttentionResult {
   std::vector<double> out;    // [B, Hq, Lq, Dv]
   std::vector<double> lse;    // [B, Hq, Lq], -inf for rows with no visible key
-  std::vector<double> probs;  // [B, Hq, Lq, Lk]
+  std::vector<double> probs;  // [B, Hq, Lq, Lk] when AttentionProblem::withProbs
 };
 
 AttentionResult attentionRef(const AttentionProblem& problem, const std::vector<float>& q, const std::vector<float>& k,

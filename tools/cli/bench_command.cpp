@@ -4,6 +4,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "json.hpp"
 #include "measurements.hpp"
 #include "vkattn/error.hpp"
 
@@ -40,10 +41,18 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
   if (auto path = a.get("--json")) {
     std::ofstream out(*path);
     if (!out) throw InvalidArgument("--json", "cannot write " + *path);
-    out << "{\"device\": \"" << ctx.info().name << "\", \"kernel\": \"" << m.kernel << "\", \"shape\": \"" << m.shape
-        << "\", \"max_abs_error\": " << m.error.maxAbs << ", \"tolerance\": " << m.tolerance << ", \"unit\": \""
-        << m.unit << "\", \"rate\": " << m.rate << ", \"baseline\": \"" << m.baseline
-        << "\", \"baseline_rate\": " << m.baselineRate << ", \"ratio\": " << m.rate / m.baselineRate << "}\n";
+    const bool ran = m.baselineSkipped.empty();
+    out << "{\"device\": " << jsonQuoted(ctx.info().name) << ", \"kernel\": " << jsonQuoted(m.kernel)
+        << ", \"variant\": " << jsonQuoted(m.variant) << ", \"shape\": " << jsonQuoted(m.shape)
+        << ", \"checked\": " << jsonQuoted(m.checked) << ", \"max_abs_error\": " << jsonNumber(m.error.maxAbs)
+        << ", \"tolerance\": " << jsonNumber(m.tolerance) << ", \"passed\": " << (m.error.failures ? "false" : "true")
+        << ", \"median_ms\": " << jsonNumber(m.medianMs) << ", \"unit\": " << jsonQuoted(m.unit) << ", \"rate\": " << jsonNumber(m.rate)
+        << ", \"baseline\": " << jsonQuoted(m.baseline) << ", \"baseline_rate\": ";
+    if (ran)
+      out << jsonNumber(m.baselineRate) << ", \"ratio\": " << jsonNumber(m.rate / m.baselineRate);
+    else
+      out << "null, \"ratio\": null, \"baseline_skipped\": " << jsonQuoted(m.baselineSkipped);
+    out << "}\n";
   }
   return m.error.failures ? 1 : 0;
 }
