@@ -15,6 +15,7 @@
 #include "vkattn/device_selection.hpp"
 #include "vkattn/error.hpp"
 #include "vkattn/half.hpp"
+#include "vkattn/instance.hpp"
 #include "vkattn/pipeline.hpp"
 #include "vkattn/row_ops.hpp"
 
@@ -144,6 +145,23 @@ TEST_F(VkattnTest, TensorsBeyondTheStorageBufferLimitAreRejected) {
     EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("maxStorageBufferRange"), std::string::npos) << e.what();
   }
+}
+
+// The counters that make validation messages fail tests, the CLI and the Python module: a
+// deliberately invalid call (a zero-sized buffer) on a context of its own must be counted, by its
+// instance and process-wide. The layer rejects the call before it reaches the driver.
+TEST(Validation, MessagesAreCountedPerInstanceAndPerProcess) {
+  Context ctx({.validation = true, .pipelineCache = std::filesystem::path()});
+  if (!ctx.instance().validationEnabled()) GTEST_SKIP() << "VK_LAYER_KHRONOS_validation is not installed";
+  const std::size_t processBefore = Instance::processValidationMessageCount();
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = 0;  // VUID-VkBufferCreateInfo-size-00912
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  const VkResult result = vkCreateBuffer(ctx.device().handle(), &info, nullptr, &buffer);
+  if (result == VK_SUCCESS) vkDestroyBuffer(ctx.device().handle(), buffer, nullptr);
+  EXPECT_GE(ctx.instance().validationMessageCount(), 1u);
+  EXPECT_GE(Instance::processValidationMessageCount(), processBefore + 1);
 }
 
 TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {

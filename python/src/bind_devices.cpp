@@ -4,6 +4,7 @@
 #include "bindings.hpp"
 #include "session.hpp"
 #include "vkattn/context.hpp"
+#include "vkattn/instance.hpp"
 
 namespace vkattn::python {
 
@@ -45,6 +46,9 @@ void bindDevices(py::module_& m) {
       },
       py::arg("index_or_name"), "Switch to a device by index or name substring; returns its name.");
   m.def("current_device", [] { return session().info().name; }, "Name of the device in use.");
+  m.def(
+      "validation_message_count", [] { return Instance::processValidationMessageCount(); },
+      "Khronos validation messages seen so far in this process (VKATTN_VALIDATION=1 turns the layer on).");
 }
 
 }  // namespace vkattn::python

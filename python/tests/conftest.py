@@ -1,6 +1,16 @@
-"""Shared fixtures: a seeded generator and torch when it is installed."""
+"""Shared fixtures: a seeded generator, torch when it is installed, and a validation check."""
 import numpy as np
 import pytest
+
+import vkattn
+
+
+@pytest.fixture(autouse=True)
+def no_validation_messages():
+    """With VKATTN_VALIDATION=1 (as ctest runs it) any validation message fails the test."""
+    before = vkattn.validation_message_count()
+    yield
+    assert vkattn.validation_message_count() == before, "the Vulkan validation layer reported messages (see stderr)"
 
 
 @pytest.fixture

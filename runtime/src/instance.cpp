@@ -10,6 +10,7 @@ namespace vkattn {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+std::atomic<std::size_t> g_processMessageCount{0};
 
 bool layerAvailable(const char* name) {
   uint32_t count = 0;
@@ -132,6 +133,8 @@ std::vector<VkPhysicalDevice> Instance::physicalDevices() const {
   return devices;
 }
 
+std::size_t Instance::processValidationMessageCount() noexcept { return g_processMessageCount.load(); }
+
 VKAPI_ATTR VkBool32 VKAPI_CALL Instance::onMessage(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
@@ -144,6 +147,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Instance::onMessage(
     instance->m_messages.push_back(text);
   }
   instance->m_messageCount.fetch_add(1);
+  g_processMessageCount.fetch_add(1);
   return VK_FALSE;
 }
 

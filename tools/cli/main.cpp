@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "vkattn/error.hpp"
+#include "vkattn/instance.hpp"
 
 namespace {
 
@@ -41,6 +42,28 @@ void usage(std::ostream& out) {
 
 }  // namespace
 
+namespace vkattn::cli {
+
+// Exit status of one command; 2 for an unknown command or argument.
+int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
+  if (command == "translate") return translateCommand(options, rest);
+  if (command == "run") return runCommand(options, rest);
+  if (command == "bench") return benchCommand(options, rest);
+  if (command == "conformance") return conformanceCommand(options, rest);
+  if (!rest.empty()) {
+    std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
+    usage(std::cerr);
+    return 2;
+  }
+  if (command == "devices") return devicesCommand(options);
+  if (command == "demo") return demoCommand(options);
+  std::cerr << "vkattn: unknown command '" << command << "'\n";
+  usage(std::cerr);
+  return 2;
+}
+
+}  // namespace vkattn::cli
+
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? std::cerr : std::cout);
@@ -54,20 +77,13 @@ int main(int argc, char** argv) {
     else rest.emplace_back(argv[i]);
   }
   try {
-    if (command == "translate") return vkattn::cli::translateCommand(options, rest);
-    if (command == "run") return vkattn::cli::runCommand(options, rest);
-    if (command == "bench") return vkattn::cli::benchCommand(options, rest);
-    if (command == "conformance") return vkattn::cli::conformanceCommand(options, rest);
-    if (!rest.empty()) {
-      std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
-      usage(std::cerr);
-      return 2;
+    const int status = vkattn::cli::dispatchCommand(command, options, rest);
+    // With VKATTN_VALIDATION=1 a validation message fails the command, as it fails a test.
+    if (const std::size_t messages = vkattn::Instance::processValidationMessageCount()) {
+      std::cerr << "vkattn: the validation layer reported " << messages << " message(s)\n";
+      return status ? status : 1;
     }
-    if (command == "devices") return vkattn::cli::devicesCommand(options);
-    if (command == "demo") return vkattn::cli::demoCommand(options);
-    std::cerr << "vkattn: unknown command '" << command << "'\n";
-    usage(std::cerr);
-    return 2;
+    return status;
   } catch (const std::exception& e) {
     std::cerr << "vkattn: " << e.what() << "\n";
     return 1;

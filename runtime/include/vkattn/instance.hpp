@@ -33,6 +33,9 @@ class Instance {
   // Validation warnings and errors seen so far (messages are also printed to stderr).
   std::size_t validationMessageCount() const noexcept { return m_messageCount.load(); }
   std::vector<std::string> validationMessages() const;
+  // Validation messages seen by every Instance of this process, those already destroyed included
+  // (what a command-line tool or a Python session checks before it reports success).
+  static std::size_t processValidationMessageCount() noexcept;
 
   std::vector<VkPhysicalDevice> physicalDevices() const;
 
