@@ -246,9 +246,9 @@ def main():
                     if not row["torch"]["ok"]:
                         failures.append(f"torch D={d} L={length} causal={causal}: {row['torch']['error']}")
                     rows.append(row)
-                    done = ", ".join(f"{v} {r['rate']:.3g}" for v, r in row["vkattn"].items() if "rate" in r)
+                    done = ", ".join(f"{v} {r['rate'] / 1e3:.3g}" for v, r in row["vkattn"].items() if "rate" in r)
                     print(f"D={d} L={length} B×H={b}×{h} causal={'yes' if causal else 'no'}: vkattn {done or '-'}; "
-                          f"PyTorch {row['torch'].get('rate', float('nan')):.3g} TFLOP/s", file=sys.stderr, flush=True)
+                          f"PyTorch {row['torch'].get('rate', float('nan')) / 1e3:.3g} TFLOP/s", file=sys.stderr, flush=True)
 
     lines = [f"vkattn on {device_name or 'an unknown device'}, beside {tch.label}; TFLOP/s "
              f"(4·B·H·L²·D, halved for causal); vkattn stores {args.dtype}.", ""]
