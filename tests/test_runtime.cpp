@@ -16,6 +16,7 @@
 #include "vkattn/error.hpp"
 #include "vkattn/half.hpp"
 #include "vkattn/instance.hpp"
+#include "vkattn/json_text.hpp"
 #include "vkattn/pipeline.hpp"
 #include "vkattn/row_ops.hpp"
 
@@ -162,6 +163,19 @@ TEST(Validation, MessagesAreCountedPerInstanceAndPerProcess) {
   if (result == VK_SUCCESS) vkDestroyBuffer(ctx.device().handle(), buffer, nullptr);
   EXPECT_GE(ctx.instance().validationMessageCount(), 1u);
   EXPECT_GE(Instance::processValidationMessageCount(), processBefore + 1);
+}
+
+// RFC 8259: quote, backslash and control characters escaped, other bytes (UTF-8) kept as they are;
+// JSON has no spelling for NaN or infinities, so they are written as null.
+TEST(JsonText, EscapesStringsAndWritesNonFiniteNumbersAsNull) {
+  EXPECT_EQ(jsonQuoted("plain"), "\"plain\"");
+  EXPECT_EQ(jsonQuoted("a\"b\\c\nd\te"), "\"a\\\"b\\\\c\\u000ad\\u0009e\"");
+  EXPECT_EQ(jsonQuoted("ao\xc3\xbbt \xe6\xb3\xa8"), "\"ao\xc3\xbbt \xe6\xb3\xa8\"");
+  EXPECT_EQ(jsonNumber(0.1), "0.1");
+  EXPECT_EQ(jsonNumber(-1.5e-300), "-1.5e-300");
+  EXPECT_EQ(jsonNumber(123456789.0), "123456789");
+  EXPECT_EQ(jsonNumber(std::nan("")), "null");
+  EXPECT_EQ(jsonNumber(-INFINITY), "null");
 }
 
 TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {

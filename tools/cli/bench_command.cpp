@@ -4,9 +4,9 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "json.hpp"
 #include "measurements.hpp"
 #include "vkattn/error.hpp"
+#include "vkattn/json_text.hpp"
 
 namespace vkattn::cli {
 

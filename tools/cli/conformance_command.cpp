@@ -13,10 +13,10 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "json.hpp"
 #include "support/case_record.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/error.hpp"
+#include "vkattn/json_text.hpp"
 
 namespace vkattn::cli {
 namespace {

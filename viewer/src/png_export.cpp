@@ -2,44 +2,21 @@
 
 #include <stb_image_write.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "vkattn/error.hpp"
+#include "vkattn/json_text.hpp"
 
 namespace vkattn::viewer {
 namespace {
-
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", c);
-      out += escape;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
-}
 
 template <typename T>
 std::string list(const std::vector<T>& values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) out += ',';
-    out += number(static_cast<double>(values[i]));
+    out += jsonNumber(static_cast<double>(values[i]));
   }
   return out + "]";
 }
@@ -48,7 +25,7 @@ std::string strings(const std::vector<std::string>& values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) out += ',';
-    out += quoted(values[i]);
+    out += jsonQuoted(values[i]);
   }
   return out + "]";
 }
@@ -70,21 +47,21 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
   const DrawnGrid& g = f.grid;
   std::ostringstream out;
   out << "{\n  \"image\": {\"width\": " << record.imageWidth << ", \"height\": " << record.imageHeight << "},\n";
-  out << "  \"source\": " << quoted(record.source) << ",\n  \"view\": " << quoted(record.view) << ",\n";
-  out << "  \"heatmap\": {\"x0\": " << number(f.heatmapMin.x) << ", \"y0\": " << number(f.heatmapMin.y)
-      << ", \"x1\": " << number(f.heatmapMax.x) << ", \"y1\": " << number(f.heatmapMax.y) << "},\n";
+  out << "  \"source\": " << jsonQuoted(record.source) << ",\n  \"view\": " << jsonQuoted(record.view) << ",\n";
+  out << "  \"heatmap\": {\"x0\": " << jsonNumber(f.heatmapMin.x) << ", \"y0\": " << jsonNumber(f.heatmapMin.y)
+      << ", \"x1\": " << jsonNumber(f.heatmapMax.x) << ", \"y1\": " << jsonNumber(f.heatmapMax.y) << "},\n";
   if (record.map) {
     out << "  \"map\": {\"rows\": " << record.map->values.rows << ", \"cols\": " << record.map->values.cols
         << ", \"signed\": " << (record.map->signedValues ? "true" : "false")
-        << ", \"title\": " << quoted(record.map->title) << "},\n";
+        << ", \"title\": " << jsonQuoted(record.map->title) << "},\n";
     out << "  \"rowTokens\": " << strings(record.map->rowTokens) << ",\n";
     out << "  \"colTokens\": " << strings(record.map->colTokens) << ",\n";
   }
-  out << "  \"region\": {\"rowBegin\": " << number(f.region.rowBegin) << ", \"rowEnd\": " << number(f.region.rowEnd)
-      << ", \"colBegin\": " << number(f.region.colBegin) << ", \"colEnd\": " << number(f.region.colEnd) << "},\n";
-  out << "  \"colormap\": " << quoted(toString(record.scale.colormap()))
-      << ", \"scale\": " << quoted(toString(record.scale.scale())) << ", \"range\": [" << number(record.scale.min())
-      << ", " << number(record.scale.max()) << "],\n";
+  out << "  \"region\": {\"rowBegin\": " << jsonNumber(f.region.rowBegin) << ", \"rowEnd\": " << jsonNumber(f.region.rowEnd)
+      << ", \"colBegin\": " << jsonNumber(f.region.colBegin) << ", \"colEnd\": " << jsonNumber(f.region.colEnd) << "},\n";
+  out << "  \"colormap\": " << jsonQuoted(toString(record.scale.colormap()))
+      << ", \"scale\": " << jsonQuoted(toString(record.scale.scale())) << ", \"range\": [" << jsonNumber(record.scale.min())
+      << ", " << jsonNumber(record.scale.max()) << "],\n";
   out << "  \"grid\": {\"rows\": " << g.values.rows << ", \"cols\": " << g.values.cols
       << ", \"reduced\": " << (g.reduced ? "true" : "false") << ",\n    \"rowEdges\": " << list(g.rowEdges)
       << ",\n    \"colEdges\": " << list(g.colEdges) << ",\n    \"rowPixels\": " << list(g.rowPixels)

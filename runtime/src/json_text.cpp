@@ -1,14 +1,11 @@
-// JSON values for the CLI's small hand-written reports.
-#pragma once
+#include "vkattn/json_text.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <string>
-#include <string_view>
 
-namespace vkattn::cli {
+namespace vkattn {
 
-inline std::string jsonQuoted(std::string_view text) {
+std::string jsonQuoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') {
@@ -25,12 +22,11 @@ inline std::string jsonQuoted(std::string_view text) {
   return out + "\"";
 }
 
-// A JSON number, or null for NaN and infinities (which JSON cannot spell).
-inline std::string jsonNumber(double value) {
+std::string jsonNumber(double value) {
   if (!std::isfinite(value)) return "null";
   char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
+  std::snprintf(text, sizeof text, "%.9g", value);
   return text;
 }
 
-}  // namespace vkattn::cli
+}  // namespace vkattn
