@@ -1,84 +1,24 @@
 // Dense layer throughput in GFLOP/s (2·M·N·K), each case verified against the double reference
-// first (worst error as a fraction of the documented tolerance), and reported as a ratio to the
-// naive one-output-per-invocation kernel timed in the same process; then the elementwise ops
+// first (worst error as a fraction of the tolerance table's), and reported as a ratio to the
+// naive one-output-per-invocation kernel timed in the same process (measure/measurements.cpp,
+// shared with `vkattn bench linear`); then the elementwise ops
 // and the embedding lookup in GB/s of compulsory traffic, as a ratio to a vec4 copy.
-#include <benchmark/benchmark.h>
-
+#include <functional>
 #include <map>
-#include <memory>
-#include <tuple>
 
-#include "support/error_stats.hpp"
-#include "support/linear_reference.hpp"
-#include "support/reference.hpp"
+#include "report.hpp"
+#include "vkattn/reference/linear_reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "vkattn/vkattn.hpp"
 
 namespace {
 
 using namespace vkattn;
 
-Context& context() {
-  static std::unique_ptr<Context> ctx = std::make_unique<Context>();
-  return *ctx;
-}
-
-struct LinearProblem {
-  Tensor x, w, b, y;
-  test::MatmulRef ref;
-};
-
-LinearProblem makeProblem(int64_t m, int64_t n, int64_t k, DType dtype) {
-  Context& ctx = context();
-  auto x = test::randomValues(static_cast<std::size_t>(m * k), 1), w = test::randomValues(static_cast<std::size_t>(n * k), 2);
-  auto b = test::randomValues(static_cast<std::size_t>(n), 3);
-  if (dtype == DType::F16) x = test::roundToHalf(x), w = test::roundToHalf(w), b = test::roundToHalf(b);
-  LinearProblem p{ctx.tensor({m, k}, x, dtype), ctx.tensor({n, k}, w, dtype), ctx.tensor({n}, b, dtype),
-                  ctx.tensor({m, n}, dtype), {}};
-  p.ref = test::linearRef(x, w, static_cast<std::size_t>(m), static_cast<std::size_t>(n), static_cast<std::size_t>(k),
-                          &b, Activation::Gelu, nullptr);
-  return p;
-}
-
-double timeLinear(LinearProblem& p, MatmulVariant variant) {
-  Context& ctx = context();
-  LinearOptions options{.bias = p.b.view(), .activation = Activation::Gelu, .variant = variant};
-  return timeOnDevice(ctx, [&] { linear(ctx, p.x, p.w, p.y, options); }, 10).medianNs;
-}
-
-// Nanoseconds of the naive kernel per (shape, dtype), measured once.
-double naiveNs(int64_t m, int64_t n, int64_t k, DType dtype) {
-  static std::map<std::tuple<int64_t, int64_t, int64_t, DType>, double> cache;
-  const auto key = std::make_tuple(m, n, k, dtype);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  LinearProblem p = makeProblem(m, n, k, dtype);
-  return cache[key] = timeLinear(p, MatmulVariant::Naive);
-}
-
 void BM_Linear(benchmark::State& state, MatmulVariant variant, DType dtype) {
-  Context& ctx = context();
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  LinearProblem p = makeProblem(m, n, k, dtype);
-  try {
-    linear(ctx, p.x, p.w, p.y, {.bias = p.b.view(), .activation = Activation::Gelu, .variant = variant});
-  } catch (const Unsupported& e) {  // the cooperative-matrix kernel on a device without it
-    state.SkipWithError(e.what());
-    return;
-  }
-  const bool f16 = dtype == DType::F16;
-  const auto stats = test::compareDot(p.y.download(), p.ref, f16 ? 1e-3 : 1e-5, f16 ? 1e-3 : 1e-5, 2e-7);
-  if (stats.failures) {
-    state.SkipWithError(("output does not match the reference: " + test::describe(stats)).c_str());
-    return;
-  }
-  state.counters["max_abs_err"] = stats.maxAbs;
-  state.counters["err/tol"] = stats.worstRatio;
-  const double flops = 2.0 * static_cast<double>(m * n * k);
-  for (auto _ : state) {
-    const double ns = timeLinear(p, variant);
-    state.SetIterationTime(ns * 1e-9);
-    state.counters["GFLOP/s"] = flops / ns;
-    state.counters["vs_naive"] = naiveNs(m, n, k, dtype) / ns;
-  }
+  bench::report(state, measure::measureLinear(bench::context(), state.range(0), state.range(1), state.range(2), dtype,
+                                              variant, {.kernel = 10, .baseline = 3}));
 }
 
 void linearShapes(benchmark::internal::Benchmark* b) {
@@ -97,7 +37,7 @@ BENCHMARK_CAPTURE(BM_Linear, coopmat_f16, MatmulVariant::Coopmat, DType::F16)->A
 double copyGbps(std::size_t bytes) {
   static std::map<std::size_t, double> cache;
   if (auto it = cache.find(bytes); it != cache.end()) return it->second;
-  Context& ctx = context();
+  Context& ctx = bench::context();
   const int64_t floats = static_cast<int64_t>(bytes / 2 / 4 / 4 * 4);
   Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
   return cache[bytes] = static_cast<double>(bytes) / timeOnDevice(ctx, [&] { copy(ctx, a, b); }, 20).medianNs;
@@ -106,10 +46,10 @@ double copyGbps(std::size_t bytes) {
 enum class Op { Gelu, SwiGlu, Add, Embedding };
 
 void BM_Elementwise(benchmark::State& state, Op op) {
-  Context& ctx = context();
+  Context& ctx = bench::context();
   const int64_t rows = state.range(0), cols = state.range(1);
   const auto count = static_cast<std::size_t>(rows * cols);
-  auto x = test::randomValues(count, 5, -4.0f, 4.0f), u = test::randomValues(count, 6);
+  auto x = reference::randomValues(count, 5, -4.0f, 4.0f), u = reference::randomValues(count, 6);
   Tensor tx = ctx.tensor({rows, cols}, x), tu = ctx.tensor({rows, cols}, u), y = ctx.tensor({rows, cols});
   std::vector<int32_t> ids(static_cast<std::size_t>(rows));
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7919) % static_cast<std::size_t>(rows));
@@ -119,11 +59,11 @@ void BM_Elementwise(benchmark::State& state, Op op) {
   std::size_t bytes = 0;
   if (op == Op::Gelu) {
     run = [&] { activation(ctx, Activation::Gelu, tx, y); };
-    for (std::size_t i = 0; i < count; ++i) ref[i] = test::activationRef(x[i], Activation::Gelu);
+    for (std::size_t i = 0; i < count; ++i) ref[i] = reference::activationRef(x[i], Activation::Gelu);
     bytes = 2 * count * 4;
   } else if (op == Op::SwiGlu) {
     run = [&] { swiglu(ctx, tx, tu, y); };
-    for (std::size_t i = 0; i < count; ++i) ref[i] = test::activationRef(x[i], Activation::Silu) * u[i];
+    for (std::size_t i = 0; i < count; ++i) ref[i] = reference::activationRef(x[i], Activation::Silu) * u[i];
     bytes = 3 * count * 4;
   } else if (op == Op::Add) {
     run = [&] { add(ctx, tx, tu, y); };
@@ -138,9 +78,10 @@ void BM_Elementwise(benchmark::State& state, Op op) {
     bytes = 2 * count * 4;
   }
   run();
-  const auto stats = test::compare(y.download(), ref, 1e-6, 1e-5);
+  const reference::Tolerance tol = reference::toleranceFor(reference::Checked::Elementwise, DType::F32);
+  const auto stats = reference::compare(y.download(), ref, tol.atol, tol.rtol);
   if (stats.failures) {
-    state.SkipWithError(("output does not match the reference: " + test::describe(stats)).c_str());
+    state.SkipWithError(("output does not match the reference: " + reference::describe(stats)).c_str());
     return;
   }
   state.counters["max_abs_err"] = stats.maxAbs;

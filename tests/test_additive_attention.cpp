@@ -4,61 +4,22 @@
 #include <limits>
 
 #include "support/compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/additive_attention_reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/additive_attention.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/ops/additive_attention.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
-constexpr double kAtol = 2e-5, kRtol = 1e-4;
+const Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
 
-struct Problem {
-  int64_t B = 2, Lq = 5, Lk = 7, Dq = 6, Dk = 10, Dv = 3, A = 8;
-  bool causal = false;
-  std::vector<float> bias;  // [B, Lq, Lk] full, or empty
-  std::vector<int32_t> keep;
-  std::vector<int32_t> keyLengths;
-};
+const double kAtol = toleranceFor(Checked::AdditiveAttention, DType::F32).atol, kRtol = toleranceFor(Checked::AdditiveAttention, DType::F32).rtol;
 
-// Returns out [B, Lq, Dv] and weights [B, Lq, Lk].
-std::pair<std::vector<double>, std::vector<double>> reference(const Problem& p, const std::vector<float>& q,
-                                                              const std::vector<float>& k, const std::vector<float>& val,
-                                                              const std::vector<float>& wq, const std::vector<float>& wk,
-                                                              const std::vector<float>& v) {
-  std::vector<double> out(p.B * p.Lq * p.Dv, 0.0), weights(p.B * p.Lq * p.Lk, 0.0);
-  for (int64_t b = 0; b < p.B; ++b)
-    for (int64_t i = 0; i < p.Lq; ++i) {
-      std::vector<double> s(p.Lk, -INFINITY);
-      double m = -INFINITY;
-      for (int64_t j = 0; j < p.Lk; ++j) {
-        const int64_t at = (b * p.Lq + i) * p.Lk + j;
-        if (p.causal && j > i) continue;
-        if (!p.keyLengths.empty() && j >= p.keyLengths[b]) continue;
-        if (!p.keep.empty() && p.keep[at] == 0) continue;
-        double score = 0.0;
-        for (int64_t a = 0; a < p.A; ++a) {
-          double hq = 0.0, hk = 0.0;
-          for (int64_t d = 0; d < p.Dq; ++d) hq += double(wq[a * p.Dq + d]) * q[(b * p.Lq + i) * p.Dq + d];
-          for (int64_t d = 0; d < p.Dk; ++d) hk += double(wk[a * p.Dk + d]) * k[(b * p.Lk + j) * p.Dk + d];
-          score += v[a] * std::tanh(hq + hk);
-        }
-        if (!p.bias.empty()) score += p.bias[at];
-        s[j] = score;
-        m = std::max(m, score);
-      }
-      if (m == -INFINITY) continue;
-      double sum = 0.0;
-      for (double x : s) sum += std::exp(x - m);
-      for (int64_t j = 0; j < p.Lk; ++j) {
-        const double w = std::exp(s[j] - m) / sum;
-        weights[(b * p.Lq + i) * p.Lk + j] = w;
-        for (int64_t d = 0; d < p.Dv; ++d) out[(b * p.Lq + i) * p.Dv + d] += w * val[(b * p.Lk + j) * p.Dv + d];
-      }
-    }
-  return {out, weights};
-}
+using Problem = AdditiveProblem;
 
 class AdditiveAttention : public VkattnTest {
  protected:
@@ -84,9 +45,9 @@ class AdditiveAttention : public VkattnTest {
     Tensor out = additiveAttention(ctx(), ctx().tensor({p.B, p.Lq, p.Dq}, q), ctx().tensor({p.B, p.Lk, p.Dk}, k),
                                    ctx().tensor({p.B, p.Lk, p.Dv}, val), ctx().tensor({p.A, p.Dq}, wq),
                                    ctx().tensor({p.A, p.Dk}, wk), ctx().tensor({p.A}, v), o);
-    auto [refOut, refWeights] = reference(p, q, k, val, wq, wk, v);
+    auto [refOut, refWeights] = additiveAttentionRef(p, q, k, val, wq, wk, v);
     EXPECT_TRUE(allClose(out.download(), refOut, kAtol, kRtol));
-    EXPECT_TRUE(allClose(tw.download(), refWeights, 1e-5, 1e-4));
+    EXPECT_TRUE(allClose(tw.download(), refWeights, kWeights.atol, kWeights.rtol));
   }
 };
 
@@ -119,7 +80,7 @@ TEST_F(AdditiveAttention, BroadcastBias) {
                                  ctx().tensor({p.A, p.Dk}, wk), ctx().tensor({p.A}, v), {.bias = bias.view()});
   for (int64_t b = 0; b < p.B; ++b)
     for (int64_t i = 0; i < p.Lq; ++i) p.bias.insert(p.bias.end(), row.begin(), row.end());
-  EXPECT_TRUE(allClose(out.download(), reference(p, q, k, val, wq, wk, v).first, kAtol, kRtol));
+  EXPECT_TRUE(allClose(out.download(), additiveAttentionRef(p, q, k, val, wq, wk, v).first, kAtol, kRtol));
 }
 
 TEST_F(AdditiveAttention, BadInputNamesTheArgument) {

@@ -10,19 +10,23 @@
 #include <string>
 #include <tuple>
 
-#include "support/attention_reference.hpp"
+#include "vkattn/reference/attention_reference.hpp"
 #include "support/compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/attention.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
-constexpr double kAtolF32 = 2e-5, kRtolF32 = 1e-4;
-constexpr double kAtolF16 = 2e-3, kRtolF16 = 5e-3;
-constexpr double kAtolLse = 2e-5, kRtolLse = 1e-5;
+const Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
+
+const double kAtolF32 = toleranceFor(Checked::Attention, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Attention, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Attention, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Attention, DType::F16).rtol;
+const double kAtolLse = toleranceFor(Checked::AttentionLse, DType::F32).atol, kRtolLse = toleranceFor(Checked::AttentionLse, DType::F32).rtol;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 enum class Path { Rows, Tiled, Naive, Coopmat };
@@ -472,13 +476,13 @@ TEST_F(VkattnTest, AttentionWeightsMatchReferenceProbabilities) {
   pr.causal = true;
   Inputs in = makeInputs(ctx(), pr, DType::F32, 110);
   const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
-  Tensor w = attentionWeights(ctx(), in.tq, in.tk, in.tv, {3, 1}, optionsFor(pr));
+  Tensor w = attentionWeights(ctx(), in.tq, in.tk, {3, 1}, optionsFor(pr));
   ASSERT_EQ(w.shape(), (Shape{2, 2, 13, 29}));
   std::vector<double> expected;
   for (std::size_t b = 0; b < 2; ++b)
     for (std::size_t h : {3u, 1u})
       for (std::size_t x = 0; x < 13 * 29; ++x) expected.push_back(ref.probs[(b * 4 + h) * 13 * 29 + x]);
-  EXPECT_TRUE(allClose(w.download(), expected, 1e-5, 1e-4));
+  EXPECT_TRUE(allClose(w.download(), expected, kWeights.atol, kWeights.rtol));
 }
 
 TEST_F(VkattnTest, AttentionVariantFollowsProfileAndEnvironment) {

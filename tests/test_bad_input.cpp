@@ -3,13 +3,14 @@
 #include <cmath>
 #include <limits>
 
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/rope.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/rope.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
 // Runs `f`, expecting InvalidArgument about `argument` whose message contains `fragment`.

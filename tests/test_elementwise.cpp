@@ -5,18 +5,20 @@
 #include <functional>
 
 #include "support/compare.hpp"
-#include "support/linear_reference.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/linear_reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/elementwise.hpp"
-#include "vkattn/embedding.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/embedding.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
-constexpr double kAtolF32 = 1e-6, kRtolF32 = 1e-5;
-constexpr double kAtolF16 = 1e-3, kRtolF16 = 1e-3;
+const double kAtolF32 = toleranceFor(Checked::Elementwise, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Elementwise, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Elementwise, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Elementwise, DType::F16).rtol;
 
 constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh,
                                        Activation::Silu};
@@ -74,18 +76,6 @@ TEST_P(Elementwise, AddSameShapeAndBroadcastRow) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, Elementwise, ::testing::Values(1, 5, 7, 33, 1000, 4099, 300001));
-
-std::vector<double> embeddingRef(const std::vector<float>& table, const std::vector<int32_t>& ids, std::size_t dim,
-                                 std::size_t seq, const std::vector<float>* positions, std::size_t offset) {
-  std::vector<double> out;
-  for (std::size_t t = 0; t < ids.size(); ++t)
-    for (std::size_t d = 0; d < dim; ++d) {
-      double v = table[static_cast<std::size_t>(ids[t]) * dim + d];
-      if (positions) v = static_cast<float>(v + (*positions)[(offset + t % seq) * dim + d]);
-      out.push_back(v);
-    }
-  return out;
-}
 
 TEST_F(VkattnTest, EmbeddingWithAndWithoutPositions) {
   for (int64_t dim : {1, 7, 32, 33}) {

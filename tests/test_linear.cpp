@@ -8,17 +8,19 @@
 #include <tuple>
 
 #include "support/dot_compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/linear.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/linear.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
 // The tolerance every matmul kernel header documents: atol + rtol |ref| + dotRtol sum_k |a b|.
-constexpr double kAtolF32 = 1e-5, kRtolF32 = 1e-5, kDotF32 = 2e-7;
-constexpr double kAtolF16 = 1e-3, kRtolF16 = 1e-3, kDotF16 = 2e-7;
+const double kAtolF32 = toleranceFor(Checked::Linear, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Linear, DType::F32).rtol, kDotF32 = toleranceFor(Checked::Linear, DType::F32).dotRtol;
+const double kAtolF16 = toleranceFor(Checked::Linear, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Linear, DType::F16).rtol, kDotF16 = toleranceFor(Checked::Linear, DType::F16).dotRtol;
 
 constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh,
                                        Activation::Silu};

@@ -1,15 +1,17 @@
 // LayerNorm and RMSNorm conformance against the double reference on odd shapes, with and
 // without affine parameters, f32 and f16 storage, and rows long enough to need a workgroup.
 #include "support/compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
-constexpr double kAtolF32 = 1e-5, kRtolF32 = 1e-5;
-constexpr double kAtolF16 = 2e-3, kRtolF16 = 2e-3;
+const double kAtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).atol, kRtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).rtol;  // RMSNorm shares them
+const double kAtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).atol, kRtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).rtol;
 
 using Shape2 = std::tuple<int64_t, int64_t>;
 class Norms : public VkattnTest, public ::testing::WithParamInterface<Shape2> {};

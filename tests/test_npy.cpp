@@ -6,10 +6,10 @@
 #include <random>
 #include <unistd.h>
 
-#include "npy.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/io/npy.hpp"
+#include "vkattn/core/error.hpp"
 
-namespace vkattn::cli {
+namespace vkattn::io {
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
@@ -124,4 +124,4 @@ TEST(Npy, RejectsUnsupportedContent) {
 }
 
 }  // namespace
-}  // namespace vkattn::cli
+}  // namespace vkattn::io

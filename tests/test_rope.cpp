@@ -1,15 +1,17 @@
 // RoPE conformance against the double reference: both pair layouts, partial rotary dims, GQA
 // head counts, position tensors and offsets, large positions, strided [B, L, H, D] views, f16.
 #include "support/compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/rope.hpp"
+#include "vkattn/ops/rope.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
-constexpr double kAtolF32 = 2e-6;
-constexpr double kAtolF16 = 2e-3;
+const double kAtolF32 = toleranceFor(Checked::Rope, DType::F32).atol;
+const double kAtolF16 = toleranceFor(Checked::Rope, DType::F16).atol;
 
 std::vector<int64_t> offsetPositions(std::size_t B, std::size_t L, int64_t offset) {
   std::vector<int64_t> p(B * L);

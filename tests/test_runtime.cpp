@@ -10,17 +10,18 @@
 #include <unistd.h>
 
 #include "support/compare.hpp"
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/device_selection.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/half.hpp"
-#include "vkattn/instance.hpp"
-#include "vkattn/json_text.hpp"
-#include "vkattn/pipeline.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/core/device_selection.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
+#include "vkattn/core/instance.hpp"
+#include "vkattn/io/json_text.hpp"
+#include "vkattn/core/pipeline.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
 DeviceInfo fakeDevice(const std::string& name, DeviceKind kind) {

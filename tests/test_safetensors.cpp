@@ -12,13 +12,14 @@
 #include <random>
 #include <unistd.h>
 
-#include "support/reference.hpp"
+#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/half.hpp"
-#include "vkattn/safetensors.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
+#include "vkattn/io/safetensors.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
 using Bytes = std::vector<uint8_t>;

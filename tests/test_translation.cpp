@@ -6,9 +6,9 @@
 #include <numeric>
 
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/tokenizer.hpp"
-#include "vkattn/translation_model.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/models/tokenizer.hpp"
+#include "vkattn/models/translation_model.hpp"
 
 namespace vkattn::test {
 namespace {

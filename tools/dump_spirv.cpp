@@ -3,7 +3,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "vkattn/pipeline.hpp"
+#include "vkattn/core/pipeline.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

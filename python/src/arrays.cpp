@@ -1,7 +1,7 @@
 #include "arrays.hpp"
 
-#include "vkattn/context.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::python {
 

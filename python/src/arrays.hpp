@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "vkattn/context.hpp"
-#include "vkattn/tensor.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
 
 namespace vkattn::python {
 

@@ -9,8 +9,8 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
-#include "vkattn/additive_attention.hpp"
-#include "vkattn/attention.hpp"
+#include "vkattn/ops/additive_attention.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::python {
 namespace {
@@ -137,10 +137,7 @@ void bindAttention(py::module_& m) {
         if (scale) o.scale = static_cast<float>(*scale);
         if (mask.keep) o.keepMask = mask.keep->view();
         if (mask.bias) o.bias = mask.bias->view();
-        // The fused pass needs a V; a minimal one (head dim 16) costs little next to the weights.
-        Tensor v = ctx.tensor({k.shape[0], k.shape[1], k.shape[2], 16}, std::vector<float>(k.shape[0] * k.shape[1] * k.shape[2] * 16, 0.0f),
-                              q.dtype);
-        return toArray(attentionWeights(ctx, q, k, v, heads.value_or(std::vector<int64_t>{}), o));
+        return toArray(attentionWeights(ctx, q, k, heads.value_or(std::vector<int64_t>{}), o));
       },
       py::arg("query"), py::arg("key"), py::arg("heads") = py::none(), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(),

@@ -7,7 +7,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
-#include "vkattn/attention_layer.hpp"
+#include "vkattn/models/attention_layer.hpp"
 
 namespace vkattn::python {
 namespace {

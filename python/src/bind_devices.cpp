@@ -3,8 +3,8 @@
 
 #include "bindings.hpp"
 #include "session.hpp"
-#include "vkattn/context.hpp"
-#include "vkattn/instance.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/instance.hpp"
 
 namespace vkattn::python {
 

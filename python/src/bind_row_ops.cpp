@@ -5,8 +5,8 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
-#include "vkattn/rope.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/ops/rope.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::python {
 namespace {

@@ -1,6 +1,6 @@
 // The `vkattn` Python module: vkattn's kernels on NumPy arrays, errors as ValueError/TypeError.
 #include "bindings.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 PYBIND11_MODULE(vkattn, m) {
   using namespace vkattn;

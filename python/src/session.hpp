@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::python {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 namespace {
 
 CaseRecord& current() {

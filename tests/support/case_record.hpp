@@ -2,7 +2,7 @@
 // allClose() notes every comparison; a test listener takes the record when the case ends.
 #pragma once
 
-#include "support/error_stats.hpp"
+#include "vkattn/reference/error_stats.hpp"
 
 namespace vkattn::test {
 
@@ -12,7 +12,7 @@ struct CaseRecord {
   double worstRatio = 0.0;  // error / tolerance of the worst element; <= 1 passes
 };
 
-void noteComparison(const ErrorStats& stats);
+void noteComparison(const reference::ErrorStats& stats);
 // Returns the record of the comparisons since the last call and starts a new one.
 CaseRecord takeCaseRecord();
 

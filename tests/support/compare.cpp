@@ -3,6 +3,7 @@
 #include "support/case_record.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 
 ::testing::AssertionResult allClose(const std::vector<float>& got, const std::vector<double>& expected, double atol,
                                     double rtol) {

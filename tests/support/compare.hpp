@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "support/error_stats.hpp"
+#include "vkattn/reference/error_stats.hpp"
 
 namespace vkattn::test {
 

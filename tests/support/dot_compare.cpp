@@ -3,6 +3,7 @@
 #include "support/case_record.hpp"
 
 namespace vkattn::test {
+using namespace vkattn::reference;
 
 ::testing::AssertionResult dotClose(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol,
                                     double dotRtol) {

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "support/linear_reference.hpp"
+#include "vkattn/reference/linear_reference.hpp"
 
 namespace vkattn::test {
 
-::testing::AssertionResult dotClose(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol,
+::testing::AssertionResult dotClose(const std::vector<float>& got, const reference::MatmulRef& ref, double atol, double rtol,
                                     double dotRtol);
 
 }  // namespace vkattn::test

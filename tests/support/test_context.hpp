@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::test {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

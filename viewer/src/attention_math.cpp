@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

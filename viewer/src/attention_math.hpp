@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vkattn/translation_model.hpp"  // AttentionMap: one layer, [heads, rows, cols]
+#include "vkattn/ops/attention_map.hpp"
 
 namespace vkattn::viewer {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "vkattn/context.hpp"
-#include "vkattn/translation_model.hpp"  // AttentionMap
+#include "vkattn/core/context.hpp"
+#include "vkattn/ops/attention_map.hpp"
 
 namespace vkattn::viewer {
 
@@ -62,9 +62,7 @@ struct SourceOptions {
 };
 std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& options);
 
-// True when this build has the translation model (runtime/src/models).
-bool modelSourceAvailable();
-// "model" when the build has it and its files are in defaultModelDirectory(), else "demo".
+// "model" when the model's files are in defaultModelDirectory(), else "demo".
 std::string defaultSourceSpec();
 
 }  // namespace vkattn::viewer

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

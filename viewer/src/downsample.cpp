@@ -7,10 +7,10 @@
 #include <limits>
 #include <string>
 
-#include "vkattn/device.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/pipeline.hpp"
-#include "vkattn/recorder.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/recorder.hpp"
 
 namespace vkattn::viewer {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "attention_math.hpp"
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "vkattn/device.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
 #include "vulkan_util.hpp"
 
 namespace vkattn::viewer {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
 

@@ -5,7 +5,7 @@
 
 #include "cli_args.hpp"
 #include "run.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace vkattn::viewer;

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "vkattn/device.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "vkattn/buffer.hpp"
-#include "vkattn/context.hpp"
+#include "vkattn/core/buffer.hpp"
+#include "vkattn/core/context.hpp"
 #include "vulkan_util.hpp"
 
 namespace vkattn::viewer {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "vkattn/error.hpp"
-#include "vkattn/json_text.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/io/json_text.hpp"
 
 namespace vkattn::viewer {
 namespace {

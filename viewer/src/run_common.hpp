@@ -6,7 +6,7 @@
 
 #include "attention_source.hpp"
 #include "cli_args.hpp"
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
 

@@ -13,7 +13,7 @@
 #include "run.hpp"
 #include "run_common.hpp"
 #include "swapchain.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 #include "window.hpp"
 
 namespace vkattn::viewer {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

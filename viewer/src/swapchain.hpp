@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "vkattn/context.hpp"
+#include "vkattn/core/context.hpp"
 #include "window.hpp"
 
 namespace vkattn::viewer {

@@ -1,7 +1,7 @@
 #include "vulkan_util.hpp"
 
-#include "vkattn/device.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 

@@ -5,8 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
-#include "vkattn/context.hpp"
-#include "vkattn/submit_once.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/submit_once.hpp"
 
 namespace vkattn::viewer {
 

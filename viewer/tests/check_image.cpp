@@ -17,7 +17,7 @@
 
 #include "colormap.hpp"
 #include "json_lite.hpp"
-#include "npy.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace {
 
@@ -47,7 +47,7 @@ int makeNpy(const std::filesystem::path& dir) {
         for (int64_t c = 0; c < cols; ++c)
           values.push_back(c == peak ? 0.7f : 0.3f / (cols - 1) * (1 + 0.1f * c) / 1.3f);
       }
-  vkattn::cli::writeNpy(dir / "attention.npy", {layers, heads, rows, cols}, values);
+  vkattn::io::writeNpy(dir / "attention.npy", {layers, heads, rows, cols}, values);
   std::ofstream(dir / "row_tokens.txt") << "我\n们\n是\n朋\n友\n。\n";
   std::ofstream(dir / "col_tokens.txt") << "nous\nsommes\ndes\namis\nà\nl'école\n<eos>\n";
   return 0;

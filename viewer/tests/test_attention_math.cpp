@@ -6,7 +6,7 @@
 
 #include "attention_math.hpp"
 #include "selection.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

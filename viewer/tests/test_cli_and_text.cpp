@@ -6,7 +6,7 @@
 #include "fonts.hpp"
 #include "heatmap_view.hpp"
 #include "sources/demo_source.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

@@ -3,9 +3,9 @@
 // These make contexts of their own; validation follows VKATTN_VALIDATION like everything else.
 #include <gtest/gtest.h>
 
-#include "vkattn/context.hpp"
-#include "vkattn/device.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

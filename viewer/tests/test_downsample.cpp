@@ -7,7 +7,7 @@
 
 #include "downsample.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {

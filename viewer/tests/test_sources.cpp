@@ -9,11 +9,11 @@
 #include <random>
 
 #include "attention_math.hpp"
-#include "npy.hpp"
+#include "vkattn/io/npy.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
 #include "support/test_context.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -78,7 +78,7 @@ TEST_F(Sources, NpyAttentionWithTokenFiles) {
   const fs::path dir = folder("attention");
   std::vector<float> values(2 * 3 * 4 * 5);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 7) / 7.0f;
-  cli::writeNpy(dir / "attention.npy", {2, 3, 4, 5}, values);
+  io::writeNpy(dir / "attention.npy", {2, 3, 4, 5}, values);
   writeLines(dir / "row_tokens.txt", {"我", "们", "好", "吗"});
   writeLines(dir / "col_tokens.txt", {"le", "chat", "était", "là", "<eos>"});
   NpySource source(ctx(), dir, {});
@@ -92,7 +92,7 @@ TEST_F(Sources, NpyAttentionWithTokenFiles) {
   EXPECT_FLOAT_EQ(kind.layers[1].at(2, 3, 4), values[((1 * 3 + 2) * 4 + 3) * 5 + 4]);
 
   // A single 2-D file has one layer and one head; labels default to positions.
-  cli::writeNpy(dir / "single.npy", {2, 3}, {0.1f, 0.2f, 0.7f, 1, 0, 0});
+  io::writeNpy(dir / "single.npy", {2, 3}, {0.1f, 0.2f, 0.7f, 1, 0, 0});
   SourceOptions none;
   const AttentionSet single = NpySource(ctx(), dir / "single.npy", none).compute("");
   EXPECT_EQ(single.kinds[0].heads(), 1);
@@ -107,8 +107,8 @@ TEST_F(Sources, NpyQueryKeyDumpsGiveSoftmaxWeights) {
   std::vector<float> q(heads * lq * d), k(heads * lk * d);
   for (float& v : q) v = dist(rng);
   for (float& v : k) v = dist(rng);
-  cli::writeNpy(dir / "q.npy", {heads, lq, d}, q);
-  cli::writeNpy(dir / "k.npy", {heads, lk, d}, k);
+  io::writeNpy(dir / "q.npy", {heads, lq, d}, q);
+  io::writeNpy(dir / "k.npy", {heads, lk, d}, k);
   writeLines(dir / "tokens.txt", {"a", "b", "c", "d", "e", "f", "g"});  // fits the 7 columns only
   SourceOptions options;
   options.causal = true;
@@ -150,9 +150,9 @@ TEST_F(Sources, BadFilesAreNamed) {
   EXPECT_NE(message(dir).find("neither attention.npy"), std::string::npos);
   { std::ofstream(dir / "junk.npy") << "not numpy"; }
   EXPECT_NE(message(dir / "junk.npy").find("junk.npy"), std::string::npos);
-  cli::writeNpy(dir / "flat.npy", {6}, {1, 2, 3, 4, 5, 6});
+  io::writeNpy(dir / "flat.npy", {6}, {1, 2, 3, 4, 5, 6});
   EXPECT_NE(message(dir / "flat.npy").find("expected [layers?, heads?, rows, cols]"), std::string::npos);
-  cli::writeNpy(dir / "ok.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
+  io::writeNpy(dir / "ok.npy", {2, 3}, {1, 0, 0, 0, 1, 0});
   writeLines(dir / "five.txt", {"a", "b", "c", "d", "e"});
   SourceOptions wrongTokens;
   wrongTokens.tokensFile = (dir / "five.txt").string();

@@ -1,18 +1,20 @@
-// The whole public API of the vkattn runtime.
+// The whole public API of the vkattn runtime: the Vulkan core and the ops. The models
+// (vkattn/models/), file I/O (vkattn/io/) and the references (vkattn/reference/) are separate
+// libraries with their own headers.
 #pragma once
 
-#include "vkattn/additive_attention.hpp"
-#include "vkattn/attention.hpp"
-#include "vkattn/context.hpp"
-#include "vkattn/device_info.hpp"
-#include "vkattn/device_selection.hpp"
-#include "vkattn/elementwise.hpp"
-#include "vkattn/embedding.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/half.hpp"
-#include "vkattn/linear.hpp"
-#include "vkattn/rope.hpp"
-#include "vkattn/row_ops.hpp"
-#include "vkattn/safetensors.hpp"
-#include "vkattn/tensor.hpp"
-#include "vkattn/timing.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/device_info.hpp"
+#include "vkattn/core/device_selection.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
+#include "vkattn/core/tensor.hpp"
+#include "vkattn/core/timing.hpp"
+#include "vkattn/ops/additive_attention.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/ops/attention_map.hpp"
+#include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/embedding.hpp"
+#include "vkattn/ops/linear.hpp"
+#include "vkattn/ops/rope.hpp"
+#include "vkattn/ops/row_ops.hpp"

@@ -1,9 +1,9 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
-#include "vkattn/additive_attention.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/ops/additive_attention.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 namespace {

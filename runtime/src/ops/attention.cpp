@@ -2,7 +2,7 @@
 // asked for on tensor-core devices), sizes it for the head dims and the device, checks the
 // per-invocation loop count, splits long key ranges (split-K) and records one dispatch, or two
 // with the split-K combine pass.
-#include "vkattn/attention.hpp"
+#include "vkattn/ops/attention.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

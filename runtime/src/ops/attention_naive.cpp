@@ -1,13 +1,13 @@
 // The unfused attention path (scores to memory, the softmax row op, P V) and attention weights
-// (fused pass for the log-sum-exp, then probabilities recomputed from it).
+// (the same scores, then the softmax row op in place; no V involved).
 #include <numeric>
 #include <string>
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
-#include "vkattn/attention.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 namespace {
@@ -104,10 +104,12 @@ Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, co
   return out;
 }
 
-Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
-                        const std::vector<int64_t>& heads, const AttentionOptions& options) {
-  AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
-  if (options.lse) throw InvalidArgument("lse", "attentionWeights computes its own log-sum-exp");
+Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const std::vector<int64_t>& heads,
+                        const AttentionOptions& options) {
+  // K stands in for V: the plan checks q against k only through V's batch, heads and length, which
+  // K has by construction, and nothing here reads V.
+  AttentionPlan plan = detail::planAttention(ctx, q, k, k, options);
+  if (options.lse) throw InvalidArgument("lse", "attentionWeights computes no log-sum-exp output");
   std::vector<int32_t> chosen;
   if (heads.empty()) chosen = allHeads(plan.headsQ);
   for (int64_t h : heads) {
@@ -115,15 +117,19 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
       throw InvalidArgument("heads", "head " + std::to_string(h) + " outside [0, " + std::to_string(plan.headsQ) + ")");
     chosen.push_back(static_cast<int32_t>(h));
   }
+  const uint64_t count = static_cast<uint64_t>(plan.batch) * chosen.size() * plan.lq * plan.lk;
+  if (count * 4 > ctx.info().maxStorageBufferRange)
+    throw Unsupported("argument 'q': " + std::to_string(count) + " attention weights need " +
+                      std::to_string(count * 4) + " bytes in one binding; " + ctx.info().name + " allows " +
+                      std::to_string(ctx.info().maxStorageBufferRange));
   Tensor weights = ctx.tensor({plan.batch, static_cast<int64_t>(chosen.size()), plan.lq, plan.lk});
-  // Scratch, not Tensors: inside a caller's open Batch they must outlive this function.
+  // Logits (masked ones -inf) into the output, then the softmax row op in place: fully masked
+  // rows become zeros.
   Batch batch(ctx);
-  const TensorView lse = ctx.scratch({plan.batch, plan.headsQ, plan.lq});
-  const TensorView out = ctx.scratch({plan.batch, plan.headsQ, plan.lq, plan.dv}, plan.dtype);
-  AttentionOptions fused = options;
-  fused.lse = lse;
-  attention(ctx, q, k, v, out, fused);
-  recordScores(ctx, plan, q, k, chosen, weights.buffer(), lse.buffer);
+  recordScores(ctx, plan, q, k, chosen, weights.buffer(), nullptr);
+  const TensorView rows{&weights.buffer(), DType::F32,
+                        {static_cast<int64_t>(count / static_cast<uint64_t>(plan.lk)), plan.lk}, {plan.lk, 1}, 0};
+  softmax(ctx, rows, rows);
   batch.submit();
   return weights;
 }

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "checks.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::detail {
 namespace {

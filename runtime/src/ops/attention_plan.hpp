@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "vkattn/attention.hpp"
-#include "vkattn/pipeline.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/pipeline.hpp"
 
 namespace vkattn::detail {
 

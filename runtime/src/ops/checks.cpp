@@ -1,6 +1,6 @@
 #include "checks.hpp"
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::detail {
 

@@ -5,8 +5,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "vkattn/context.hpp"
-#include "vkattn/tensor.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
 
 namespace vkattn::detail {
 

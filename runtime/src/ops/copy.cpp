@@ -1,8 +1,8 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 

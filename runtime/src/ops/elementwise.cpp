@@ -1,10 +1,10 @@
 // activation(), swiglu(), add(): checks and one dispatch each over contiguous tensors.
-#include "vkattn/elementwise.hpp"
+#include "vkattn/ops/elementwise.hpp"
 
 #include <push_constants.h>
 
 #include "checks.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

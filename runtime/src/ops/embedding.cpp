@@ -1,10 +1,10 @@
 // embedding(): checks, then one dispatch; ids out of range come back through the status slot.
-#include "vkattn/embedding.hpp"
+#include "vkattn/ops/embedding.hpp"
 
 #include <push_constants.h>
 
 #include "checks.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

@@ -1,13 +1,13 @@
 // linear() and matmul(): argument checks and the mapping of views onto MatmulParams; the kernels
 // are launched by matmul_kernel.cpp.
-#include "vkattn/linear.hpp"
+#include "vkattn/ops/linear.hpp"
 
 #include <cmath>
 
 #include "attention_plan.hpp"  // checkedU32
 #include "checks.hpp"
 #include "matmul_kernel.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "attention_plan.hpp"  // requireLoopBudget
 #include "checks.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "vkattn/linear.hpp"
+#include "vkattn/ops/linear.hpp"
 
 namespace vkattn::detail {
 

@@ -4,8 +4,8 @@
 
 #include "checks.hpp"
 #include "row_kernel.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/row_ops.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 namespace {

@@ -4,8 +4,8 @@
 #include <numbers>
 
 #include "checks.hpp"
-#include "vkattn/error.hpp"
-#include "vkattn/rope.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/rope.hpp"
 
 namespace vkattn {
 namespace {

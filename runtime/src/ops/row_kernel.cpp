@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::detail {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "vkattn/context.hpp"
-#include "vkattn/pipeline.hpp"
-#include "vkattn/recorder.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/recorder.hpp"
 
 namespace vkattn::detail {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vkattn/attention.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -18,7 +18,6 @@ constexpr int64_t kHeadDim = 128;
 constexpr int64_t kSinkFirst = 2 * kFrequencies;
 constexpr int64_t kSinkLast = kSinkFirst + 1;
 constexpr int64_t kNoise = kSinkLast + 1;  // up to kHeadDim
-constexpr int64_t kValueDim = 16;          // attentionWeights needs a V; its values are unused
 
 // One head's pattern: row i attends to column target(i) + offset with sharpness `sharpness`,
 // plus fixed logits on the first and last columns.
@@ -80,7 +79,6 @@ AttentionMap layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, c
   }
   Tensor qt = ctx.tensor({1, h, rows, kHeadDim}, q);
   Tensor kt = ctx.tensor({1, h, cols, kHeadDim}, k);
-  Tensor vt = ctx.tensor({1, h, cols, kValueDim}, std::vector<float>(static_cast<std::size_t>(h * cols * kValueDim)));
   AttentionOptions options;
   options.scale = 1.0f;  // the patterns carry their own sharpness
   options.causal = causal;
@@ -91,7 +89,7 @@ AttentionMap layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, c
   // One head at a time keeps each result within the device's storage-buffer limit for long demos.
   map.weights.reserve(static_cast<std::size_t>(h * rows * cols));
   for (int64_t head = 0; head < h; ++head) {
-    std::vector<float> w = attentionWeights(ctx, qt, kt, vt, {head}, options).download();
+    std::vector<float> w = attentionWeights(ctx, qt, kt, {head}, options).download();
     map.weights.insert(map.weights.end(), w.begin(), w.end());
   }
   return map;

@@ -5,26 +5,14 @@
 #include "attention_source.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
-#include "vkattn/error.hpp"
-#ifdef VKATTN_VIEWER_HAS_MODEL
+#include "vkattn/core/error.hpp"
 #include "sources/translation_source.hpp"
-#endif
 
 namespace vkattn::viewer {
 
-bool modelSourceAvailable() {
-#ifdef VKATTN_VIEWER_HAS_MODEL
-  return true;
-#else
-  return false;
-#endif
-}
-
 std::string defaultSourceSpec() {
-#ifdef VKATTN_VIEWER_HAS_MODEL
   std::error_code ec;
   if (std::filesystem::exists(defaultModelDirectory() / "en_fr.safetensors", ec)) return "model";
-#endif
   return "demo";
 }
 
@@ -43,12 +31,8 @@ std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& o
     return std::make_unique<NpySource>(ctx, spec.substr(4), options);
   }
   if (spec == "model" || spec.rfind("model:", 0) == 0) {
-#ifdef VKATTN_VIEWER_HAS_MODEL
     const std::filesystem::path dir = spec == "model" ? defaultModelDirectory() : std::filesystem::path(spec.substr(6));
     return std::make_unique<TranslationSource>(ctx, dir);
-#else
-    throw InvalidArgument("--source", "this build has no translation model (runtime/src/models); use demo or npy:PATH");
-#endif
   }
   throw InvalidArgument("--source", "unknown source '" + spec + "'; expected demo, demo:N, model[:DIR] or npy:PATH");
 }

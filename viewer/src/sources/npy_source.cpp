@@ -4,9 +4,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "npy.hpp"
-#include "vkattn/attention.hpp"
-#include "vkattn/error.hpp"
+#include "vkattn/io/npy.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -18,7 +18,7 @@ struct Layout {
   int64_t layers = 1, heads = 1, rows = 0, last = 0;
 };
 
-Layout layoutOf(const cli::NpyArray& array, const std::string& name, const char* shapeText) {
+Layout layoutOf(const io::NpyArray& array, const std::string& name, const char* shapeText) {
   const Shape& s = array.shape;
   if (s.size() < 2 || s.size() > 4) throw InvalidArgument(name, "has shape " + toString(s) + "; expected " + shapeText);
   Layout l;
@@ -96,9 +96,9 @@ AttentionSet NpySource::load() {
   std::string how;
   if (!folder || fs::exists(attentionFile)) {
     const std::string name = attentionFile.string();
-    const cli::NpyArray array = cli::readNpy(attentionFile);
+    const io::NpyArray array = io::readNpy(attentionFile);
     const Layout l = layoutOf(array, name, "[layers?, heads?, rows, cols]");
-    std::vector<float> values = cli::npyFloats(array, name);
+    std::vector<float> values = io::npyFloats(array, name);
     for (float v : values)
       if (!std::isfinite(v)) throw InvalidArgument(name, "contains NaN or infinity");
     const int64_t perLayer = l.heads * l.rows * l.last;
@@ -111,13 +111,13 @@ AttentionSet NpySource::load() {
     how = "read " + name;
   } else {
     const std::string qName = (m_path / "q.npy").string(), kName = (m_path / "k.npy").string();
-    const cli::NpyArray qa = cli::readNpy(m_path / "q.npy"), ka = cli::readNpy(m_path / "k.npy");
+    const io::NpyArray qa = io::readNpy(m_path / "q.npy"), ka = io::readNpy(m_path / "k.npy");
     const Layout ql = layoutOf(qa, qName, "[layers?, heads?, rows, headDim]");
     const Layout kl = layoutOf(ka, kName, "[layers?, heads?, cols, headDim]");
     if (qa.shape.size() != ka.shape.size() || ql.layers != kl.layers || ql.heads != kl.heads || ql.last != kl.last)
       throw InvalidArgument(kName, "has shape " + toString(ka.shape) + ", which does not match q.npy's " +
                                        toString(qa.shape) + " (same layers, heads and head dim)");
-    const std::vector<float> q = cli::npyFloats(qa, qName), k = cli::npyFloats(ka, kName);
+    const std::vector<float> q = io::npyFloats(qa, qName), k = io::npyFloats(ka, kName);
     const int64_t d = ql.last;
     AttentionOptions options;
     options.causal = m_options.causal;
@@ -126,12 +126,10 @@ AttentionSet NpySource::load() {
       const auto kBegin = k.begin() + layer * kl.heads * kl.rows * d;
       Tensor qt = m_ctx.tensor({1, ql.heads, ql.rows, d}, std::vector<float>(qBegin, qBegin + ql.heads * ql.rows * d));
       Tensor kt = m_ctx.tensor({1, kl.heads, kl.rows, d}, std::vector<float>(kBegin, kBegin + kl.heads * kl.rows * d));
-      Tensor vt = m_ctx.tensor({1, kl.heads, kl.rows, 16},
-                               std::vector<float>(static_cast<std::size_t>(kl.heads * kl.rows * 16)));
       AttentionMap map{ql.heads, ql.rows, kl.rows, {}};
       map.weights.reserve(static_cast<std::size_t>(ql.heads * ql.rows * kl.rows));
       for (int64_t head = 0; head < ql.heads; ++head) {
-        std::vector<float> w = attentionWeights(m_ctx, qt, kt, vt, {head}, options).download();
+        std::vector<float> w = attentionWeights(m_ctx, qt, kt, {head}, options).download();
         map.weights.insert(map.weights.end(), w.begin(), w.end());
       }
       kind.layers.push_back(std::move(map));

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "vkattn/error.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 

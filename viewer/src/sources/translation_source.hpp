@@ -1,13 +1,12 @@
 // The project's English -> French translation model as a source: every sentence is translated
 // greedily on the device and its encoder self, decoder self and cross attention are shown.
-// Built only when the runtime has the model (VKATTN_VIEWER_HAS_MODEL).
 #pragma once
 
 #include <filesystem>
 #include <string>
 
 #include "attention_source.hpp"
-#include "vkattn/translation_model.hpp"
+#include "vkattn/models/translation_model.hpp"
 
 namespace vkattn::viewer {
 

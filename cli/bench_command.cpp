@@ -1,0 +1,66 @@
+// `vkattn bench <kernel>`: one kernel at a chosen shape, verified, then timed beside its baseline.
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+#include "measurements.hpp"
+#include "vkattn/core/error.hpp"
+
+namespace vkattn::cli {
+using namespace vkattn::measure;
+
+int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--len", "--queries", "--dim", "--json"},
+              {"--f16", "--causal"});
+  if (a.positional().size() != 1)
+    throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
+  const std::string kernel = a.positional()[0];
+  auto count = [&](const std::string& flag, double fallback) {
+    const double v = a.number(flag, fallback);
+    if (v < 1 || v != static_cast<int64_t>(v)) throw InvalidArgument(flag, "must be a positive integer");
+    return static_cast<int64_t>(v);
+  };
+  const DType dtype = a.has("--f16") ? DType::F16 : DType::F32;
+  Context ctx({.device = options.device});
+  Measurement m;
+  if (kernel == "rope") {
+    m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype);
+  } else if (kernel == "attention") {
+    const int64_t len = count("--len", 1024);
+    m = measureAttention(ctx, {.batch = count("--batch", 1),
+                               .heads = count("--heads", 8),
+                               .queries = count("--queries", static_cast<double>(len)),
+                               .len = len,
+                               .dim = count("--dim", 64),
+                               .causal = a.has("--causal"),
+                               .dtype = dtype});
+  } else if (kernel == "linear") {
+    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
+  } else {
+    m = measureRowOp(ctx, kernel, count("--rows", 4096), count("--cols", 1024), dtype);
+  }
+  std::printf("device: %s\n", ctx.info().name.c_str());
+  printHeader();
+  printMeasurement(m);
+  if (auto path = a.get("--json")) {
+    std::ofstream out(*path);
+    if (!out) throw InvalidArgument("--json", "cannot write " + *path);
+    nlohmann::ordered_json report = {
+        {"device", ctx.info().name}, {"kernel", m.kernel},          {"variant", m.variant},
+        {"shape", m.shape},          {"checked", m.checked},        {"max_abs_error", m.error.maxAbs},
+        {"tolerance", m.tolerance},  {"passed", m.passed()},        {"median_ms", m.medianMs},
+        {"unit", m.unit},            {"rate", m.rate},              {"baseline", m.baseline}};
+    const bool ran = m.baselineSkipped.empty();
+    report["baseline_rate"] = ran ? nlohmann::ordered_json(m.baselineRate) : nlohmann::ordered_json();
+    report["ratio"] = ran ? nlohmann::ordered_json(m.rate / m.baselineRate) : nlohmann::ordered_json();
+    if (!ran) report["baseline_skipped"] = m.baselineSkipped;
+    if (!m.skipped.empty()) report["skipped"] = m.skipped;
+    out << report.dump() << "\n";
+  }
+  return m.passed() ? 0 : 1;
+}
+
+}  // namespace vkattn::cli

@@ -1,0 +1,130 @@
+// `vkattn conformance`: the shader conformance suite (the same cases as the tests) on the chosen
+// device, with a progress bar and a per-kernel table of cases, passes and the worst error as a
+// fraction of the tolerance. Exit status 1 if any case fails.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+#include "support/case_record.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+
+namespace vkattn::cli {
+namespace {
+
+struct KernelRow {
+  int cases = 0, passed = 0;
+  double maxAbs = 0.0, worstRatio = 0.0;
+  std::vector<std::string> failures;
+};
+
+// Kernel name from the case's source file: tests/test_softmax.cpp -> softmax.
+std::string kernelOf(const ::testing::TestInfo& info) {
+  std::string stem = std::filesystem::path(info.file()).stem().string();
+  return stem.rfind("test_", 0) == 0 ? stem.substr(5) : stem;
+}
+
+class TableListener : public ::testing::EmptyTestEventListener {
+ public:
+  // The filter is applied when the run starts, so the count is read then.
+  void OnTestIterationStart(const ::testing::UnitTest& unit, int) override { m_total = unit.test_to_run_count(); }
+
+  void OnTestStart(const ::testing::TestInfo&) override { test::takeCaseRecord(); }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const test::CaseRecord record = test::takeCaseRecord();
+    KernelRow& row = m_rows[kernelOf(info)];
+    ++row.cases;
+    const bool ok = info.result()->Passed() || info.result()->Skipped();
+    if (ok) ++row.passed;
+    else row.failures.push_back(std::string(info.test_suite_name()) + "." + info.name());
+    row.maxAbs = std::max(row.maxAbs, record.maxAbs);
+    row.worstRatio = std::max(row.worstRatio, record.worstRatio);
+    ++m_done;
+    if (!isatty(fileno(stderr))) return;  // a progress bar only on a terminal
+    const int width = 30, filled = m_total ? width * m_done / m_total : width;
+    std::fprintf(stderr, "\r[%s%s] %d/%d %-24.24s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), m_done, m_total, kernelOf(info).c_str());
+    std::fflush(stderr);
+  }
+
+  const std::map<std::string, KernelRow>& rows() const { return m_rows; }
+
+ private:
+  int m_total = 0;
+  int m_done = 0;
+  std::map<std::string, KernelRow> m_rows;
+};
+
+void writeJson(const std::string& path, const std::string& device, const std::map<std::string, KernelRow>& rows) {
+  std::ofstream out(path);
+  if (!out) throw InvalidArgument("--json", "cannot write " + path);
+  nlohmann::ordered_json report = {{"device", device}, {"kernels", nlohmann::ordered_json::array()}};
+  for (const auto& [name, r] : rows)
+    report["kernels"].push_back({{"kernel", name},
+                                 {"cases", r.cases},
+                                 {"passed", r.passed},
+                                 {"max_abs_error", r.maxAbs},
+                                 {"worst_error_over_tolerance", r.worstRatio},
+                                 {"failures", r.failures}});
+  out << report.dump(2) << "\n";
+}
+
+}  // namespace
+
+int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  Arguments a(args, {"--json"}, {"--quick", "--full", "--validation"});
+  if (a.has("--quick") && a.has("--full")) throw InvalidArgument("--quick", "cannot be combined with --full");
+  if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
+  if (options.device) setenv("VKATTN_DEVICE", options.device->c_str(), 1);
+  // Validation needs the Khronos layer, which a user's machine may lack: opt in with --validation.
+  setenv("VKATTN_VALIDATION", a.has("--validation") ? "1" : "0", 1);
+
+  std::vector<std::string> gtestArgs = {"vkattn-conformance", "--gtest_brief=1"};
+  // Validation.* checks the test harness itself with a deliberately invalid call, so it is no
+  // conformance case; --quick also leaves out the cases that run very long key ranges or rows.
+  std::string excluded = "Validation.*";
+  if (a.has("--quick")) excluded += ":*Million*:*LongKeyRange*:*KeysPast*:*SplitsKeyRanges*";
+  gtestArgs.push_back("--gtest_filter=-" + excluded);
+  std::vector<char*> argv;
+  for (auto& s : gtestArgs) argv.push_back(s.data());
+  int argc = static_cast<int>(argv.size());
+  ::testing::InitGoogleTest(&argc, argv.data());
+  ::testing::GTEST_FLAG(print_time) = false;
+
+  const std::string device = test::sharedContext().info().name;
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());  // the table replaces gtest's output
+  auto* table = new TableListener();
+  listeners.Append(table);
+  const int status = RUN_ALL_TESTS();
+  if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
+
+  std::printf("vkattn conformance on %s (%s)\n\n", device.c_str(), a.has("--quick") ? "quick" : "full");
+  // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
+  // a case passes while it stays <= 1.
+  std::printf("%-20s %6s %7s %16s\n", "kernel", "cases", "passed", "worst err / tol");
+  int failed = 0, total = 0;
+  for (const auto& [name, r] : table->rows()) {
+    std::printf("%-20s %6d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.worstRatio);
+    failed += r.cases - r.passed;
+    total += r.cases;
+  }
+  for (const auto& [name, r] : table->rows())
+    for (const auto& f : r.failures) std::printf("FAILED %s: %s\n", name.c_str(), f.c_str());
+  std::printf("\n%d passed, %d failed\n", total - failed, failed);
+  if (auto path = a.get("--json")) writeJson(*path, device, table->rows());
+  return status == 0 && failed == 0 ? 0 : 1;
+}
+
+}  // namespace vkattn::cli

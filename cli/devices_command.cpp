@@ -1,0 +1,41 @@
+// `vkattn devices`: what each device offers that decides kernel variants.
+#include <iostream>
+
+#include "commands.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/device_selection.hpp"
+
+namespace vkattn::cli {
+
+int devicesCommand(const CommonOptions& options) {
+  auto devices = Context::listDevices();
+  const std::size_t chosen = chooseDevice(devices, options.device ? options.device : deviceOverrideFromEnvironment());
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceInfo& d = devices[i];
+    std::cout << (i == chosen ? "* " : "  ") << i << ": " << d.name << " (" << toString(d.kind) << ", "
+              << d.driverName << " " << d.driverInfo << ")\n"
+              << "     Vulkan " << VK_API_VERSION_MAJOR(d.apiVersion) << "." << VK_API_VERSION_MINOR(d.apiVersion)
+              << "." << VK_API_VERSION_PATCH(d.apiVersion) << ", kernel profile " << toString(d.defaultProfile())
+              << "\n"
+              << "     subgroup " << d.subgroupSize << " (" << d.minSubgroupSize << ".." << d.maxSubgroupSize
+              << "), arithmetic " << (d.subgroupArithmetic ? "yes" : "no") << ", shuffle "
+              << (d.subgroupShuffle ? "yes" : "no") << "\n"
+              << "     shared memory " << d.maxSharedMemoryBytes / 1024 << " KiB, workgroup <= "
+              << d.maxWorkgroupInvocations << ", storage buffer <= " << d.maxStorageBufferRange / (1024 * 1024)
+              << " MiB, push constants " << d.maxPushConstantsSize << " B\n"
+              << "     fp16 arithmetic " << (d.shaderFloat16 ? "yes" : "no") << ", fp16 storage "
+              << (d.storageBuffer16BitAccess ? "yes" : "no") << ", int8 " << (d.shaderInt8 ? "yes" : "no")
+              << ", timestamps " << (d.timestamps ? "yes" : "no") << ", cooperative matrix "
+              << (d.cooperativeMatrix ? "yes" : "no") << " (f16 matmul kernel "
+              << (d.cooperativeMatrixF16 ? "available" : "not available") << ")\n";
+    for (const auto& s : d.cooperativeMatrixShapes)
+      std::cout << "       " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*" << s.bType << "+" << s.cType
+                << "->" << s.resultType << "\n";
+    if (d.loopIterationLimit)
+      std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
+  }
+  std::cout << "(* = the device vkattn uses; override with --device or VKATTN_DEVICE)\n";
+  return 0;
+}
+
+}  // namespace vkattn::cli

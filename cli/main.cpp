@@ -1,0 +1,91 @@
+// vkattn: list Vulkan devices and run vkattn's kernels on them.
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/instance.hpp"
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "usage: vkattn <command> [--device INDEX|NAME] [options]\n"
+         "\n"
+         "commands:\n"
+         "  devices   every Vulkan device with the features and limits that decide kernel variants\n"
+         "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
+         "            double-precision CPU reference and speed against its baseline (a copy, or\n"
+         "            the naive kernel), then translate the documents' sentence\n"
+         "  conformance [--quick|--full] [--json FILE] [--validation]\n"
+         "            the shader conformance suite on this device: a table of cases, passes and\n"
+         "            worst error vs tolerance per kernel; exit status 1 on any failure\n"
+         "  bench KERNEL  softmax|layer_norm|rms_norm|rope|attention|linear, verified then timed beside\n"
+         "            its baseline: [--rows R --cols C] [--batch B --heads H --len L --queries Q\n"
+         "            --dim D] [--m M --n N --k K]\n"
+         "            [--causal] [--f16] [--json FILE]\n"
+         "  run OP    one kernel on .npy files: OP is softmax, layer_norm, rms_norm, rope or attention;\n"
+         "            --x IN.npy (attention: --q Q.npy --k K.npy --v V.npy [--causal]) --out OUT.npy\n"
+         "            [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
+         "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
+         "            [--interleaved] [--rotary-dim R]\n"
+         "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"
+         "            translation: [--verbose] [--dump-attention DIR] [--logits FILE.npy]\n"
+         "            [--model DIR] [--max-tokens N]\n"
+         "\n"
+         "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
+         "             VKATTN_VALIDATION=1 (Khronos validation layer),\n"
+         "             VKATTN_MODEL_DIR (translation model folder)\n";
+}
+
+}  // namespace
+
+namespace vkattn::cli {
+
+// Exit status of one command; 2 for an unknown command or argument.
+int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
+  if (command == "translate") return translateCommand(options, rest);
+  if (command == "run") return runCommand(options, rest);
+  if (command == "bench") return benchCommand(options, rest);
+  if (command == "conformance") return conformanceCommand(options, rest);
+  if (!rest.empty()) {
+    std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
+    usage(std::cerr);
+    return 2;
+  }
+  if (command == "devices") return devicesCommand(options);
+  if (command == "demo") return demoCommand(options);
+  std::cerr << "vkattn: unknown command '" << command << "'\n";
+  usage(std::cerr);
+  return 2;
+}
+
+}  // namespace vkattn::cli
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  vkattn::cli::CommonOptions options;
+  std::vector<std::string> rest;
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--device") && i + 1 < argc) options.device = argv[++i];
+    else rest.emplace_back(argv[i]);
+  }
+  try {
+    const int status = vkattn::cli::dispatchCommand(command, options, rest);
+    // With VKATTN_VALIDATION=1 a validation message fails the command, as it fails a test.
+    if (const std::size_t messages = vkattn::Instance::processValidationMessageCount()) {
+      std::cerr << "vkattn: the validation layer reported " << messages << " message(s)\n";
+      return status ? status : 1;
+    }
+    return status;
+  } catch (const std::exception& e) {
+    std::cerr << "vkattn: " << e.what() << "\n";
+    return 1;
+  }
+}

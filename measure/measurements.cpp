@@ -1,0 +1,228 @@
+#include "measurements.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "vkattn/reference/attention_reference.hpp"
+#include "vkattn/reference/linear_reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
+#include "vkattn/reference/work_counts.hpp"
+#include "vkattn/vkattn.hpp"
+
+namespace vkattn::measure {
+using reference::Checked;
+using reference::toleranceFor;
+namespace {
+
+std::vector<float> sample(std::size_t count, uint64_t seed, float lo, float hi, DType dtype) {
+  auto v = reference::randomValues(count, seed, lo, hi);
+  return dtype == DType::F16 ? reference::roundToHalf(v) : v;
+}
+
+// GB/s of a vec4 copy that moves `bytes` (half read, half written).
+double copyRate(Context& ctx, std::size_t bytes, int repeats) {
+  const int64_t floats = static_cast<int64_t>((bytes / 2 + 15) / 16 * 4);
+  Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
+  return static_cast<double>(2 * floats * 4) / timeOnDevice(ctx, [&] { copy(ctx, a, b); }, repeats).medianNs;
+}
+
+// The largest allowed error over `expected` under `tol`.
+double largestAllowed(const std::vector<double>& expected, reference::Tolerance tol) {
+  double largest = 0.0;
+  for (const double e : expected) largest = std::max(largest, tol.atol + tol.rtol * std::abs(e));
+  return largest;
+}
+
+Measurement memoryBound(Context& ctx, std::string kernel, Checked checked, const Tensor& x, const Tensor& y,
+                        const std::function<void()>& op, const std::vector<double>& expected, Repeats repeats) {
+  Measurement m{std::move(kernel) + (x.dtype() == DType::F16 ? " f16" : " f32"), toString(x.shape())};
+  op();
+  const reference::Tolerance tol = toleranceFor(checked, x.dtype());
+  m.error = reference::compare(y.download(), expected, tol.atol, tol.rtol);
+  m.tolerance = largestAllowed(expected, tol);
+  const double bytes = reference::rowKernelBytes(x.numel(), static_cast<int64_t>(dtypeSize(x.dtype())));
+  const double ns = timeOnDevice(ctx, op, repeats.kernel).medianNs;
+  m.rate = bytes / ns;
+  m.medianMs = ns * 1e-6;
+  if (repeats.baseline > 0) m.baselineRate = copyRate(ctx, static_cast<std::size_t>(bytes), repeats.baseline);
+  else m.baselineSkipped = "not asked for";
+  return m;
+}
+
+}  // namespace
+
+Measurement measureRowOp(Context& ctx, const std::string& kernel, int64_t rows, int64_t cols, DType dtype,
+                         Repeats repeats) {
+  auto values = sample(static_cast<std::size_t>(rows * cols), 1, -4.0f, 4.0f, dtype);
+  Tensor x = ctx.tensor({rows, cols}, values, dtype), y = ctx.tensor({rows, cols}, dtype);
+  const auto c = static_cast<std::size_t>(cols);
+  if (kernel == "softmax")
+    return memoryBound(ctx, kernel, Checked::Softmax, x, y, [&] { softmax(ctx, x, y, {.scale = 0.125f}); },
+                       reference::softmaxRef(values, c, 0.125, nullptr, {}), repeats);
+  if (kernel == "layer_norm")
+    return memoryBound(ctx, kernel, Checked::LayerNorm, x, y, [&] { layerNorm(ctx, x, y); },
+                       reference::layerNormRef(values, c, nullptr, nullptr, 1e-5), repeats);
+  if (kernel == "rms_norm")
+    return memoryBound(ctx, kernel, Checked::RmsNorm, x, y, [&] { rmsNorm(ctx, x, y); },
+                       reference::rmsNormRef(values, c, nullptr, 1e-6), repeats);
+  throw InvalidArgument("kernel", "'" + kernel + "' is not softmax, layer_norm or rms_norm");
+}
+
+Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len, int64_t dim, DType dtype,
+                        Repeats repeats) {
+  auto values = sample(static_cast<std::size_t>(batch * heads * len * dim), 2, -1.0f, 1.0f, dtype);
+  Tensor x = ctx.tensor({batch, heads, len, dim}, values, dtype), y = ctx.tensor({batch, heads, len, dim}, dtype);
+  std::vector<int64_t> positions(static_cast<std::size_t>(batch * len));
+  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i) % len;
+  return memoryBound(ctx, "rope", Checked::Rope, x, y, [&] { rope(ctx, x, y); },
+                     reference::ropeRef(values, batch, heads, len, dim, dim, false, 10000.0, positions), repeats);
+}
+
+Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repeats) {
+  const int64_t batch = c.batch, heads = c.heads, queries = c.queries, len = c.len, dim = c.dim;
+  const DType dtype = c.dtype;
+  auto q = sample(static_cast<std::size_t>(batch * heads * queries * dim), 4, -1.0f, 1.0f, dtype);
+  auto k = sample(static_cast<std::size_t>(batch * heads * len * dim), 5, -1.0f, 1.0f, dtype);
+  auto v = sample(static_cast<std::size_t>(batch * heads * len * dim), 6, -1.0f, 1.0f, dtype);
+  Tensor tq = ctx.tensor({batch, heads, queries, dim}, q, dtype), tk = ctx.tensor({batch, heads, len, dim}, k, dtype),
+         tv = ctx.tensor({batch, heads, len, dim}, v, dtype);
+  Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype);
+  // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
+  const AttentionOptions options{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  Measurement m{std::string("attention") + (c.causal ? " causal" : "") + (dtype == DType::F16 ? " f16" : " f32"),
+                toString(Shape{batch, heads, queries, len, dim})};
+  m.unit = "GFLOP/s";
+  m.baseline = "naive";
+  m.variant = toString(attentionVariantFor(ctx, options.variant, queries));
+  try {
+    attention(ctx, tq, tk, tv, out, options);
+  } catch (const Unsupported& e) {  // a variant this device lacks (the cooperative-matrix kernel)
+    m.skipped = e.what();
+    return m;
+  }
+
+  reference::AttentionProblem problem;
+  problem.batch = static_cast<std::size_t>(batch);
+  problem.headsQ = problem.headsKv = static_cast<std::size_t>(heads);
+  problem.lq = static_cast<std::size_t>(queries);
+  problem.lk = static_cast<std::size_t>(len);
+  problem.dk = problem.dv = static_cast<std::size_t>(dim);
+  problem.scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  problem.causal = c.causal;
+  problem.bottomRight = true;
+  problem.withProbs = false;
+  constexpr std::size_t kSampledRows = 64;
+  const double referenceWork = 2.0 * static_cast<double>(batch * heads) * static_cast<double>(queries) *
+                               static_cast<double>(len) * static_cast<double>(dim);
+  if (referenceWork > 2e9 && problem.lq > kSampledRows) {
+    for (std::size_t t = 0; t < kSampledRows; ++t) problem.rows.push_back(t * (problem.lq - 1) / (kSampledRows - 1));
+    m.checked = std::to_string(kSampledRows) + " of " + std::to_string(queries) + " query rows per head";
+  }
+  const reference::AttentionResult reference = reference::attentionRef(problem, q, k, v);
+  std::vector<float> got = out.download(), gotChecked;
+  std::vector<double> expected;
+  if (problem.rows.empty()) {
+    gotChecked = std::move(got);
+    expected = reference.out;
+  } else {
+    for (std::size_t bh = 0; bh < problem.batch * problem.headsQ; ++bh)
+      for (const std::size_t i : problem.rows) {
+        const std::size_t at = (bh * problem.lq + i) * problem.dv;
+        gotChecked.insert(gotChecked.end(), got.begin() + at, got.begin() + at + problem.dv);
+        expected.insert(expected.end(), reference.out.begin() + at, reference.out.begin() + at + problem.dv);
+      }
+  }
+  const reference::Tolerance tol = toleranceFor(Checked::Attention, dtype);
+  m.error = reference::compare(gotChecked, expected, tol.atol, tol.rtol);
+  m.tolerance = largestAllowed(expected, tol);
+
+  const double flops = reference::attentionFlops(batch, heads, queries, len, dim, dim, c.causal, true);
+  const double ns = timeOnDevice(ctx, [&] { attention(ctx, tq, tk, tv, out, options); }, repeats.kernel).medianNs;
+  m.rate = flops / ns;
+  m.medianMs = ns * 1e-6;
+  if (repeats.baseline <= 0) {
+    m.baselineSkipped = "not asked for";
+    return m;
+  }
+  try {
+    Tensor naive = ctx.tensor({batch, heads, queries, dim}, dtype);
+    const double naiveNs =
+        timeOnDevice(ctx, [&] { attentionNaive(ctx, tq, tk, tv, naive, options); }, repeats.baseline).medianNs;
+    m.baselineRate = flops / naiveNs;
+    m.baselineMedianMs = naiveNs * 1e-6;
+  } catch (const Error& e) {  // its Lq×Lk scores do not fit the device's buffers
+    m.baselineSkipped = e.what();
+  }
+  return m;
+}
+
+Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType dtype, MatmulVariant variant,
+                          Repeats repeats) {
+  const bool half = dtype == DType::F16;
+  const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n), uk = static_cast<std::size_t>(k);
+  auto x = sample(um * uk, 7, -1.0f, 1.0f, dtype), w = sample(un * uk, 8, -1.0f, 1.0f, dtype);
+  auto b = sample(un, 9, -1.0f, 1.0f, dtype);
+  Tensor tx = ctx.tensor({m, k}, x, dtype), tw = ctx.tensor({n, k}, w, dtype), tb = ctx.tensor({n}, b, dtype);
+  Tensor y = ctx.tensor({m, n}, dtype);
+  auto run = [&](MatmulVariant variant) {
+    linear(ctx, tx, tw, y, {.bias = tb.view(), .activation = Activation::Gelu, .variant = variant});
+  };
+  Measurement result{std::string("linear gelu") + (half ? " f16" : " f32"), toString(Shape{m, n, k})};
+  result.unit = "GFLOP/s";
+  result.baseline = "naive";
+  try {
+    run(variant);
+  } catch (const Unsupported& e) {  // a variant this device lacks (the cooperative-matrix kernel)
+    result.skipped = e.what();
+    return result;
+  }
+  // The matmul tolerance grows with each output's sum of |x w|; the column shows its largest value.
+  const reference::Tolerance tol = toleranceFor(Checked::Linear, dtype);
+  const reference::MatmulRef ref = reference::linearRef(x, w, um, un, uk, &b, Activation::Gelu, nullptr);
+  result.error = reference::compareDot(y.download(), ref, tol.atol, tol.rtol, tol.dotRtol);
+  for (std::size_t i = 0; i < ref.value.size(); ++i)
+    result.tolerance =
+        std::max(result.tolerance, tol.atol + tol.rtol * std::abs(ref.value[i]) + tol.dotRtol * ref.absDot[i]);
+  const double flops = reference::matmulFlops(m, n, k);
+  const double ns = timeOnDevice(ctx, [&] { run(variant); }, repeats.kernel).medianNs;
+  result.rate = flops / ns;
+  result.medianMs = ns * 1e-6;
+  if (repeats.baseline <= 0) {
+    result.baselineSkipped = "not asked for";
+    return result;
+  }
+  const double naiveNs = timeOnDevice(ctx, [&] { run(MatmulVariant::Naive); }, repeats.baseline).medianNs;
+  result.baselineRate = flops / naiveNs;
+  result.baselineMedianMs = naiveNs * 1e-6;
+  return result;
+}
+
+void printHeader() {
+  std::printf("%-22s %-24s %10s %10s  %-4s %10s %10s %9s\n", "kernel", "shape", "max|err|", "tolerance", "", "speed",
+              "baseline", "ratio");
+}
+
+void printMeasurement(const Measurement& m) {
+  if (!m.skipped.empty()) {
+    std::printf("%-22s %-24s not run: %s\n", m.kernel.c_str(), m.shape.c_str(), m.skipped.c_str());
+    return;
+  }
+  const char* status = m.error.failures ? "FAIL" : "ok";
+  std::string where = std::string("(") + m.unit + "; baseline: " + m.baseline;
+  if (!m.variant.empty()) where += "; kernel: " + m.variant;
+  if (m.checked != "all outputs") where += "; checked " + m.checked;
+  where += ")";
+  if (m.baselineSkipped.empty()) {
+    std::printf("%-22s %-24s %10.2e %10.1e  %-4s %10.2f %10.2f %8.2fx  %s\n", m.kernel.c_str(), m.shape.c_str(),
+                m.error.maxAbs, m.tolerance, status, m.rate, m.baselineRate, m.rate / m.baselineRate, where.c_str());
+  } else {
+    std::printf("%-22s %-24s %10.2e %10.1e  %-4s %10.2f %10s %9s  %s\nbaseline not run: %s\n", m.kernel.c_str(),
+                m.shape.c_str(), m.error.maxAbs, m.tolerance, status, m.rate, "n/a", "n/a", where.c_str(),
+                m.baselineSkipped.c_str());
+  }
+}
+
+}  // namespace vkattn::measure

@@ -1,0 +1,97 @@
+// A multi-head attention layer as in the documents' MultiHeadAttention / GroupedQueryAttention
+// classes: q/k/v/o projections (torch.nn.Linear layout), kvHeads key/value heads shared by
+// heads / kvHeads query heads each (MHA, GQA, MQA), optional RoPE on queries and keys, self or
+// cross input, and a key/value cache for incremental decoding. Activations are contiguous
+// [L, modelDim] or [B, L, modelDim] tensors of f32.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/ops/rope.hpp"
+#include "vkattn/core/tensor.hpp"
+
+namespace vkattn {
+
+struct AttentionLayerConfig {
+  int64_t modelDim = 0;
+  int64_t heads = 0;
+  int64_t kvHeads = 0;  // 0 means heads (MHA); 1 is MQA
+  int64_t headDim = 0;  // 0 means modelDim / heads
+  // Rotates queries and keys by their positions (keys when they enter the cache).
+  std::optional<RopeOptions> rope;
+};
+
+// Weights in torch.nn.Linear layout: q [heads*headDim, modelDim], k and v [kvHeads*headDim,
+// modelDim], o [modelDim, heads*headDim]; biases optional.
+struct AttentionLayerWeights {
+  Tensor q, k, v, o;
+  std::optional<Tensor> qBias, kBias, vBias, oBias;
+};
+
+// Projected keys and values of up to `capacity` positions, in [B, capacity, kvHeads, headDim].
+class KeyValueCache {
+ public:
+  KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim);
+
+  int64_t length() const noexcept { return m_length; }
+  int64_t capacity() const noexcept { return m_capacity; }
+  void clear() noexcept { m_length = 0; }
+  // [B, kvHeads, length, headDim] views of what the cache holds.
+  TensorView keys() const;
+  TensorView values() const;
+
+ private:
+  friend class MultiHeadAttention;
+  // Storage borrowed from ctx.scratch(): a one-call cache that survives an open Batch.
+  static KeyValueCache scratch(Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim);
+  KeyValueCache(int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim);
+  static TensorView rows(const TensorView& t, int64_t start, int64_t count);  // [B, count, kvHeads*headDim]
+  std::unique_ptr<Tensor> m_ownedKeys;  // heap-held so the views survive moving the cache
+  std::unique_ptr<Tensor> m_ownedValues;
+  TensorView m_keys;  // [B, capacity, kvHeads*headDim]
+  TensorView m_values;
+  int64_t m_batch, m_capacity, m_kvHeads, m_headDim;
+  int64_t m_length = 0;
+};
+
+struct AttentionLayerCall {
+  // Each query sees keys up to its own position; queries are the newest positions (bottom-right
+  // alignment), so incremental decoding and a full pass agree.
+  bool causal = false;
+  std::optional<TensorView> keepMask;    // as AttentionOptions::keepMask
+  std::optional<TensorView> bias;        // as AttentionOptions::bias
+  std::optional<TensorView> keyLengths;  // as AttentionOptions::keyLengths
+  // out = layer output + residual (same shape as out): the block's skip connection, fused into o.
+  std::optional<TensorView> residual;
+  // Receives the attention probabilities, f32 [B, heads, Lq, Lk], recomputed from the LSE.
+  Tensor* weights = nullptr;
+};
+
+class MultiHeadAttention {
+ public:
+  MultiHeadAttention(const Context& ctx, const AttentionLayerConfig& config, AttentionLayerWeights weights);
+
+  const AttentionLayerConfig& config() const noexcept { return m_config; }
+
+  // out = o(attention(q(x), k(source), v(source))): self-attention when source is x.
+  void forward(Context& ctx, const TensorView& x, const TensorView& source, const TensorView& out,
+               const AttentionLayerCall& call = {});
+  Tensor forward(Context& ctx, const TensorView& x, const TensorView& source, const AttentionLayerCall& call = {});
+
+  // Projects source's keys and values (RoPE at positions cache.length() ...) onto the cache's end.
+  void append(Context& ctx, const TensorView& source, KeyValueCache& cache);
+  // Queries of x (the newest positions when causal) against every key the cache holds.
+  void attend(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& out,
+              const AttentionLayerCall& call = {});
+
+  KeyValueCache makeCache(const Context& ctx, int64_t batch, int64_t capacity) const;
+
+ private:
+  AttentionLayerConfig m_config;
+  AttentionLayerWeights m_weights;
+};
+
+}  // namespace vkattn

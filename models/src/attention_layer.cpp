@@ -1,0 +1,207 @@
+#include "vkattn/models/attention_layer.hpp"
+
+#include <string>
+
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/linear.hpp"
+
+namespace vkattn {
+namespace {
+
+// [L, d] -> [1, L, d]; [B, L, d] as is.
+TensorView batched(const std::string& name, const TensorView& v, int64_t modelDim) {
+  if (!v.buffer) throw InvalidArgument(name, "is empty");
+  if (v.dtype != DType::F32) throw InvalidArgument(name, "must be f32, got " + std::string(toString(v.dtype)));
+  if (!v.contiguous()) throw InvalidArgument(name, "must be contiguous");
+  if (v.rank() < 2 || v.rank() > 3 || v.dim(-1) != modelDim)
+    throw InvalidArgument(name, "must be [L, " + std::to_string(modelDim) + "] or [B, L, " + std::to_string(modelDim) +
+                                    "], got " + toString(v.shape));
+  return v.rank() == 3 ? v : v.reshaped({1, v.dim(0), v.dim(1)});
+}
+
+void requireWeight(const char* name, const Tensor& w, int64_t rows, int64_t cols) {
+  if (w.shape() != Shape{rows, cols})
+    throw InvalidArgument(name, "must be [" + std::to_string(rows) + ", " + std::to_string(cols) + "], got " +
+                                    toString(w.shape()));
+}
+
+void requireBias(const char* name, const std::optional<Tensor>& b, int64_t size) {
+  if (b && b->shape() != Shape{size})
+    throw InvalidArgument(name, "must be [" + std::to_string(size) + "], got " + toString(b->shape()));
+}
+
+LinearOptions withBias(const std::optional<Tensor>& bias) {
+  LinearOptions options;
+  if (bias) options.bias = bias->view();
+  return options;
+}
+
+// [B, L, heads*headDim] seen as [B, heads, L, headDim].
+TensorView headsView(const TensorView& rows, int64_t heads, int64_t headDim) {
+  TensorView v = rows;
+  const int64_t b = rows.dim(0), l = rows.dim(1);
+  v.shape = {b, l, heads, headDim};
+  v.strides = {rows.strides[0], rows.strides[1], headDim, 1};
+  return v.permuted({0, 2, 1, 3});
+}
+
+}  // namespace
+
+KeyValueCache::KeyValueCache(int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim)
+    : m_batch(batch), m_capacity(capacity), m_kvHeads(kvHeads), m_headDim(headDim) {
+  if (batch < 1) throw InvalidArgument("batch", "must be at least 1");
+  if (capacity < 1) throw InvalidArgument("capacity", "must be at least 1");
+}
+
+KeyValueCache::KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim)
+    : KeyValueCache(batch, capacity, kvHeads, headDim) {
+  m_ownedKeys = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}));
+  m_ownedValues = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}));
+  m_keys = m_ownedKeys->view();
+  m_values = m_ownedValues->view();
+}
+
+KeyValueCache KeyValueCache::scratch(Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads,
+                                     int64_t headDim) {
+  KeyValueCache cache(batch, capacity, kvHeads, headDim);
+  cache.m_keys = ctx.scratch({batch, capacity, kvHeads * headDim});
+  cache.m_values = ctx.scratch({batch, capacity, kvHeads * headDim});
+  return cache;
+}
+
+TensorView KeyValueCache::rows(const TensorView& t, int64_t start, int64_t count) {
+  return t.sliced(1, start, count);
+}
+
+TensorView KeyValueCache::keys() const { return headsView(rows(m_keys, 0, m_length), m_kvHeads, m_headDim); }
+TensorView KeyValueCache::values() const { return headsView(rows(m_values, 0, m_length), m_kvHeads, m_headDim); }
+
+MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfig& config,
+                                       AttentionLayerWeights weights)
+    : m_config(config), m_weights(std::move(weights)) {
+  if (m_config.modelDim < 1) throw InvalidArgument("modelDim", "must be positive");
+  if (m_config.heads < 1) throw InvalidArgument("heads", "must be positive");
+  if (m_config.kvHeads == 0) m_config.kvHeads = m_config.heads;
+  if (m_config.kvHeads < 1 || m_config.heads % m_config.kvHeads != 0)
+    throw InvalidArgument("kvHeads", std::to_string(m_config.kvHeads) + " does not divide heads " +
+                                         std::to_string(m_config.heads));
+  if (m_config.headDim == 0) {
+    if (m_config.modelDim % m_config.heads != 0)
+      throw InvalidArgument("heads", std::to_string(m_config.heads) + " does not divide modelDim " +
+                                         std::to_string(m_config.modelDim));
+    m_config.headDim = m_config.modelDim / m_config.heads;
+  }
+  const int64_t d = m_config.modelDim, q = m_config.heads * m_config.headDim, kv = m_config.kvHeads * m_config.headDim;
+  requireWeight("q", m_weights.q, q, d);
+  requireWeight("k", m_weights.k, kv, d);
+  requireWeight("v", m_weights.v, kv, d);
+  requireWeight("o", m_weights.o, d, q);
+  requireBias("qBias", m_weights.qBias, q);
+  requireBias("kBias", m_weights.kBias, kv);
+  requireBias("vBias", m_weights.vBias, kv);
+  requireBias("oBias", m_weights.oBias, d);
+}
+
+KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, int64_t capacity) const {
+  return KeyValueCache(ctx, batch, capacity, m_config.kvHeads, m_config.headDim);
+}
+
+void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyValueCache& cache) {
+  const TensorView source = batched("source", sourceIn, m_config.modelDim);
+  const int64_t batch = source.dim(0), count = source.dim(1);
+  if (cache.m_kvHeads != m_config.kvHeads || cache.m_headDim != m_config.headDim)
+    throw InvalidArgument("cache", "was made for another layer shape");
+  if (batch != cache.m_batch)
+    throw InvalidArgument("source", "batch " + std::to_string(batch) + " differs from the cache's " +
+                                        std::to_string(cache.m_batch));
+  if (cache.m_length + count > cache.m_capacity)
+    throw InvalidArgument("source", std::to_string(count) + " more positions overflow the cache (" +
+                                        std::to_string(cache.m_length) + " of " + std::to_string(cache.m_capacity) +
+                                        " used)");
+  const int64_t start = cache.m_length;
+  Batch run(ctx);
+  const auto project = [&](const Tensor& weight, const std::optional<Tensor>& bias, const TensorView& store) {
+    const TensorView rows = cache.rows(store, start, count);
+    if (rows.contiguous()) {
+      linear(ctx, source, weight, rows, withBias(bias));
+      return;
+    }
+    for (int64_t b = 0; b < batch; ++b)  // per sequence: each one's rows are contiguous
+      linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias));
+  };
+  project(m_weights.k, m_weights.kBias, cache.m_keys);
+  project(m_weights.v, m_weights.vBias, cache.m_values);
+  if (m_config.rope) {
+    RopeOptions rope = *m_config.rope;
+    rope.positionOffset += start;
+    const TensorView keys = headsView(cache.rows(cache.m_keys, start, count), m_config.kvHeads, m_config.headDim);
+    vkattn::rope(ctx, keys, keys, rope);
+  }
+  run.submit();
+  cache.m_length += count;
+}
+
+void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyValueCache& cache,
+                                const TensorView& outIn, const AttentionLayerCall& call) {
+  const TensorView x = batched("x", xIn, m_config.modelDim);
+  const TensorView out = batched("out", outIn, m_config.modelDim);
+  const int64_t batch = x.dim(0), len = x.dim(1);
+  if (out.shape != x.shape) throw InvalidArgument("out", "must have x's shape " + toString(x.shape));
+  if (batch != cache.m_batch)
+    throw InvalidArgument("x", "batch " + std::to_string(batch) + " differs from the cache's " +
+                                   std::to_string(cache.m_batch));
+  if (cache.length() == 0) throw InvalidArgument("cache", "holds no keys");
+  if (call.causal && len > cache.length())
+    throw InvalidArgument("x", "has more causal queries than the cache holds keys");
+
+  const int64_t width = m_config.heads * m_config.headDim;
+  Batch run(ctx);  // the scratch below lives until this submits
+  const TensorView queries = ctx.scratch({batch, len, width});
+  linear(ctx, x, m_weights.q, queries, withBias(m_weights.qBias));
+  const TensorView q = headsView(queries, m_config.heads, m_config.headDim);
+  if (m_config.rope) {
+    RopeOptions rope = *m_config.rope;
+    rope.positionOffset += cache.length() - len;  // the queries are the newest positions
+    vkattn::rope(ctx, q, q, rope);
+  }
+
+  AttentionOptions options;
+  options.causal = call.causal;
+  options.alignment = MaskAlignment::BottomRight;
+  options.keepMask = call.keepMask;
+  options.bias = call.bias;
+  options.keyLengths = call.keyLengths;
+  const TensorView context = ctx.scratch({batch, len, width});
+  attention(ctx, q, cache.keys(), cache.values(), headsView(context, m_config.heads, m_config.headDim), options);
+  if (call.weights) *call.weights = attentionWeights(ctx, q, cache.keys(), {}, options);
+
+  LinearOptions project = withBias(m_weights.oBias);
+  if (call.residual) {
+    if (call.residual->shape != outIn.shape)
+      throw InvalidArgument("residual", "must have out's shape " + toString(outIn.shape));
+    project.residual = batched("residual", *call.residual, m_config.modelDim);
+  }
+  linear(ctx, context, m_weights.o, out, project);
+  run.submit();
+}
+
+void MultiHeadAttention::forward(Context& ctx, const TensorView& x, const TensorView& source, const TensorView& out,
+                                 const AttentionLayerCall& call) {
+  batched("x", x, m_config.modelDim);  // x is named first when both x and source are wrong
+  const TensorView s = batched("source", source, m_config.modelDim);
+  Batch run(ctx);
+  KeyValueCache cache = KeyValueCache::scratch(ctx, s.dim(0), s.dim(1), m_config.kvHeads, m_config.headDim);
+  append(ctx, s, cache);
+  attend(ctx, x, cache, out, call);
+  run.submit();
+}
+
+Tensor MultiHeadAttention::forward(Context& ctx, const TensorView& x, const TensorView& source,
+                                   const AttentionLayerCall& call) {
+  Tensor out = ctx.tensor(x.shape);
+  forward(ctx, x, source, out, call);
+  return out;
+}
+
+}  // namespace vkattn

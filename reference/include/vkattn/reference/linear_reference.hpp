@@ -1,0 +1,34 @@
+// Double-precision references for linear / matmul and the elementwise ops, and a comparison whose
+// tolerance grows with each output's sum of |products| (the rounding a K-long fp32 dot product can
+// accumulate), as the matmul kernels document:
+//   |got - ref| <= atol + rtol |ref| + dotRtol * sum_k |a_k b_k|.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vkattn/reference/error_stats.hpp"
+#include "vkattn/ops/linear.hpp"
+
+namespace vkattn::reference {
+
+double activationRef(double v, Activation activation);
+
+struct MatmulRef {
+  std::vector<double> value;
+  std::vector<double> absDot;  // sum_k |a b| per output, for the tolerance
+};
+
+// c[bt, m, n] = alpha sum_k a[bt, m, k] B(bt, n, k) over contiguous row-major inputs: a
+// [batch, M, K]; b [batch or 1, K, N], or [batch or 1, N, K] with transposeB.
+MatmulRef matmulRef(const std::vector<float>& a, const std::vector<float>& b, std::size_t batch, std::size_t m,
+                    std::size_t n, std::size_t k, bool transposeB, bool broadcastB = false, double alpha = 1.0);
+
+// y[m, n] = act(sum_k x[m, k] w[n, k] + bias[n]) + residual[m, n] (x [M, K], w [N, K]).
+MatmulRef linearRef(const std::vector<float>& x, const std::vector<float>& w, std::size_t m, std::size_t n,
+                    std::size_t k, const std::vector<float>* bias, Activation activation,
+                    const std::vector<float>* residual);
+
+ErrorStats compareDot(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol, double dotRtol);
+
+}  // namespace vkattn::reference

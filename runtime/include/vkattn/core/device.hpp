@@ -1,0 +1,73 @@
+// Device: the logical device on one physical device, its compute queue, and the persisted
+// pipeline cache. Owns everything created on it through the objects that borrow it.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "vkattn/core/device_info.hpp"
+#include "vkattn/core/instance.hpp"
+
+namespace vkattn {
+
+// What a client that also draws with the device (the viewer) needs beyond compute. The defaults
+// give the compute-only device every op runs on.
+struct DeviceOptions {
+  // Further device extensions, e.g. VK_KHR_swapchain. A missing one throws Unsupported naming it.
+  std::vector<std::string> extensions;
+  // Capabilities the one queue must have besides compute, e.g. VK_QUEUE_GRAPHICS_BIT.
+  VkQueueFlags queueFlags = 0;
+  // A further test of each queue family (e.g. that it can present to a window); empty accepts all.
+  std::function<bool(VkPhysicalDevice, uint32_t family)> queueFamilyFilter;
+};
+
+class Device {
+ public:
+  // Creates the logical device for `physical`. `pipelineCachePath` (empty: none) is read now and
+  // written back on destruction.
+  Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info,
+         std::filesystem::path pipelineCachePath, const DeviceOptions& options = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  VkDevice handle() const noexcept { return m_device; }
+  VkPhysicalDevice physical() const noexcept { return m_physical; }
+  VkQueue queue() const noexcept { return m_queue; }
+  uint32_t queueFamily() const noexcept { return m_queueFamily; }
+  VkPipelineCache pipelineCache() const noexcept { return m_pipelineCache; }
+  const DeviceInfo& info() const noexcept { return m_info; }
+  const Instance& instance() const noexcept { return m_instance; }
+
+  // Memory type index with all of `required` set, preferring those that also have `preferred`.
+  std::optional<uint32_t> findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                                         VkMemoryPropertyFlags preferred = 0) const;
+  // True when the largest device-local heap is also host-visible (CPU drivers, integrated GPUs,
+  // resizable BAR): buffers are then mapped directly instead of going through staging copies.
+  bool unifiedMemory() const noexcept { return m_unifiedMemory; }
+
+  void savePipelineCache() const;
+
+ private:
+  const Instance& m_instance;
+  VkPhysicalDevice m_physical;
+  DeviceInfo m_info;
+  VkDevice m_device = VK_NULL_HANDLE;
+  VkQueue m_queue = VK_NULL_HANDLE;
+  uint32_t m_queueFamily = 0;
+  VkPipelineCache m_pipelineCache = VK_NULL_HANDLE;
+  std::filesystem::path m_pipelineCachePath;
+  VkPhysicalDeviceMemoryProperties m_memory{};
+  bool m_unifiedMemory = false;
+};
+
+// Default location of the pipeline cache: $VKATTN_PIPELINE_CACHE, else
+// $XDG_CACHE_HOME/vkattn or ~/.cache/vkattn, one file per pipelineCacheUUID.
+std::filesystem::path defaultPipelineCachePath(const DeviceInfo& info);
+
+}  // namespace vkattn

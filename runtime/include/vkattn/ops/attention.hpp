@@ -1,0 +1,93 @@
+// Scaled dot-product attention on [batch, heads, len, headDim] views (any strides with a
+// contiguous head dim, so [batch, len, heads, headDim] works through TensorView::permuted):
+//   O = softmax(scale * Q K^T + mask) V,
+// fused with the online softmax in fp32, never forming the Lq x Lk score matrix. Q is
+// [B, Hq, Lq, Dk], K [B, Hkv, Lk, Dk], V [B, Hkv, Lk, Dv] with Hq % Hkv == 0 (MHA, GQA, MQA: query
+// head h reads kv head h / (Hq / Hkv)); O is [B, Hq, Lq, Dv]. Head dims 16..256 in steps of 8.
+// f32 or f16 storage (all of q, k, v, out alike); compute is always fp32.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+
+namespace vkattn {
+
+// Which diagonal causal masks and sliding windows hang from when Lq != Lk.
+enum class MaskAlignment {
+  TopLeft,      // query i sees keys j <= i (PyTorch is_causal)
+  BottomRight,  // query i sees keys j <= i + (Lk - Lq): the last query is the newest token (decode with a KV cache)
+};
+
+// Fused kernel families: Rows (several query rows per invocation, no shared memory, no
+// barriers: CPU drivers) and Tiled (a workgroup per query block, K/V tiles in shared memory:
+// GPUs). Coopmat computes QK^T and PV on tensor cores (VK_NV_cooperative_matrix, f16 storage,
+// head dims multiples of 16) where DeviceInfo::cooperativeMatrixF16 holds; asked for elsewhere it
+// throws Unsupported. Auto picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it
+// has not yet been measured on hardware), overridden by
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat; without an override, decode shapes (Lq <= 8) take
+// the rows kernel's decode mode on every device.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat };
+
+struct AttentionOptions {
+  // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.
+  std::optional<float> scale;
+  bool causal = false;
+  MaskAlignment alignment = MaskAlignment::TopLeft;
+  // Sliding window around the aligned diagonal d = i (+ Lk - Lq when BottomRight): query i sees
+  // keys d - windowLeft <= j <= d + windowRight. Absent means unbounded on that side; causal
+  // caps the right extent at 0.
+  std::optional<int64_t> windowLeft;
+  std::optional<int64_t> windowRight;
+  // i32, nonzero keeps the key; shape [B or 1, Hq or 1, Lq or 1, Lk] (rank 2..4, leading dims
+  // broadcast), contiguous.
+  std::optional<TensorView> keepMask;
+  // f32 added to the scaled logits (-inf removes a key); same shapes as keepMask.
+  std::optional<TensorView> bias;
+  // i32 [B]: keys j >= keyLengths[b] are padding. The values stay on the device, so they are
+  // clamped rather than checked: a length above Lk means Lk, zero or below masks every key (the
+  // rows come out as zeros, LSE -inf).
+  std::optional<TensorView> keyLengths;
+  // Output, f32 [B, Hq, Lq], contiguous: natural log of sum_j exp(scaled, masked logits);
+  // -inf for a row whose keys are all masked (its output row is zeros).
+  std::optional<TensorView> lse;
+  AttentionVariant variant = AttentionVariant::Auto;
+  // Rows variant only: split the keys over this many workgroups per query block (split-K), each
+  // writing a partial (sum, max, sum of exp) that a second pass merges. 0 chooses: split when the
+  // key loop would pass the driver's loop limit, or when few query rows (decode) leave the device
+  // idle over a long key range.
+  uint32_t keySplits = 0;
+};
+
+// Fused attention into `out` ([B, Hq, Lq, Dv] view of q's dtype). Throws InvalidArgument naming
+// the argument for bad shapes or options, and for NaN in q, k, v or bias (after the run).
+void attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+               const AttentionOptions& options = {});
+Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                 const AttentionOptions& options = {});
+
+// The unfused three-pass path: S = scale * Q K^T + mask to memory, softmax (the row op), O = S V.
+// Same contract as attention() except lse (not produced); needs B * Hq * Lq * Lk floats of
+// scratch. The benchmark baseline and a second opinion in tests.
+void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
+                    const AttentionOptions& options = {});
+Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                      const AttentionOptions& options = {});
+
+// Attention probabilities softmax(scale * q kᵀ + masks) of the chosen query heads (all when
+// empty), f32 [B, heads.size(), Lq, Lk]: the scores kernel, then the softmax row op in place. No V
+// is needed. Rows whose keys are all masked are zeros. options.lse must be unset.
+Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const std::vector<int64_t>& heads = {},
+                        const AttentionOptions& options = {});
+
+// The variant Auto resolves to on this context (environment override included).
+AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested);
+// The kernel attention() runs for `queries` query rows: as above, except that Auto (with no
+// environment override) takes the rows kernel's decode mode for Lq <= 8 on every device.
+AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries);
+const char* toString(AttentionVariant variant) noexcept;
+
+}  // namespace vkattn

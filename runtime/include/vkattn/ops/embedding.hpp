@@ -1,0 +1,26 @@
+// Embedding lookup: out[i..., :] = table[ids[i...], :], plus an optional learned position table.
+// table is [V, D] f32 or f16 (contiguous), ids i32 of any shape (contiguous), out ids.shape + [D]
+// of table's dtype. An id outside [0, V) is never read: its row comes out as zeros and the call
+// throws InvalidArgument naming "ids" after the run (so does NaN in table or positions).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+
+namespace vkattn {
+
+struct EmbeddingOptions {
+  // [P, D] of table's dtype, contiguous: out[..., t, :] += positions[positionOffset + t, :] where
+  // t indexes ids' last dim; needs positionOffset + ids.dim(-1) <= P.
+  std::optional<TensorView> positions;
+  int64_t positionOffset = 0;
+};
+
+void embedding(Context& ctx, const TensorView& table, const TensorView& ids, const TensorView& out,
+               const EmbeddingOptions& options = {});
+Tensor embedding(Context& ctx, const TensorView& table, const TensorView& ids, const EmbeddingOptions& options = {});
+
+}  // namespace vkattn

@@ -1,0 +1,71 @@
+// Dense layers and matrix products, fp32 accumulation over f32 or f16 storage (all operands of
+// one call share the dtype):
+//   linear: y[..., N] = act(x[..., K] W^T + b) + residual with W [N, K] (torch.nn.Linear layout);
+//   matmul: C[M, N] = alpha A[M, K] B, B [K, N] or [N, K] with transposeB, optionally batched.
+// Kernel families: Rows (register-blocked, vec4 loads, no shared memory or barriers: CPU drivers),
+// Tiled (64 x 64 shared-memory tiles, 4 x 4 outputs per invocation: GPUs) and Naive (one output
+// per invocation: the benchmarks' baseline). Coopmat runs f16 operands on tensor cores through
+// VK_NV_cooperative_matrix (64 x 64 tiles, 16 x 16 x 16 fp16 products, fp32 accumulation) where
+// DeviceInfo::cooperativeMatrixF16 holds; asked for on another device it throws Unsupported. Auto
+// picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it has not yet been measured
+// on hardware), overridden by VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+
+namespace vkattn {
+
+enum class Activation {
+  None,
+  Relu,
+  Gelu,      // exact: 0.5 v (1 + erf(v / sqrt 2)) (torch's default)
+  GeluTanh,  // 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))) (approximate="tanh")
+  Silu,      // v / (1 + exp(-v))
+};
+
+enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat };
+
+const char* toString(Activation activation) noexcept;
+const char* toString(MatmulVariant variant) noexcept;
+// "none", "relu", "gelu", "gelu_tanh", "silu"; throws InvalidArgument("activation") otherwise.
+Activation activationFromString(const std::string& name);
+
+struct LinearOptions {
+  std::optional<TensorView> bias;      // [N], contiguous
+  Activation activation = Activation::None;
+  // Added after the activation; y's shape, its rows may be strided like y's. May be y itself
+  // (y += act(x W^T + b)).
+  std::optional<TensorView> residual;
+  MatmulVariant variant = MatmulVariant::Auto;
+};
+
+// x: [..., K] with a contiguous last dim whose leading dims flatten to M rows of one stride (any
+// contiguous tensor, or a slice of rows). weight: [N, K], rows of one stride, last dim contiguous.
+// y: [..., N] with x's leading dims, laid out like x (rows of one stride); must not overlap x,
+// weight or bias. Throws InvalidArgument naming the argument for bad shapes, dtypes or layouts,
+// and for NaN in x, weight, bias or residual (after the run).
+void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+            const LinearOptions& options = {});
+Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options = {});
+
+struct MatmulOptions {
+  bool transposeB = false;  // b is [N, K] (or [batch, N, K]) and used transposed
+  float alpha = 1.0f;
+  MatmulVariant variant = MatmulVariant::Auto;
+};
+
+// a [M, K] or [batch, M, K]; b [K, N] / [N, K] of the same rank and batch; c [M, N] /
+// [batch, M, N]. Every operand's last dim is contiguous; the other strides are free (so
+// transposed or sliced views work). NaN in a or b is reported as InvalidArgument after the run.
+void matmul(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& c,
+            const MatmulOptions& options = {});
+Tensor matmul(Context& ctx, const TensorView& a, const TensorView& b, const MatmulOptions& options = {});
+
+// The variant Auto resolves to on this context (environment override included).
+MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested = MatmulVariant::Auto);
+
+}  // namespace vkattn

@@ -1,0 +1,37 @@
+// Rotary position embedding on [batch, heads, seq, headDim] views (any strides, so the
+// [batch, seq, heads, headDim] layout works through TensorView::permuted).
+#pragma once
+
+#include <optional>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+
+namespace vkattn {
+
+struct RopeOptions {
+  double theta = 10000.0;
+  // Pairs (2i, 2i+1) as in RoFormer / seed 002's complex form when true; (i, i + rotaryDim/2)
+  // (rotate_half, HF/NeoX) when false.
+  bool interleaved = false;
+  // Leading features rotated; 0 means the whole head dim. Must be even and <= headDim.
+  int64_t rotaryDim = 0;
+  // i32 positions of shape [seq] or [batch, seq]; when absent, position = positionOffset + l.
+  std::optional<TensorView> positions;
+  int64_t positionOffset = 0;
+};
+
+// y = rope(x). x and y are [batch, heads, seq, headDim] views of the same shape and dtype.
+void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOptions& options = {});
+Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options = {});
+
+// Rotates queries and keys with the same positions; q and k may have different head counts (GQA)
+// but must agree on batch, seq and headDim. Runs as one submission.
+void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k,
+            const TensorView& kOut, const RopeOptions& options = {});
+
+// The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / 2pi) * 2^64, split into
+// (high, low) 32-bit words. Exposed for tests.
+std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim);
+
+}  // namespace vkattn

@@ -1,0 +1,139 @@
+#include "vkattn/core/buffer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/submit_once.hpp"
+
+namespace vkattn {
+
+Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_device(&device), m_size(bytes) {
+  if (bytes == 0) throw InvalidArgument("bytes", "a buffer must hold at least one byte");
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (usage != BufferUsage::Staging) info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkDevice dev = device.handle();
+  checkVk(vkCreateBuffer(dev, &info, nullptr, &m_buffer), "vkCreateBuffer");
+
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(dev, m_buffer, &req);
+  const VkMemoryPropertyFlags hostFlags = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  std::optional<uint32_t> type;
+  if (usage == BufferUsage::Staging || usage == BufferUsage::HostStorage)
+    type = device.findMemoryType(req.memoryTypeBits, hostFlags, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  else if (device.unifiedMemory())
+    type = device.findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hostFlags);
+  else
+    type = device.findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (!type && usage == BufferUsage::Storage) type = device.findMemoryType(req.memoryTypeBits, 0);
+  if (!type) {
+    release();
+    throw Unsupported("no memory type fits a buffer of " + std::to_string(bytes) + " bytes");
+  }
+
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = *type;
+  VkResult result = vkAllocateMemory(dev, &alloc, nullptr, &m_memory);
+  if (result != VK_SUCCESS) {
+    release();
+    throw VulkanError("vkAllocateMemory(" + std::to_string(bytes) + " bytes)", result);
+  }
+  result = vkBindBufferMemory(dev, m_buffer, m_memory, 0);
+  if (result != VK_SUCCESS) {
+    release();
+    throw VulkanError("vkBindBufferMemory", result);
+  }
+  VkPhysicalDeviceMemoryProperties props;
+  vkGetPhysicalDeviceMemoryProperties(device.physical(), &props);
+  if ((props.memoryTypes[*type].propertyFlags & hostFlags) == hostFlags) {
+    result = vkMapMemory(dev, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped);
+    if (result != VK_SUCCESS) {
+      release();
+      throw VulkanError("vkMapMemory", result);
+    }
+  }
+}
+
+Buffer::~Buffer() { release(); }
+
+Buffer::Buffer(Buffer&& other) noexcept
+    : m_device(std::exchange(other.m_device, nullptr)),
+      m_buffer(std::exchange(other.m_buffer, VK_NULL_HANDLE)),
+      m_memory(std::exchange(other.m_memory, VK_NULL_HANDLE)),
+      m_size(std::exchange(other.m_size, 0)),
+      m_mapped(std::exchange(other.m_mapped, nullptr)) {}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    m_device = std::exchange(other.m_device, nullptr);
+    m_buffer = std::exchange(other.m_buffer, VK_NULL_HANDLE);
+    m_memory = std::exchange(other.m_memory, VK_NULL_HANDLE);
+    m_size = std::exchange(other.m_size, 0);
+    m_mapped = std::exchange(other.m_mapped, nullptr);
+  }
+  return *this;
+}
+
+void Buffer::release() noexcept {
+  if (!m_device) return;
+  VkDevice dev = m_device->handle();
+  if (m_mapped) vkUnmapMemory(dev, m_memory);
+  if (m_buffer) vkDestroyBuffer(dev, m_buffer, nullptr);
+  if (m_memory) vkFreeMemory(dev, m_memory, nullptr);
+  m_mapped = nullptr;
+  m_buffer = VK_NULL_HANDLE;
+  m_memory = VK_NULL_HANDLE;
+}
+
+void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
+  if (offset + bytes > m_size)
+    throw InvalidArgument("bytes", "write of " + std::to_string(bytes) + " bytes at offset " +
+                                       std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
+  if (bytes == 0) return;
+  if (m_mapped) {
+    std::memcpy(static_cast<char*>(m_mapped) + offset, data, bytes);
+    return;
+  }
+  Buffer staging(*m_device, bytes, BufferUsage::Staging);
+  std::memcpy(staging.mapped(), data, bytes);
+  copyBuffer(*m_device, staging, 0, *this, offset, bytes);
+}
+
+void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
+  if (offset + bytes > m_size)
+    throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " +
+                                       std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
+  if (bytes == 0) return;
+  if (m_mapped) {
+    std::memcpy(data, static_cast<const char*>(m_mapped) + offset, bytes);
+    return;
+  }
+  Buffer staging(*m_device, bytes, BufferUsage::Staging);
+  copyBuffer(*m_device, *this, offset, staging, 0, bytes);
+  std::memcpy(data, staging.mapped(), bytes);
+}
+
+void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,
+                std::size_t toOffset, std::size_t bytes) {
+  submitOnce(device, [&](VkCommandBuffer cmd) {
+    // Earlier submissions were waited on by their fences, so no barrier is needed before the copy.
+    VkBufferCopy region{fromOffset, toOffset, bytes};
+    vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+    // Make the transfer's writes visible to host reads once the fence signals.
+    VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0, nullptr, 0,
+                         nullptr);
+  });
+}
+
+}  // namespace vkattn

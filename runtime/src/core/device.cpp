@@ -1,0 +1,195 @@
+#include "vkattn/core/device.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+#include "vkattn/core/error.hpp"
+
+namespace vkattn {
+namespace {
+
+// The compute queue family, also satisfying the caller's flags and filter. Prefer a family that
+// also does graphics: it has timestamps on every driver we know and the viewer can share it.
+uint32_t findComputeQueueFamily(VkPhysicalDevice physical, const DeviceInfo& info, const DeviceOptions& options) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  const VkQueueFlags required = VK_QUEUE_COMPUTE_BIT | options.queueFlags;
+  auto usable = [&](uint32_t i) {
+    return (families[i].queueFlags & required) == required &&
+           (!options.queueFamilyFilter || options.queueFamilyFilter(physical, i));
+  };
+  for (uint32_t i = 0; i < count; ++i)
+    if (usable(i) && (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) return i;
+  for (uint32_t i = 0; i < count; ++i)
+    if (usable(i)) return i;
+  if (required == VK_QUEUE_COMPUTE_BIT && !options.queueFamilyFilter) throw Unsupported("device has no compute queue");
+  throw Unsupported("no queue family of " + info.name +
+                    " does compute together with what the caller asked for (graphics, or presenting to "
+                    "its window); choose another device with VKATTN_DEVICE");
+}
+
+// The caller's device extensions, each checked so that a missing one is named.
+std::vector<const char*> requestedDeviceExtensions(VkPhysicalDevice physical, const DeviceInfo& info,
+                                                   const DeviceOptions& options) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> available(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, available.data());
+  std::vector<const char*> names;
+  for (const std::string& name : options.extensions) {
+    bool found = false;
+    for (const auto& extension : available) found = found || name == extension.extensionName;
+    if (!found) throw Unsupported("device extension " + name + " is not supported by " + info.name);
+    names.push_back(name.c_str());
+  }
+  return names;
+}
+
+std::vector<char> readFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+std::filesystem::path defaultPipelineCachePath(const DeviceInfo& info) {
+  std::filesystem::path dir;
+  if (const char* explicitPath = std::getenv("VKATTN_PIPELINE_CACHE"); explicitPath && *explicitPath)
+    return explicitPath;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = std::filesystem::path(xdg) / "vkattn";
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".cache" / "vkattn";
+  else
+    return {};
+  static const char* hex = "0123456789abcdef";
+  std::string name;
+  for (uint8_t b : info.pipelineCacheUuid) {
+    name += hex[b >> 4];
+    name += hex[b & 15];
+  }
+  return dir / ("pipelines-" + name + ".bin");
+}
+
+Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info,
+               std::filesystem::path pipelineCachePath, const DeviceOptions& options)
+    : m_instance(instance),
+      m_physical(physical),
+      m_info(std::move(info)),
+      m_pipelineCachePath(std::move(pipelineCachePath)) {
+  m_queueFamily = findComputeQueueFamily(physical, m_info, options);
+  std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
+  const bool coopmatRequested =
+      std::any_of(extensions.begin(), extensions.end(),
+                  [](const char* e) { return std::string_view(e) == VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; });
+  if (m_info.cooperativeMatrixF16 && !coopmatRequested) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = m_queueFamily;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+
+  // Enable exactly the optional features the kernels may use, where the device has them.
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.shaderFloat16 = m_info.shaderFloat16;
+  v12.shaderInt8 = m_info.shaderInt8;
+  v12.storageBuffer8BitAccess = m_info.storageBuffer8BitAccess;
+  v12.vulkanMemoryModel = m_info.cooperativeMatrixF16;  // matmul_coopmat.comp's memory model
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  coopmat.cooperativeMatrix = VK_TRUE;
+  if (m_info.cooperativeMatrixF16) v12.pNext = &coopmat;
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  v11.pNext = &v12;
+  v11.storageBuffer16BitAccess = m_info.storageBuffer16BitAccess;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &v11;
+
+  VkDeviceCreateInfo createInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  createInfo.pNext = &features;
+  createInfo.queueCreateInfoCount = 1;
+  createInfo.pQueueCreateInfos = &queueInfo;
+  createInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  createInfo.ppEnabledExtensionNames = extensions.data();
+  checkVk(vkCreateDevice(physical, &createInfo, nullptr, &m_device), "vkCreateDevice");
+  vkGetDeviceQueue(m_device, m_queueFamily, 0, &m_queue);
+
+  vkGetPhysicalDeviceMemoryProperties(physical, &m_memory);
+  uint32_t largestLocalHeap = 0;
+  for (uint32_t i = 1; i < m_memory.memoryHeapCount; ++i)
+    if ((m_memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+        m_memory.memoryHeaps[i].size > m_memory.memoryHeaps[largestLocalHeap].size)
+      largestLocalHeap = i;
+  const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i)
+    if (m_memory.memoryTypes[i].heapIndex == largestLocalHeap &&
+        (m_memory.memoryTypes[i].propertyFlags & mappable) == mappable)
+      m_unifiedMemory = true;
+
+  std::vector<char> cached = m_pipelineCachePath.empty() ? std::vector<char>{} : readFile(m_pipelineCachePath);
+  VkPipelineCacheCreateInfo cacheInfo{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  cacheInfo.initialDataSize = cached.size();
+  cacheInfo.pInitialData = cached.empty() ? nullptr : cached.data();
+  // The driver validates the header (vendor, device, UUID) and ignores a stale or corrupt cache;
+  // if it still refuses, start from an empty one.
+  if (vkCreatePipelineCache(m_device, &cacheInfo, nullptr, &m_pipelineCache) != VK_SUCCESS) {
+    cacheInfo.initialDataSize = 0;
+    cacheInfo.pInitialData = nullptr;
+    checkVk(vkCreatePipelineCache(m_device, &cacheInfo, nullptr, &m_pipelineCache), "vkCreatePipelineCache");
+  }
+}
+
+Device::~Device() {
+  if (m_device == VK_NULL_HANDLE) return;
+  vkDeviceWaitIdle(m_device);
+  try {
+    savePipelineCache();
+  } catch (...) {
+    // A cache that cannot be written only costs compile time on the next run.
+  }
+  vkDestroyPipelineCache(m_device, m_pipelineCache, nullptr);
+  vkDestroyDevice(m_device, nullptr);
+}
+
+void Device::savePipelineCache() const {
+  if (m_pipelineCachePath.empty() || m_pipelineCache == VK_NULL_HANDLE) return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(m_device, m_pipelineCache, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(m_device, m_pipelineCache, &size, data.data()) != VK_SUCCESS) return;
+  std::error_code ec;
+  std::filesystem::create_directories(m_pipelineCachePath.parent_path(), ec);
+  // Write then rename, so concurrent processes never read a half-written file.
+  auto tmp = m_pipelineCachePath;
+  tmp += ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return;
+    out.write(data.data(), static_cast<std::streamsize>(size));
+  }
+  std::filesystem::rename(tmp, m_pipelineCachePath, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+std::optional<uint32_t> Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                                               VkMemoryPropertyFlags preferred) const {
+  std::optional<uint32_t> fallback;
+  for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i) {
+    if (!(typeBits & (1u << i))) continue;
+    VkMemoryPropertyFlags flags = m_memory.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (!fallback) fallback = i;
+  }
+  return fallback;
+}
+
+}  // namespace vkattn

@@ -1,0 +1,41 @@
+#include "vkattn/core/error.hpp"
+
+namespace vkattn {
+
+VulkanError::VulkanError(const std::string& call, VkResult result)
+    : Error(call + " failed: " + resultName(result)), m_result(result) {}
+
+InvalidArgument::InvalidArgument(const std::string& argument, const std::string& problem)
+    : Error("invalid argument '" + argument + "': " + problem), m_argument(argument) {}
+
+const char* resultName(VkResult result) noexcept {
+  switch (result) {
+#define VKATTN_CASE(name) \
+  case name:              \
+    return #name;
+    VKATTN_CASE(VK_SUCCESS)
+    VKATTN_CASE(VK_NOT_READY)
+    VKATTN_CASE(VK_TIMEOUT)
+    VKATTN_CASE(VK_INCOMPLETE)
+    VKATTN_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    VKATTN_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    VKATTN_CASE(VK_ERROR_INITIALIZATION_FAILED)
+    VKATTN_CASE(VK_ERROR_DEVICE_LOST)
+    VKATTN_CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    VKATTN_CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    VKATTN_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    VKATTN_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    VKATTN_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    VKATTN_CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    VKATTN_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    VKATTN_CASE(VK_ERROR_FRAGMENTED_POOL)
+    VKATTN_CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+    VKATTN_CASE(VK_ERROR_INVALID_SHADER_NV)
+    VKATTN_CASE(VK_ERROR_UNKNOWN)
+#undef VKATTN_CASE
+    default:
+      return "VkResult(unknown)";
+  }
+}
+
+}  // namespace vkattn

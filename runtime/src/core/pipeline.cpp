@@ -1,0 +1,95 @@
+#include "vkattn/core/pipeline.hpp"
+
+#include <cstring>
+
+#include "shader_registry.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
+
+namespace vkattn {
+
+std::span<const uint32_t> shaderCode(const std::string& shader) {
+  for (const auto& entry : detail::shaderRegistry())
+    if (shader == entry.name) return entry.code;
+  throw Error("no embedded shader named '" + shader + "'");
+}
+
+std::vector<std::string> shaderNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : detail::shaderRegistry()) names.emplace_back(entry.name);
+  return names;
+}
+
+Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
+    : m_device(device), m_name(desc.shader), m_bindings(desc.bindings), m_pushBytes(desc.pushConstantBytes) {
+  if (m_pushBytes > device.info().maxPushConstantsSize)
+    throw Unsupported(m_name + ": push constants of " + std::to_string(m_pushBytes) +
+                      " bytes exceed the device's " + std::to_string(device.info().maxPushConstantsSize));
+  VkDevice dev = device.handle();
+  auto code = shaderCode(desc.shader);
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings(m_bindings);
+  for (uint32_t i = 0; i < m_bindings; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  setInfo.bindingCount = m_bindings;
+  setInfo.pBindings = bindings.data();
+
+  VkShaderModule module = VK_NULL_HANDLE;
+  try {
+    checkVk(vkCreateDescriptorSetLayout(dev, &setInfo, nullptr, &m_setLayout), "vkCreateDescriptorSetLayout");
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, m_pushBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &m_setLayout;
+    layoutInfo.pushConstantRangeCount = m_pushBytes ? 1 : 0;
+    layoutInfo.pPushConstantRanges = &range;
+    checkVk(vkCreatePipelineLayout(dev, &layoutInfo, nullptr, &m_layout), "vkCreatePipelineLayout");
+
+    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    moduleInfo.codeSize = code.size_bytes();
+    moduleInfo.pCode = code.data();
+    checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, &module), "vkCreateShaderModule");
+
+    const auto& words = desc.constants.words();
+    std::vector<VkSpecializationMapEntry> entries(words.size());
+    for (uint32_t i = 0; i < words.size(); ++i) entries[i] = {i, i * 4u, 4u};
+    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u,
+                              words.data()};
+
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = words.empty() ? nullptr : &spec;
+    info.layout = m_layout;
+    checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, &m_pipeline),
+            ("vkCreateComputePipelines(" + m_name + ")").c_str());
+  } catch (...) {
+    if (module) vkDestroyShaderModule(dev, module, nullptr);
+    if (m_layout) vkDestroyPipelineLayout(dev, m_layout, nullptr);
+    if (m_setLayout) vkDestroyDescriptorSetLayout(dev, m_setLayout, nullptr);
+    throw;
+  }
+  vkDestroyShaderModule(dev, module, nullptr);
+}
+
+Pipeline::~Pipeline() {
+  VkDevice dev = m_device.handle();
+  vkDestroyPipeline(dev, m_pipeline, nullptr);
+  vkDestroyPipelineLayout(dev, m_layout, nullptr);
+  vkDestroyDescriptorSetLayout(dev, m_setLayout, nullptr);
+}
+
+const Pipeline& PipelineLibrary::get(const PipelineDesc& desc) {
+  auto key = std::make_pair(desc.shader, desc.constants.words());
+  auto it = m_pipelines.find(key);
+  if (it != m_pipelines.end()) return *it->second;
+  auto pipeline = std::make_unique<Pipeline>(m_device, desc);
+  const Pipeline& ref = *pipeline;
+  m_pipelines.emplace(std::move(key), std::move(pipeline));
+  return ref;
+}
+
+}  // namespace vkattn

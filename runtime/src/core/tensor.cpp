@@ -1,0 +1,174 @@
+#include "vkattn/core/tensor.hpp"
+
+#include <cstring>
+
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
+
+namespace vkattn {
+
+std::size_t dtypeSize(DType dtype) noexcept { return dtype == DType::F16 ? 2 : 4; }
+
+const char* toString(DType dtype) noexcept {
+  switch (dtype) {
+    case DType::F32: return "f32";
+    case DType::F16: return "f16";
+    case DType::I32: return "i32";
+  }
+  return "?";
+}
+
+std::string toString(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t elementCount(const Shape& shape) noexcept {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Shape contiguousStrides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t stride = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+bool TensorView::contiguous() const { return strides == contiguousStrides(shape); }
+
+std::size_t TensorView::spanBytes() const {
+  if (numel() == 0) return 0;
+  int64_t last = 0;
+  for (std::size_t i = 0; i < shape.size(); ++i) last += (shape[i] - 1) * strides[i];
+  return static_cast<std::size_t>(last + 1) * dtypeSize(dtype);
+}
+
+TensorView TensorView::permuted(const std::vector<int>& order) const {
+  if (order.size() != shape.size())
+    throw InvalidArgument("order", "permutation of rank " + std::to_string(order.size()) +
+                                       " for a view of rank " + std::to_string(shape.size()));
+  TensorView v = *this;
+  std::vector<bool> seen(order.size(), false);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    int o = order[i];
+    if (o < 0 || o >= static_cast<int>(order.size()) || seen[o])
+      throw InvalidArgument("order", "is not a permutation of 0.." + std::to_string(order.size() - 1));
+    seen[o] = true;
+    v.shape[i] = shape[o];
+    v.strides[i] = strides[o];
+  }
+  return v;
+}
+
+TensorView TensorView::sliced(int64_t dim, int64_t start, int64_t length) const {
+  if (dim < 0) dim += rank();
+  if (dim < 0 || dim >= rank())
+    throw InvalidArgument("dim", "is " + std::to_string(dim) + " for a view of rank " + std::to_string(rank()));
+  const auto d = static_cast<std::size_t>(dim);
+  if (start < 0 || length < 0 || start + length > shape[d])
+    throw InvalidArgument("start", "slice [" + std::to_string(start) + ", " + std::to_string(start + length) +
+                                       ") is outside dimension " + std::to_string(dim) + " of size " +
+                                       std::to_string(shape[d]));
+  TensorView v = *this;
+  v.offset += start * strides[d];
+  v.shape[d] = length;
+  return v;
+}
+
+TensorView TensorView::reshaped(Shape newShape) const {
+  if (!contiguous()) throw InvalidArgument("view", "reshape needs a contiguous view");
+  if (elementCount(newShape) != numel())
+    throw InvalidArgument("shape", toString(newShape) + " holds a different element count than " + toString(shape));
+  TensorView v = *this;
+  v.strides = contiguousStrides(newShape);
+  v.shape = std::move(newShape);
+  return v;
+}
+
+Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
+  for (int64_t d : m_shape)
+    if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(m_shape));
+  m_buffer = Buffer(device, bytes());
+}
+
+Tensor Tensor::fromHost(const Device& device, Shape shape, std::span<const float> values, DType dtype) {
+  if (dtype == DType::I32) throw InvalidArgument("dtype", "use fromHostInt for i32 tensors");
+  Tensor t(device, std::move(shape), dtype);
+  t.upload(values);
+  return t;
+}
+
+Tensor Tensor::fromHostInt(const Device& device, Shape shape, std::span<const int32_t> values) {
+  Tensor t(device, std::move(shape), DType::I32);
+  t.uploadInt(values);
+  return t;
+}
+
+TensorView Tensor::view() const {
+  return TensorView{&m_buffer, m_dtype, m_shape, contiguousStrides(m_shape), 0};
+}
+
+void Tensor::upload(std::span<const float> values) {
+  if (static_cast<int64_t>(values.size()) != numel())
+    throw InvalidArgument("values", std::to_string(values.size()) + " values for a tensor of shape " +
+                                        toString(m_shape));
+  if (m_dtype == DType::F32) {
+    m_buffer.write(values.data(), bytes());
+  } else if (m_dtype == DType::F16) {
+    std::vector<uint16_t> half(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) half[i] = floatToHalf(values[i]);
+    m_buffer.write(half.data(), bytes());
+  } else {
+    throw InvalidArgument("values", "float values for an i32 tensor; use uploadInt");
+  }
+}
+
+void Tensor::uploadInt(std::span<const int32_t> values) {
+  if (m_dtype != DType::I32) throw InvalidArgument("values", "int values for a float tensor");
+  if (static_cast<int64_t>(values.size()) != numel())
+    throw InvalidArgument("values", std::to_string(values.size()) + " values for a tensor of shape " +
+                                        toString(m_shape));
+  m_buffer.write(values.data(), bytes());
+}
+
+std::vector<float> Tensor::download() const {
+  std::vector<float> out(static_cast<std::size_t>(numel()));
+  if (m_dtype == DType::F32) {
+    m_buffer.read(out.data(), bytes());
+  } else if (m_dtype == DType::F16) {
+    std::vector<uint16_t> half(out.size());
+    m_buffer.read(half.data(), bytes());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = halfToFloat(half[i]);
+  } else {
+    throw InvalidArgument("dtype", "i32 tensor; use downloadInt");
+  }
+  return out;
+}
+
+std::vector<int32_t> Tensor::downloadInt() const {
+  if (m_dtype != DType::I32) throw InvalidArgument("dtype", "float tensor; use download");
+  std::vector<int32_t> out(static_cast<std::size_t>(numel()));
+  m_buffer.read(out.data(), bytes());
+  return out;
+}
+
+void Tensor::uploadBytes(const void* data, std::size_t size) {
+  if (size != bytes())
+    throw InvalidArgument("bytes", std::to_string(size) + " bytes for a tensor of " + std::to_string(bytes()));
+  m_buffer.write(data, size);
+}
+
+void Tensor::downloadBytes(void* data, std::size_t size) const {
+  if (size != bytes())
+    throw InvalidArgument("bytes", std::to_string(size) + " bytes for a tensor of " + std::to_string(bytes()));
+  m_buffer.read(data, size);
+}
+
+}  // namespace vkattn
