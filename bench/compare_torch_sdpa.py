@@ -13,7 +13,8 @@ H = hidden // D heads (FlashAttention's convention: 16k tokens, hidden size 2048
 * once per variant and causal flag, both libraries run on identical inputs (`vkattn run
   attention`) and their outputs are compared, so the two columns are known to compute the same.
 
-FLOPs follow the usual convention, 4·B·H·L²·D, halved for causal. The table goes to stdout and
+FLOPs are 4·D per visible query/key pair (L² pairs; L(L+1)/2 causal), the count behind vkattn's
+own rates (reference/work_counts.cpp). The table goes to stdout and
 to --out as Markdown; --json keeps every number. Exit status 1 when any check fails; a variant
 the device cannot run (coopmat without the extension) is reported, not failed.
 
@@ -74,8 +75,13 @@ def parse_args():
 
 
 def flops(b, h, lq, lk, d, causal):
-    f = 4.0 * b * h * lq * lk * d
-    return f / 2 if causal else f
+    """4·D FLOPs (Q·K and P·V) per visible pair; causal aligned to the bottom-right corner."""
+    if causal:
+        shift = lk - lq  # query i sees keys j <= i + shift
+        pairs = sum(min(lk, max(0, i + shift + 1)) for i in range(lq))
+    else:
+        pairs = lq * lk
+    return 4.0 * b * h * d * pairs
 
 
 def dtype_flag(args):
@@ -251,7 +257,7 @@ def main():
                           f"PyTorch {row['torch'].get('rate', float('nan')) / 1e3:.3g} TFLOP/s", file=sys.stderr, flush=True)
 
     lines = [f"vkattn on {device_name or 'an unknown device'}, beside {tch.label}; TFLOP/s "
-             f"(4·B·H·L²·D, halved for causal); vkattn stores {args.dtype}.", ""]
+             f"(4·D per visible query/key pair); vkattn stores {args.dtype}.", ""]
     header = ["D", "L", "B×H", "causal"] + [f"vkattn {v}" for v in args.variants] + ["PyTorch", "best vkattn / PyTorch"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))

@@ -5,16 +5,17 @@
 // Dispatch: ceil(count / 4) invocations, flat over x then y. A NaN in x sets status bit 0.
 // Tolerance (tests): |y - ref| <= 1e-6 + 1e-5 |ref| (f32); 1e-3 + 1e-3 |ref| (f16 storage).
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 #include "elementwise.glsl"
 #include "activation.glsl"
 
 layout(push_constant) uniform Push { ElementwiseParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
-layout(std430, set = 0, binding = 0) readonly buffer X4 { ELEM4 x4[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y4 { ELEM4 y4[]; };
-STATUS_BUFFER(2)
+layout(std430, set = 0, binding = ACTIVATION_BINDING_X) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = ACTIVATION_BINDING_X) readonly buffer X4 { ELEM4 x4[]; };
+layout(std430, set = 0, binding = ACTIVATION_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = ACTIVATION_BINDING_Y) writeonly buffer Y4 { ELEM4 y4[]; };
+STATUS_BUFFER(ACTIVATION_BINDING_STATUS)
 
 void main() {
   const uint i = vec4Index();

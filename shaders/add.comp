@@ -7,17 +7,18 @@
 // 0 / 1. Tolerance (tests): exact in f32 (one rounding, as the fp32 reference sum);
 // 1e-3 + 1e-3 |ref| for f16 storage.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 #include "elementwise.glsl"
 
 layout(push_constant) uniform Push { ElementwiseParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer A { ELEM a[]; };
-layout(std430, set = 0, binding = 0) readonly buffer A4 { ELEM4 a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B { ELEM b[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { ELEM4 b4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Y4 { ELEM4 y4[]; };
-STATUS_BUFFER(3)
+layout(std430, set = 0, binding = ADD_BINDING_A) readonly buffer A { ELEM a[]; };
+layout(std430, set = 0, binding = ADD_BINDING_A) readonly buffer A4 { ELEM4 a4[]; };
+layout(std430, set = 0, binding = ADD_BINDING_B) readonly buffer B { ELEM b[]; };
+layout(std430, set = 0, binding = ADD_BINDING_B) readonly buffer B4 { ELEM4 b4[]; };
+layout(std430, set = 0, binding = ADD_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = ADD_BINDING_Y) writeonly buffer Y4 { ELEM4 y4[]; };
+STATUS_BUFFER(ADD_BINDING_STATUS)
 
 void main() {
   const uint i = vec4Index();

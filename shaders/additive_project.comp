@@ -6,14 +6,15 @@
 // that under the driver's loop limit). A NaN in x sets status bit 0, in w bit 1.
 // Tolerance (tests): as additive_scores.comp, which consumes it.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(push_constant) uniform Push { ProjectParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer W { float w[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
-STATUS_BUFFER(3)
+layout(std430, set = 0, binding = ADDITIVE_PROJECT_BINDING_X) readonly buffer X { float x[]; };
+layout(std430, set = 0, binding = ADDITIVE_PROJECT_BINDING_W) readonly buffer W { float w[]; };
+layout(std430, set = 0, binding = ADDITIVE_PROJECT_BINDING_Y) writeonly buffer Y { float y[]; };
+STATUS_BUFFER(ADDITIVE_PROJECT_BINDING_STATUS)
 
 void main() {
   const uint index = flatGroupIndex() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;

@@ -5,14 +5,15 @@
 // x then y; it loops over Lk. A NaN in value sets status bit 0.
 // Tolerance (tests): |out - ref| <= 2e-5 + 1e-4 |ref|.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(push_constant) uniform Push { AdditiveParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer Weights { float weights[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Value { float value[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Out { float o[]; };
-STATUS_BUFFER(3)
+layout(std430, set = 0, binding = ADDITIVE_PV_BINDING_WEIGHTS) readonly buffer Weights { float weights[]; };
+layout(std430, set = 0, binding = ADDITIVE_PV_BINDING_VALUE) readonly buffer Value { float value[]; };
+layout(std430, set = 0, binding = ADDITIVE_PV_BINDING_OUT) writeonly buffer Out { float o[]; };
+STATUS_BUFFER(ADDITIVE_PV_BINDING_STATUS)
 
 void main() {
   const uint index = flatGroupIndex() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;

@@ -8,18 +8,19 @@
 // x then y; it loops over A. A NaN in v sets status bit 0, in bias bit 1.
 // Tolerance (tests): final output |out - ref| <= 2e-5 + 1e-4 |ref|; weights 1e-5 + 1e-4 |ref|.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(push_constant) uniform Push { AdditiveParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer QP { float qp[]; };
-layout(std430, set = 0, binding = 1) readonly buffer KP { float kp[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Vec { float vvec[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Keep { int keep[]; };
-layout(std430, set = 0, binding = 5) readonly buffer KeyLengths { int keyLengths[]; };
-layout(std430, set = 0, binding = 6) writeonly buffer Scores { float scores[]; };
-STATUS_BUFFER(7)
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_QP) readonly buffer QP { float qp[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_KP) readonly buffer KP { float kp[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_VEC) readonly buffer Vec { float vvec[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_BIAS) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_KEEP) readonly buffer Keep { int keep[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_KEYLEN) readonly buffer KeyLengths { int keyLengths[]; };
+layout(std430, set = 0, binding = ADDITIVE_SCORES_BINDING_SCORES) writeonly buffer Scores { float scores[]; };
+STATUS_BUFFER(ADDITIVE_SCORES_BINDING_STATUS)
 
 void main() {
   const uint index = flatGroupIndex() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;

@@ -9,15 +9,16 @@
 // Dispatch: one invocation per (b, h, i), flat over x then y. NaN is reported by the split pass.
 // Tolerance (tests): as attention_rows.comp.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { AttentionParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer Partials { float partial[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer O { ELEM o[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Lse { float lse[]; };
-#define ATTN_BIAS_BINDING 0
-#define ATTN_KEEP_BINDING 0
-#define ATTN_KEYLEN_BINDING 0
+layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_PARTIALS) readonly buffer Partials { float partial[]; };
+layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_O) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_LSE) writeonly buffer Lse { float lse[]; };
+#define ATTN_BIAS_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
+#define ATTN_KEEP_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
+#define ATTN_KEYLEN_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
 #include "attention_common.glsl"
 
 void main() {

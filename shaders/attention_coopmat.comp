@@ -28,19 +28,20 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { AttentionParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer Q { ELEM q[]; };
-layout(std430, set = 0, binding = 1) readonly buffer K { ELEM k[]; };
-layout(std430, set = 0, binding = 2) readonly buffer V { ELEM v[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer O { ELEM o[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Lse { float lse[]; };
-#define ATTN_BIAS_BINDING 5
-#define ATTN_KEEP_BINDING 6
-#define ATTN_KEYLEN_BINDING 7
+layout(std430, set = 0, binding = ATTN_BINDING_Q) readonly buffer Q { ELEM q[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
+#define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
+#define ATTN_KEEP_BINDING ATTN_BINDING_KEEP
+#define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
 #include "attention_common.glsl"
-STATUS_BUFFER(8)
+STATUS_BUFFER(ATTN_BINDING_STATUS)
 
 const uint BLOCK = 16 * ROWS;  // query rows per workgroup
 const uint LDQ = DK + 8, LDK = DK + 8, LDV = DV + 8;

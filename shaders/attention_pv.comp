@@ -7,17 +7,18 @@
 // invocation per (b, h, i, d4), flat over x then y. A NaN in v sets status bit 2.
 // Tolerance (tests): as attention_rows.comp.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { AttentionParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer P { float probs[]; };
-layout(std430, set = 0, binding = 1) readonly buffer V { ELEM v[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer O { ELEM o[]; };
-#define ATTN_BIAS_BINDING 3
-#define ATTN_KEEP_BINDING 3
-#define ATTN_KEYLEN_BINDING 3
+layout(std430, set = 0, binding = ATTN_PV_BINDING_P) readonly buffer P { float probs[]; };
+layout(std430, set = 0, binding = ATTN_PV_BINDING_V) readonly buffer V { ELEM v[]; };
+layout(std430, set = 0, binding = ATTN_PV_BINDING_O) writeonly buffer O { ELEM o[]; };
+#define ATTN_BIAS_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
+#define ATTN_KEEP_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
+#define ATTN_KEYLEN_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
 #include "attention_common.glsl"
-STATUS_BUFFER(3)
+STATUS_BUFFER(ATTN_PV_BINDING_STATUS)
 
 void main() {
   const uint index = flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x;

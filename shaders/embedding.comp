@@ -8,18 +8,19 @@
 // Dispatch: one invocation per (token, 4 features), flat over x then y.
 // Tolerance (tests): exact (a copy, and one fp32 add with positions, then the storage rounding).
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 #include "elementwise.glsl"
 
 layout(push_constant) uniform Push { EmbeddingParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer T { ELEM table[]; };
-layout(std430, set = 0, binding = 0) readonly buffer T4 { ELEM4 table4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Ids { int ids[]; };
-layout(std430, set = 0, binding = 2) readonly buffer P { ELEM positions[]; };
-layout(std430, set = 0, binding = 2) readonly buffer P4 { ELEM4 positions4[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer O { ELEM o[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer O4 { ELEM4 o4[]; };
-STATUS_BUFFER(4)
+layout(std430, set = 0, binding = EMBEDDING_BINDING_TABLE) readonly buffer T { ELEM table[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_TABLE) readonly buffer T4 { ELEM4 table4[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_IDS) readonly buffer Ids { int ids[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_POSITIONS) readonly buffer P { ELEM positions[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_POSITIONS) readonly buffer P4 { ELEM4 positions4[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O4 { ELEM4 o4[]; };
+STATUS_BUFFER(EMBEDDING_BINDING_STATUS)
 
 void main() {
   const uint dim4 = (p.dim + 3) / 4;

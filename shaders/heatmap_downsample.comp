@@ -14,16 +14,16 @@
 #include "common.glsl"
 #include "heatmap_push.h"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WG_SIZE = 64;
-layout(constant_id = 1) const uint LANES = 1;
-layout(constant_id = 2) const uint MODE = 0;
+layout(local_size_x_id = HEATMAP_SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = HEATMAP_SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 64;
+layout(constant_id = HEATMAP_SPEC_LANES) const uint LANES = 1;
+layout(constant_id = HEATMAP_SPEC_MODE) const uint MODE = 0;
 
 layout(push_constant) uniform Push { HeatmapDownsampleParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer Map { float map[]; };
-layout(std430, set = 0, binding = 1) readonly buffer RowEdges { uint rowEdges[]; };
-layout(std430, set = 0, binding = 2) readonly buffer ColEdges { uint colEdges[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Out { float outBins[]; };
+layout(std430, set = 0, binding = HEATMAP_BINDING_MAP) readonly buffer Map { float map[]; };
+layout(std430, set = 0, binding = HEATMAP_BINDING_ROW_EDGES) readonly buffer RowEdges { uint rowEdges[]; };
+layout(std430, set = 0, binding = HEATMAP_BINDING_COL_EDGES) readonly buffer ColEdges { uint colEdges[]; };
+layout(std430, set = 0, binding = HEATMAP_BINDING_OUT) writeonly buffer Out { float outBins[]; };
 
 shared float partial[WG_SIZE];
 

@@ -7,19 +7,20 @@
 // A NaN in x sets status bit 0, in weight bit 1, in bias bit 2.
 // Tolerance (tests): |y - ref| <= 1e-5 + 1e-5 |ref| for f32 storage; 2e-3 + 2e-3 |ref| for f16.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "row_reduce.glsl"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { NormParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
-layout(std430, set = 0, binding = 0) readonly buffer X4 { ELEM4 x4[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y4 { ELEM4 y4[]; };
-layout(std430, set = 0, binding = 2) readonly buffer W { ELEM weight[]; };
-layout(std430, set = 0, binding = 2) readonly buffer W4 { ELEM4 weight4[]; };
-layout(std430, set = 0, binding = 3) readonly buffer B { ELEM bias[]; };
-layout(std430, set = 0, binding = 3) readonly buffer B4 { ELEM4 bias4[]; };
-STATUS_BUFFER(4)
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_X) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_X) readonly buffer X4 { ELEM4 x4[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_Y) writeonly buffer Y4 { ELEM4 y4[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_WEIGHT) readonly buffer W { ELEM weight[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_WEIGHT) readonly buffer W4 { ELEM4 weight4[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_BIAS) readonly buffer B { ELEM bias[]; };
+layout(std430, set = 0, binding = LAYER_NORM_BINDING_BIAS) readonly buffer B4 { ELEM4 bias4[]; };
+STATUS_BUFFER(LAYER_NORM_BINDING_STATUS)
 
 void layerNormRow(uint row) {
   const uint base = row * p.cols;

@@ -15,11 +15,12 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { MatmulParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer A { ELEM a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B { ELEM b[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A { ELEM a[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B { ELEM b[]; };
 #include "matmul_common.glsl"
 
 const uint TILE = 64;

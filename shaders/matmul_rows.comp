@@ -22,13 +22,14 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #endif
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { MatmulParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer A { ELEM a[]; };
-layout(std430, set = 0, binding = 0) readonly buffer A4 { ELEM4 a4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B { ELEM b[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B4 { ELEM4 b4[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A { ELEM a[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A4 { ELEM4 a4[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B { ELEM b[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B4 { ELEM4 b4[]; };
 #include "matmul_common.glsl"
 
 #define LOAD4(buf, idx) vec4(float(buf[idx]), float(buf[(idx) + 1]), float(buf[(idx) + 2]), float(buf[(idx) + 3]))

@@ -13,15 +13,16 @@
 // cos are computed once for all heads. A NaN in x sets status bit 0.
 // Tolerance (tests): |y - ref| <= 2e-6 (|x| <= 1, any position) for f32; 2e-3 for f16.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 
-layout(local_size_x_id = 0) in;
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(push_constant) uniform Push { RopeParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Step { uvec2 phaseStep[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Positions { int positions[]; };
-STATUS_BUFFER(4)
+layout(std430, set = 0, binding = ROPE_BINDING_X) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = ROPE_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = ROPE_BINDING_PHASE_STEP) readonly buffer Step { uvec2 phaseStep[]; };
+layout(std430, set = 0, binding = ROPE_BINDING_POSITIONS) readonly buffer Positions { int positions[]; };
+STATUS_BUFFER(ROPE_BINDING_STATUS)
 
 const float TWO_PI = 6.28318530717958647692;
 

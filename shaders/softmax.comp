@@ -11,17 +11,18 @@
 // as zeros. A NaN in x sets status bit 0, in mask bit 1.
 // Tolerance (tests): |y - ref| <= 2e-6 + 1e-5 |ref| for f32 storage; 1e-3 abs for f16 storage.
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "row_reduce.glsl"
 #include "push_constants.h"
 
 layout(push_constant) uniform Push { SoftmaxParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer X { ELEM x[]; };
-layout(std430, set = 0, binding = 0) readonly buffer X4 { ELEM4 x4[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y4 { ELEM4 y4[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Mask { float mask[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Mask4 { vec4 mask4[]; };
-STATUS_BUFFER(3)
+layout(std430, set = 0, binding = SOFTMAX_BINDING_X) readonly buffer X { ELEM x[]; };
+layout(std430, set = 0, binding = SOFTMAX_BINDING_X) readonly buffer X4 { ELEM4 x4[]; };
+layout(std430, set = 0, binding = SOFTMAX_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = SOFTMAX_BINDING_Y) writeonly buffer Y4 { ELEM4 y4[]; };
+layout(std430, set = 0, binding = SOFTMAX_BINDING_MASK) readonly buffer Mask { float mask[]; };
+layout(std430, set = 0, binding = SOFTMAX_BINDING_MASK) readonly buffer Mask4 { vec4 mask4[]; };
+STATUS_BUFFER(SOFTMAX_BINDING_STATUS)
 
 const float NEG_INF = -1.0 / 0.0;
 

@@ -5,17 +5,18 @@
 // Dispatch: ceil(count / 4) invocations, flat over x then y. NaN in gate / up sets status bit 0 / 1.
 // Tolerance (tests): |y - ref| <= 1e-6 + 1e-5 |ref| (f32); 1e-3 + 1e-3 |ref| (f16 storage).
 #include "common.glsl"
+#include "kernel_interface.h"
 #include "push_constants.h"
 #include "elementwise.glsl"
 
 layout(push_constant) uniform Push { ElementwiseParams p; };
-layout(std430, set = 0, binding = 0) readonly buffer G { ELEM gate[]; };
-layout(std430, set = 0, binding = 0) readonly buffer G4 { ELEM4 gate4[]; };
-layout(std430, set = 0, binding = 1) readonly buffer U { ELEM up[]; };
-layout(std430, set = 0, binding = 1) readonly buffer U4 { ELEM4 up4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Y { ELEM y[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Y4 { ELEM4 y4[]; };
-STATUS_BUFFER(3)
+layout(std430, set = 0, binding = SWIGLU_BINDING_GATE) readonly buffer G { ELEM gate[]; };
+layout(std430, set = 0, binding = SWIGLU_BINDING_GATE) readonly buffer G4 { ELEM4 gate4[]; };
+layout(std430, set = 0, binding = SWIGLU_BINDING_UP) readonly buffer U { ELEM up[]; };
+layout(std430, set = 0, binding = SWIGLU_BINDING_UP) readonly buffer U4 { ELEM4 up4[]; };
+layout(std430, set = 0, binding = SWIGLU_BINDING_Y) writeonly buffer Y { ELEM y[]; };
+layout(std430, set = 0, binding = SWIGLU_BINDING_Y) writeonly buffer Y4 { ELEM4 y4[]; };
+STATUS_BUFFER(SWIGLU_BINDING_STATUS)
 
 void main() {
   const uint i = vec4Index();

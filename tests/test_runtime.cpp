@@ -220,3 +220,44 @@ TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
 
 }  // namespace
 }  // namespace vkattn::test
+
+namespace vkattn::test {
+namespace {
+
+// Constants and bindings go by name (shaders/include/kernel_interface.h); what the C++ side names
+// must agree with what the SPIR-V declares, or the pipeline refuses to be built.
+TEST(SpecConstants, AnIdMayBeSetOnlyOnce) {
+  SpecConstants c;
+  c.set(3u, true);
+  EXPECT_THROW(c.set(3u, false), Error);
+  EXPECT_EQ(c.set(1u, 7u).key(), (std::vector<uint32_t>{1, 7, 3, 1}));  // id order, whatever the call order
+}
+
+TEST_F(VkattnTest, PipelinesRefuseConstantsOfTheWrongTypeAndTooFewBindings) {
+  // copy.comp declares its workgroup size (id 0) as uint: a bool there is a naming mistake.
+  try {
+    ctx().pipelines().get({"copy", 2, 4, SpecConstants().set(0u, true)});
+    ADD_FAILURE() << "a bool for a uint constant was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("declared uint but set as bool"), std::string::npos) << e.what();
+  }
+  // softmax.comp declares four bindings (x, y, mask, status).
+  try {
+    ctx().pipelines().get({"softmax_f32", 2, 64, SpecConstants().set(0u, 64u)});
+    ADD_FAILURE() << "a pipeline with fewer bindings than the shader declares was built";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("declares binding"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(VkattnTest, DispatchRefusesABindingNamedTwice) {
+  const Pipeline& copy = ctx().pipelines().get({"copy", 2, 4, SpecConstants().set(0u, 64u)});
+  Tensor a = ctx().tensor({16}), b = ctx().tensor({16});
+  const uint32_t count = 4;
+  EXPECT_THROW(ctx().recorder().dispatch(copy, {{0, &a.buffer()}, {0, &b.buffer()}}, count, {1, 1, 1}), Error);
+  EXPECT_THROW(ctx().recorder().dispatch(copy, {{0, &a.buffer()}, {2, &b.buffer()}}, count, {1, 1, 1}), Error);
+  ctx().recorder().discard();
+}
+
+}  // namespace
+}  // namespace vkattn::test

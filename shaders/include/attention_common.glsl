@@ -5,29 +5,30 @@
 #ifndef VKATTN_ATTENTION_COMMON_GLSL
 #define VKATTN_ATTENTION_COMMON_GLSL
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WG_SIZE = 64;
-layout(constant_id = 1) const uint DK = 64;           // query/key head dim, multiple of 8
-layout(constant_id = 2) const uint DV = 64;           // value head dim, multiple of 8
-layout(constant_id = 3) const bool HAS_BAND = false;  // causal and/or sliding window
-layout(constant_id = 4) const bool HAS_BIAS = false;  // additive f32 bias
-layout(constant_id = 5) const bool HAS_KEEP = false;  // i32 keep-mask, nonzero keeps
-layout(constant_id = 6) const bool HAS_KEYLEN = false;  // i32 key length per batch
-layout(constant_id = 7) const bool WRITE_LSE = false;
-layout(constant_id = 8) const uint ROWS = 4;          // query rows per invocation (rows kernel)
-layout(constant_id = 9) const uint KEY_BLOCK = 4;     // keys per step (rows) / per tile (tiled)
-layout(constant_id = 10) const bool PROBS = false;    // scores kernel writes exp(s - lse)
+#include "kernel_interface.h"
+
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 64;
+layout(constant_id = ATTN_SPEC_DK) const uint DK = 64;           // query/key head dim, multiple of 8
+layout(constant_id = ATTN_SPEC_DV) const uint DV = 64;           // value head dim, multiple of 8
+layout(constant_id = ATTN_SPEC_HAS_BAND) const bool HAS_BAND = false;  // causal and/or sliding window
+layout(constant_id = ATTN_SPEC_HAS_BIAS) const bool HAS_BIAS = false;  // additive f32 bias
+layout(constant_id = ATTN_SPEC_HAS_KEEP) const bool HAS_KEEP = false;  // i32 keep-mask, nonzero keeps
+layout(constant_id = ATTN_SPEC_HAS_KEYLEN) const bool HAS_KEYLEN = false;  // i32 key length per batch
+layout(constant_id = ATTN_SPEC_WRITE_LSE) const bool WRITE_LSE = false;
+layout(constant_id = ATTN_SPEC_ROWS) const uint ROWS = 4;          // query rows per invocation (rows kernel)
+layout(constant_id = ATTN_SPEC_KEY_BLOCK) const uint KEY_BLOCK = 4;     // keys per step (rows) / per tile (tiled)
 
 // K and V rows start at multiples of 4 elements (strides and offsets), so they can be read as vec4.
-layout(constant_id = 11) const bool ALIGNED = false;
+layout(constant_id = ATTN_SPEC_ALIGNED) const bool ALIGNED = false;
 
 // Split-K: the rows kernel covers 1 / gl_NumWorkGroups.z of the keys per workgroup z and writes
 // partial (acc, max, sum) records that attention_combine.comp merges.
-layout(constant_id = 12) const bool SPLIT = false;
-layout(constant_id = 13) const uint SPLITS = 1;  // combine kernel: partial records per row
+layout(constant_id = ATTN_SPEC_SPLIT) const bool SPLIT = false;
+layout(constant_id = ATTN_SPEC_SPLITS) const uint SPLITS = 1;  // combine kernel: partial records per row
 // Decode mode of the rows kernel: the workgroup (one subgroup) shares its ROWS query rows and its
 // lanes take turns over the keys; subgroup ops merge the lanes' softmax states at the end.
-layout(constant_id = 14) const bool LANE_KEYS = false;
+layout(constant_id = ATTN_SPEC_LANE_KEYS) const bool LANE_KEYS = false;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4

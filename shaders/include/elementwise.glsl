@@ -4,10 +4,10 @@
 #ifndef VKATTN_ELEMENTWISE_GLSL
 #define VKATTN_ELEMENTWISE_GLSL
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WG_SIZE = 256;
-layout(constant_id = 1) const bool VEC4 = false;
-layout(constant_id = 2) const uint ACTIVATION = 0;  // activation.comp only
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 256;
+layout(constant_id = ELEMENTWISE_SPEC_VEC4) const bool VEC4 = false;
+layout(constant_id = ELEMENTWISE_SPEC_ACTIVATION) const uint ACTIVATION = 0;  // activation.comp only
 
 uint vec4Index() { return flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x; }
 

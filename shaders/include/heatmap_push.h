@@ -4,6 +4,16 @@
 #ifndef VKATTN_HEATMAP_PUSH_H
 #define VKATTN_HEATMAP_PUSH_H
 
+// Specialization constants and bindings of heatmap_downsample.comp, by name.
+#define HEATMAP_SPEC_WORKGROUP_SIZE 0
+#define HEATMAP_SPEC_LANES 1  // uint: lanes per output bin
+#define HEATMAP_SPEC_MODE 2   // uint: the reduction (max, mean)
+#define HEATMAP_BINDING_MAP 0
+#define HEATMAP_BINDING_ROW_EDGES 1
+#define HEATMAP_BINDING_COL_EDGES 2
+#define HEATMAP_BINDING_OUT 3
+#define HEATMAP_BINDING_COUNT 4
+
 #ifdef __cplusplus
 #include <cstdint>
 namespace vkattn::pc {

@@ -6,24 +6,25 @@
 // 4 residual (ELEM; any buffer when unused; may be c itself), 5 status.
 #ifndef VKATTN_MATMUL_COMMON_GLSL
 #define VKATTN_MATMUL_COMMON_GLSL
+#include "kernel_interface.h"
 
 #include "activation.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WG_SIZE = 64;
-layout(constant_id = 1) const bool B_KN = false;        // B is [K, N]; else [N, K] (linear's weight)
-layout(constant_id = 2) const uint ROWS = 8;            // rows kernel: output rows per workgroup
-layout(constant_id = 3) const uint COLS = 4;            // rows kernel: output columns per invocation
-layout(constant_id = 4) const bool ALIGNED_A = false;   // a's rows start at multiples of 4 elements
-layout(constant_id = 5) const bool ALIGNED_B = false;   // so do B's rows (B [N, K] only)
-layout(constant_id = 6) const uint KC = 32;             // rows kernel: K per step, a multiple of 4
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 64;
+layout(constant_id = MATMUL_SPEC_B_KN) const bool B_KN = false;        // B is [K, N]; else [N, K] (linear's weight)
+layout(constant_id = MATMUL_SPEC_ROWS) const uint ROWS = 8;            // rows kernel: output rows per workgroup
+layout(constant_id = MATMUL_SPEC_COLS) const uint COLS = 4;            // rows kernel: output columns per invocation
+layout(constant_id = MATMUL_SPEC_ALIGNED_A) const bool ALIGNED_A = false;   // a's rows start at multiples of 4 elements
+layout(constant_id = MATMUL_SPEC_ALIGNED_B) const bool ALIGNED_B = false;   // so do B's rows (B [N, K] only)
+layout(constant_id = MATMUL_SPEC_KC) const uint KC = 32;             // rows kernel: K per step, a multiple of 4
 
 // c has no qualifier: the residual may be bound to the same buffer, read then written by the
 // invocation that owns the element.
-layout(std430, set = 0, binding = 2) buffer C { ELEM c[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Bias { ELEM bias[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Res { ELEM res[]; };
-STATUS_BUFFER(5)
+layout(std430, set = 0, binding = MATMUL_BINDING_C) buffer C { ELEM c[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_BIAS) readonly buffer Bias { ELEM bias[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_RESIDUAL) readonly buffer Res { ELEM res[]; };
+STATUS_BUFFER(MATMUL_BINDING_STATUS)
 
 uint aIndex(uint bt, uint m, uint k) { return p.aOffset + bt * p.aStrideB + m * p.aStrideM + k; }
 uint bIndex(uint bt, uint n, uint k) {

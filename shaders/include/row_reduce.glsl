@@ -10,11 +10,11 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_vote : require
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WG_SIZE = 64;
-layout(constant_id = 1) const bool ROW_PER_SUBGROUP = true;
+layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
+layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 64;
+layout(constant_id = ROW_SPEC_ROW_PER_SUBGROUP) const bool ROW_PER_SUBGROUP = true;
 // Rows one workgroup covers in ROW_PER_SUBGROUP mode (WG_SIZE / expected subgroup size).
-layout(constant_id = 2) const uint ROWS_PER_GROUP = 1;
+layout(constant_id = ROW_SPEC_ROWS_PER_GROUP) const uint ROWS_PER_GROUP = 1;
 
 shared float s_partial[128];
 shared float s_partial2[128];

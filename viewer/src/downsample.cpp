@@ -113,11 +113,18 @@ Matrix GpuDownsampler::run(const std::vector<uint32_t>& rowEdges, const std::vec
   p.outRows = static_cast<uint32_t>(result.rows);
   p.outCols = static_cast<uint32_t>(result.cols);
   SpecConstants constants;
-  constants.add(kWorkgroupSize).add(lanes).add(static_cast<uint32_t>(how));
-  const Pipeline& pipeline =
-      m_ctx.pipelines().get({"heatmap_downsample", 4, sizeof(pc::HeatmapDownsampleParams), constants});
+  constants.set(HEATMAP_SPEC_WORKGROUP_SIZE, kWorkgroupSize)
+      .set(HEATMAP_SPEC_LANES, lanes)
+      .set(HEATMAP_SPEC_MODE, static_cast<uint32_t>(how));
+  const Pipeline& pipeline = m_ctx.pipelines().get(
+      {"heatmap_downsample", HEATMAP_BINDING_COUNT, sizeof(pc::HeatmapDownsampleParams), constants});
   const uint64_t bins = static_cast<uint64_t>(result.rows) * static_cast<uint64_t>(result.cols);
-  m_ctx.recorder().dispatch(pipeline, {&m_map.buffer(), &rowTensor.buffer(), &colTensor.buffer(), &out.buffer()}, p,
+  m_ctx.recorder().dispatch(pipeline,
+                            {{HEATMAP_BINDING_MAP, &m_map.buffer()},
+                             {HEATMAP_BINDING_ROW_EDGES, &rowTensor.buffer()},
+                             {HEATMAP_BINDING_COL_EDGES, &colTensor.buffer()},
+                             {HEATMAP_BINDING_OUT, &out.buffer()}},
+                            p,
                             groupsFor(m_ctx.device(), bins, kWorkgroupSize / lanes));
   m_ctx.flush();
   result.values = out.download();

@@ -2,7 +2,10 @@
 
 #include <cstring>
 
+#include <algorithm>
+
 #include "shader_registry.hpp"
+#include "spirv_interface.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -20,6 +23,54 @@ std::vector<std::string> shaderNames() {
   return names;
 }
 
+const char* toString(SpecKind kind) noexcept {
+  switch (kind) {
+    case SpecKind::Bool: return "bool";
+    case SpecKind::Uint: return "uint";
+    case SpecKind::Int: return "int";
+    case SpecKind::Float: return "float";
+  }
+  return "?";
+}
+
+SpecConstants& SpecConstants::put(uint32_t id, uint32_t word, SpecKind kind) {
+  auto at = std::lower_bound(m_entries.begin(), m_entries.end(), id,
+                             [](const Entry& e, uint32_t wanted) { return e.id < wanted; });
+  if (at != m_entries.end() && at->id == id)
+    throw Error("specialization constant " + std::to_string(id) + " set twice");
+  m_entries.insert(at, Entry{id, word, kind});
+  return *this;
+}
+
+std::vector<uint32_t> SpecConstants::key() const {
+  std::vector<uint32_t> key;
+  key.reserve(m_entries.size() * 2);
+  for (const Entry& e : m_entries) key.insert(key.end(), {e.id, e.word});
+  return key;
+}
+
+namespace {
+
+// The constants and bindings the caller names must be the ones the module declares: a constant
+// the module declares with another type, or a binding past the caller's count, means the C++ and
+// GLSL sides disagree (kernel_interface.h keeps them in step).
+void checkInterface(const std::string& name, std::span<const uint32_t> code, const PipelineDesc& desc) {
+  const detail::SpirvInterface declared = detail::readSpirvInterface(code);
+  for (const SpecConstants::Entry& e : desc.constants.entries()) {
+    // A constant the module does not use may have been optimised away: only declared ones are checked.
+    auto it = declared.specConstants.find(e.id);
+    if (it != declared.specConstants.end() && it->second != e.kind)
+      throw Error(name + ": specialization constant " + std::to_string(e.id) + " is declared " + toString(it->second) +
+                  " but set as " + toString(e.kind));
+  }
+  for (uint32_t binding : declared.bindings)
+    if (binding >= desc.bindings)
+      throw Error(name + ": the shader declares binding " + std::to_string(binding) + " but the pipeline has " +
+                  std::to_string(desc.bindings));
+}
+
+}  // namespace
+
 Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     : m_device(device), m_name(desc.shader), m_bindings(desc.bindings), m_pushBytes(desc.pushConstantBytes) {
   if (m_pushBytes > device.info().maxPushConstantsSize)
@@ -27,6 +78,7 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
                       " bytes exceed the device's " + std::to_string(device.info().maxPushConstantsSize));
   VkDevice dev = device.handle();
   auto code = shaderCode(desc.shader);
+  checkInterface(m_name, code, desc);
 
   std::vector<VkDescriptorSetLayoutBinding> bindings(m_bindings);
   for (uint32_t i = 0; i < m_bindings; ++i)
@@ -51,9 +103,13 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     moduleInfo.pCode = code.data();
     checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, &module), "vkCreateShaderModule");
 
-    const auto& words = desc.constants.words();
-    std::vector<VkSpecializationMapEntry> entries(words.size());
-    for (uint32_t i = 0; i < words.size(); ++i) entries[i] = {i, i * 4u, 4u};
+    const auto& constants = desc.constants.entries();
+    std::vector<uint32_t> words(constants.size());
+    std::vector<VkSpecializationMapEntry> entries(constants.size());
+    for (uint32_t i = 0; i < constants.size(); ++i) {
+      words[i] = constants[i].word;
+      entries[i] = {constants[i].id, i * 4u, 4u};
+    }
     VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u,
                               words.data()};
 
@@ -83,7 +139,7 @@ Pipeline::~Pipeline() {
 }
 
 const Pipeline& PipelineLibrary::get(const PipelineDesc& desc) {
-  auto key = std::make_pair(desc.shader, desc.constants.words());
+  auto key = std::make_pair(desc.shader, desc.constants.key());
   auto it = m_pipelines.find(key);
   if (it != m_pipelines.end()) return *it->second;
   auto pipeline = std::make_unique<Pipeline>(m_device, desc);

@@ -93,11 +93,18 @@ VkDescriptorSet Recorder::allocateSet(VkDescriptorSetLayout layout) {
   }
 }
 
-void Recorder::dispatch(const Pipeline& pipeline, std::initializer_list<const Buffer*> buffers, const void* push,
+void Recorder::dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const void* push,
                         uint32_t pushBytes, GroupCount groups) {
   if (buffers.size() != pipeline.bindingCount())
     throw Error(pipeline.name() + ": " + std::to_string(buffers.size()) + " buffers for " +
                 std::to_string(pipeline.bindingCount()) + " bindings");
+  std::vector<const Buffer*> byBinding(pipeline.bindingCount(), nullptr);
+  for (const Bind& b : buffers) {
+    if (b.binding >= byBinding.size() || byBinding[b.binding] || !b.buffer)
+      throw Error(pipeline.name() + ": binding " + std::to_string(b.binding) +
+                  (b.binding >= byBinding.size() ? " does not exist" : b.buffer ? " named twice" : " has no buffer"));
+    byBinding[b.binding] = b.buffer;
+  }
   if (pushBytes != pipeline.pushConstantBytes())
     throw Error(pipeline.name() + ": push constants of " + std::to_string(pushBytes) + " bytes, layout has " +
                 std::to_string(pipeline.pushConstantBytes()));
@@ -105,7 +112,7 @@ void Recorder::dispatch(const Pipeline& pipeline, std::initializer_list<const Bu
   if (groups.x > limits.maxWorkgroupCount[0] || groups.y > limits.maxWorkgroupCount[1] ||
       groups.z > limits.maxWorkgroupCount[2])
     throw Unsupported(pipeline.name() + ": dispatch exceeds the device's workgroup count limits");
-  for (const Buffer* b : buffers)
+  for (const Buffer* b : byBinding)
     if (b->size() > limits.maxStorageBufferRange)
       throw Unsupported(pipeline.name() + ": a buffer of " + std::to_string(b->size()) +
                         " bytes exceeds the device's maxStorageBufferRange of " +
@@ -114,8 +121,8 @@ void Recorder::dispatch(const Pipeline& pipeline, std::initializer_list<const Bu
 
   VkDescriptorSet set = allocateSet(pipeline.setLayout());
   std::vector<VkDescriptorBufferInfo> infos;
-  infos.reserve(buffers.size());
-  for (const Buffer* b : buffers) infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
+  infos.reserve(byBinding.size());
+  for (const Buffer* b : byBinding) infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
   std::vector<VkWriteDescriptorSet> writes(infos.size(), VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET});
   for (uint32_t i = 0; i < writes.size(); ++i) {
     writes[i].dstSet = set;

@@ -195,7 +195,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
 
   const std::string shader = rows ? "attention_rows" : (coopmat ? "attention_coopmat" : "attention_tiled");
   const Pipeline& pipeline =
-      ctx.pipelines().get({detail::variantName(shader, plan.dtype), 9, sizeof(pc::AttentionParams),
+      ctx.pipelines().get({detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape)});
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
   groups.z = splits;
@@ -212,8 +212,15 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
   plan.params.statusSlot = status.slot;
   rec.dispatch(pipeline,
-               {q.buffer, k.buffer, v.buffer, out.buffer, partials ? partials : lseBuffer, plan.bias, plan.keep,
-                plan.keyLengths, status.buffer},
+               {{ATTN_BINDING_Q, q.buffer},
+                {ATTN_BINDING_K, k.buffer},
+                {ATTN_BINDING_V, v.buffer},
+                {ATTN_BINDING_O, out.buffer},
+                {ATTN_BINDING_LSE, partials ? partials : lseBuffer},  // split-K: the partial records
+                {ATTN_BINDING_BIAS, plan.bias},
+                {ATTN_BINDING_KEEP, plan.keep},
+                {ATTN_BINDING_KEYLEN, plan.keyLengths},
+                {ATTN_BINDING_STATUS, status.buffer}},
                plan.params, groups);
   if (shape.split) {
     AttentionKernelShape combine;
@@ -221,9 +228,14 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     combine.writeLse = shape.writeLse;
     combine.splits = splits;
     const Pipeline& merge =
-        ctx.pipelines().get({detail::variantName("attention_combine", plan.dtype), 3, sizeof(pc::AttentionParams),
+        ctx.pipelines().get({detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
+                             sizeof(pc::AttentionParams),
                              detail::attentionConstants(plan, combine)});
-    rec.dispatch(merge, {partials, out.buffer, options.lse ? options.lse->buffer : partials}, plan.params,
+    rec.dispatch(merge,
+                 {{ATTN_COMBINE_BINDING_PARTIALS, partials},
+                  {ATTN_COMBINE_BINDING_O, out.buffer},
+                  {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials}},
+                 plan.params,
                  groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq), combine.workgroup));
   }
   ctx.flush();

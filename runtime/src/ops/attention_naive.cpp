@@ -32,10 +32,10 @@ const Buffer& headIndexBuffer(Context& ctx, const std::vector<int32_t>& heads) {
   return ctx.recorder().keepAlive(std::move(buffer));
 }
 
-// Records the scores kernel: S[b, hh, i, j] for the query heads in `heads` (logits, or with
-// `lse` the probabilities exp(logit - lse)).
+// Records the scores kernel: the masked logits S[b, hh, i, j] (-inf where masked) for the query
+// heads in `heads`.
 void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const TensorView& k,
-                  const std::vector<int32_t>& heads, const Buffer& scores, const Buffer* lse) {
+                  const std::vector<int32_t>& heads, const Buffer& scores) {
   const uint64_t nHeads = heads.size();
   const uint64_t total = static_cast<uint64_t>(plan.batch) * nHeads * plan.lq * plan.lk;
   if (total > 0xffffffffull) throw Unsupported("argument 'q': more than 2^32 attention scores");
@@ -45,20 +45,24 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
   p.oStrideH = p.lk * p.lq;
   p.oStrideB = static_cast<uint32_t>(p.oStrideH * nHeads);
   p.oOffset = 0;
-  p.vStrideB = static_cast<uint32_t>(plan.headsQ * plan.lq);  // lse strides (the kernel reads no V)
-  p.vStrideH = static_cast<uint32_t>(plan.lq);
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
-  shape.probs = lse != nullptr;
   const Pipeline& pipeline =
-      ctx.pipelines().get({detail::variantName("attention_scores", plan.dtype), 9, sizeof(pc::AttentionParams),
+      ctx.pipelines().get({detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
+                           sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape)});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
   p.statusSlot = status.slot;
   rec.dispatch(pipeline,
-               {q.buffer, k.buffer, &scores, lse ? lse : &scores, &headIndexBuffer(ctx, heads), plan.bias, plan.keep,
-                plan.keyLengths, status.buffer},
+               {{ATTN_SCORES_BINDING_Q, q.buffer},
+                {ATTN_SCORES_BINDING_K, k.buffer},
+                {ATTN_SCORES_BINDING_S, &scores},
+                {ATTN_SCORES_BINDING_HEADS, &headIndexBuffer(ctx, heads)},
+                {ATTN_SCORES_BINDING_BIAS, plan.bias},
+                {ATTN_SCORES_BINDING_KEEP, plan.keep},
+                {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
+                {ATTN_SCORES_BINDING_STATUS, status.buffer}},
                p, groupsFor(ctx.device(), total, kWorkgroup));
 }
 
@@ -81,18 +85,23 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
   const uint64_t rows = static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq);
   Batch batch(ctx);
   const Buffer& scores = scratch(ctx, rows * plan.lk, "naive attention's score matrix");
-  recordScores(ctx, plan, q, k, allHeads(plan.headsQ), scores, nullptr);
+  recordScores(ctx, plan, q, k, allHeads(plan.headsQ), scores);
   const TensorView s{&scores, DType::F32, {static_cast<int64_t>(rows), plan.lk}, {plan.lk, 1}, 0};
   softmax(ctx, s, s);
 
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
-  const Pipeline& pv = ctx.pipelines().get({detail::variantName("attention_pv", plan.dtype), 4,
+  const Pipeline& pv = ctx.pipelines().get({detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT,
                                             sizeof(pc::AttentionParams), detail::attentionConstants(plan, shape)});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
   plan.params.statusSlot = status.slot;
-  rec.dispatch(pv, {&scores, v.buffer, out.buffer, status.buffer}, plan.params,
+  rec.dispatch(pv,
+               {{ATTN_PV_BINDING_P, &scores},
+                {ATTN_PV_BINDING_V, v.buffer},
+                {ATTN_PV_BINDING_O, out.buffer},
+                {ATTN_PV_BINDING_STATUS, status.buffer}},
+               plan.params,
                groupsFor(ctx.device(), rows * (plan.dv / 4), kWorkgroup));
   batch.submit();
 }
@@ -126,7 +135,7 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
   // Logits (masked ones -inf) into the output, then the softmax row op in place: fully masked
   // rows become zeros.
   Batch batch(ctx);
-  recordScores(ctx, plan, q, k, chosen, weights.buffer(), nullptr);
+  recordScores(ctx, plan, q, k, chosen, weights.buffer());
   const TensorView rows{&weights.buffer(), DType::F32,
                         {static_cast<int64_t>(count / static_cast<uint64_t>(plan.lk)), plan.lk}, {plan.lk, 1}, 0};
   softmax(ctx, rows, rows);

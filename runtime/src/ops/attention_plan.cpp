@@ -176,21 +176,20 @@ void checkLse(const AttentionPlan& plan, const TensorView& lse) {
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape) {
   SpecConstants c;
-  c.add(shape.workgroup)
-      .add(static_cast<uint32_t>(plan.dk))
-      .add(static_cast<uint32_t>(plan.dv))
-      .add(plan.hasBand)
-      .add(plan.hasBias)
-      .add(plan.hasKeep)
-      .add(plan.hasKeyLengths)
-      .add(shape.writeLse)
-      .add(shape.rows)
-      .add(shape.keyBlock)
-      .add(shape.probs)
-      .add(plan.kvAligned)
-      .add(shape.split)
-      .add(shape.splits)
-      .add(shape.laneKeys);
+  c.set(SPEC_WORKGROUP_SIZE, shape.workgroup)
+      .set(ATTN_SPEC_DK, static_cast<uint32_t>(plan.dk))
+      .set(ATTN_SPEC_DV, static_cast<uint32_t>(plan.dv))
+      .set(ATTN_SPEC_HAS_BAND, plan.hasBand)
+      .set(ATTN_SPEC_HAS_BIAS, plan.hasBias)
+      .set(ATTN_SPEC_HAS_KEEP, plan.hasKeep)
+      .set(ATTN_SPEC_HAS_KEYLEN, plan.hasKeyLengths)
+      .set(ATTN_SPEC_WRITE_LSE, shape.writeLse)
+      .set(ATTN_SPEC_ROWS, shape.rows)
+      .set(ATTN_SPEC_KEY_BLOCK, shape.keyBlock)
+      .set(ATTN_SPEC_ALIGNED, plan.kvAligned)
+      .set(ATTN_SPEC_SPLIT, shape.split)
+      .set(ATTN_SPEC_SPLITS, shape.splits)
+      .set(ATTN_SPEC_LANE_KEYS, shape.laneKeys);
   return c;
 }
 

@@ -3,6 +3,7 @@
 // constants and the optional buffers every attention shader binds.
 #pragma once
 
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include <string>
@@ -40,7 +41,6 @@ struct AttentionKernelShape {
   uint32_t rows = 1;      // query rows per invocation (rows kernel)
   uint32_t keyBlock = 4;  // keys per step / per tile
   bool writeLse = false;
-  bool probs = false;
   bool split = false;     // rows kernel writes split-K partial records
   uint32_t splits = 1;    // combine kernel: records per row
   bool laneKeys = false;  // rows kernel decode mode: lanes share rows, split keys

@@ -1,3 +1,4 @@
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include "checks.hpp"
@@ -19,10 +20,10 @@ void copy(Context& ctx, const TensorView& x, const TensorView& y) {
   if (bytes % 16 != 0) throw InvalidArgument("x", "byte size must be a multiple of 16 (vec4 copy)");
   pc::CopyParams p{static_cast<uint32_t>(bytes / 16)};
   const uint32_t workgroup = 256;
-  SpecConstants constants;
-  constants.add(workgroup);
-  const Pipeline& pipeline = ctx.pipelines().get({"copy", 2, sizeof(pc::CopyParams), constants});
-  ctx.recorder().dispatch(pipeline, {x.buffer, y.buffer}, p, groupsFor(ctx.device(), p.count, workgroup));
+  const Pipeline& pipeline = ctx.pipelines().get(
+      {"copy", COPY_BINDING_COUNT, sizeof(pc::CopyParams), SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)});
+  ctx.recorder().dispatch(pipeline, {{COPY_BINDING_X, x.buffer}, {COPY_BINDING_Y, y.buffer}}, p,
+                          groupsFor(ctx.device(), p.count, workgroup));
   ctx.flush();
 }
 

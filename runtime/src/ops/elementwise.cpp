@@ -1,6 +1,7 @@
 // activation(), swiglu(), add(): checks and one dispatch each over contiguous tensors.
 #include "vkattn/ops/elementwise.hpp"
 
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include "checks.hpp"
@@ -27,21 +28,34 @@ void requireOutput(Context& ctx, const TensorView& y, const TensorView& like, co
   detail::requireSameDtype("y", y, likeName, like);
 }
 
-void dispatchElementwise(Context& ctx, const std::string& op, DType dtype, pc::ElementwiseParams& p, bool vec4,
-                         uint32_t activation, std::initializer_list<const Buffer*> buffers,
+// Records one elementwise kernel whose buffers are `a`, `b` (absent for activation) and `y`
+// under the kernel's binding names, with the NaN status at `statusBinding`.
+struct ElementwiseKernel {
+  const char* op;
+  uint32_t bindingCount, a, b, y, status;
+};
+constexpr ElementwiseKernel kActivation{"activation", ACTIVATION_BINDING_COUNT, ACTIVATION_BINDING_X, 0,
+                                        ACTIVATION_BINDING_Y, ACTIVATION_BINDING_STATUS};
+constexpr ElementwiseKernel kSwiglu{"swiglu", SWIGLU_BINDING_COUNT, SWIGLU_BINDING_GATE, SWIGLU_BINDING_UP,
+                                    SWIGLU_BINDING_Y, SWIGLU_BINDING_STATUS};
+constexpr ElementwiseKernel kAdd{"add", ADD_BINDING_COUNT, ADD_BINDING_A, ADD_BINDING_B, ADD_BINDING_Y,
+                                 ADD_BINDING_STATUS};
+
+void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dtype, pc::ElementwiseParams& p,
+                         bool vec4, uint32_t activation, const Buffer* a, const Buffer* b, const Buffer* y,
                          std::vector<std::string> inputs) {
   SpecConstants constants;
-  constants.add(kWorkgroup).add(vec4).add(activation);
-  const uint32_t bindings = static_cast<uint32_t>(buffers.size()) + 1;
-  const Pipeline& pipeline =
-      ctx.pipelines().get({detail::variantName(op, dtype), bindings, sizeof(pc::ElementwiseParams), constants});
+  constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
+  if (kernel.op == kActivation.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
+  const Pipeline& pipeline = ctx.pipelines().get(
+      {detail::variantName(kernel.op, dtype), kernel.bindingCount, sizeof(pc::ElementwiseParams), constants});
   Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot(op, std::move(inputs));
+  StatusSlot status = rec.statusSlot(kernel.op, std::move(inputs));
   p.statusSlot = status.slot;
   const uint64_t invocations = (uint64_t{p.count} + 3) / 4;
   const GroupCount groups = groupsFor(ctx.device(), invocations, kWorkgroup);
-  if (bindings == 3) rec.dispatch(pipeline, {buffers.begin()[0], buffers.begin()[1], status.buffer}, p, groups);
-  else rec.dispatch(pipeline, {buffers.begin()[0], buffers.begin()[1], buffers.begin()[2], status.buffer}, p, groups);
+  if (b) rec.dispatch(pipeline, {{kernel.a, a}, {kernel.b, b}, {kernel.y, y}, {kernel.status, status.buffer}}, p, groups);
+  else rec.dispatch(pipeline, {{kernel.a, a}, {kernel.y, y}, {kernel.status, status.buffer}}, p, groups);
   ctx.flush();
 }
 
@@ -53,8 +67,8 @@ void activation(Context& ctx, Activation act, const TensorView& x, const TensorV
   pc::ElementwiseParams p{};
   p.count = static_cast<uint32_t>(x.numel());
   p.bCols = p.count;
-  dispatchElementwise(ctx, "activation", x.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act),
-                      {x.buffer, y.buffer}, {"x"});
+  dispatchElementwise(ctx, kActivation, x.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act), x.buffer,
+                      nullptr, y.buffer, {"x"});
 }
 
 Tensor activation(Context& ctx, Activation act, const TensorView& x) {
@@ -73,7 +87,7 @@ void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const Te
   pc::ElementwiseParams p{};
   p.count = static_cast<uint32_t>(gate.numel());
   p.bCols = p.count;
-  dispatchElementwise(ctx, "swiglu", gate.dtype, p, p.count % 4 == 0, 0, {gate.buffer, up.buffer, y.buffer},
+  dispatchElementwise(ctx, kSwiglu, gate.dtype, p, p.count % 4 == 0, 0, gate.buffer, up.buffer, y.buffer,
                       {"gate", "up"});
 }
 
@@ -97,7 +111,7 @@ void add(Context& ctx, const TensorView& a, const TensorView& b, const TensorVie
   pc::ElementwiseParams p{};
   p.count = static_cast<uint32_t>(a.numel());
   p.bCols = static_cast<uint32_t>(b.numel());
-  dispatchElementwise(ctx, "add", a.dtype, p, p.count % 4 == 0 && p.bCols % 4 == 0, 0, {a.buffer, b.buffer, y.buffer},
+  dispatchElementwise(ctx, kAdd, a.dtype, p, p.count % 4 == 0 && p.bCols % 4 == 0, 0, a.buffer, b.buffer, y.buffer,
                       {"a", "b"});
 }
 

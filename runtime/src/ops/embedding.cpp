@@ -1,6 +1,7 @@
 // embedding(): checks, then one dispatch; ids out of range come back through the status slot.
 #include "vkattn/ops/embedding.hpp"
 
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include "checks.hpp"
@@ -76,15 +77,21 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   }
 
   SpecConstants constants;
-  constants.add(kWorkgroup).add(p.dim % 4 == 0).add(uint32_t{0});
+  constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
   const Pipeline& pipeline =
-      ctx.pipelines().get({variantName("embedding", table.dtype), 5, sizeof(pc::EmbeddingParams), constants});
+      ctx.pipelines().get({variantName("embedding", table.dtype), EMBEDDING_BINDING_COUNT, sizeof(pc::EmbeddingParams), constants});
   Recorder& rec = ctx.recorder();
   const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
   StatusSlot status = rec.statusSlot("embedding", {"ids", "table", "positions"}, {range, "", ""});
   p.statusSlot = status.slot;
   const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
-  rec.dispatch(pipeline, {table.buffer, ids.buffer, positions, out.buffer, status.buffer}, p,
+  rec.dispatch(pipeline,
+               {{EMBEDDING_BINDING_TABLE, table.buffer},
+                {EMBEDDING_BINDING_IDS, ids.buffer},
+                {EMBEDDING_BINDING_POSITIONS, positions},
+                {EMBEDDING_BINDING_OUT, out.buffer},
+                {EMBEDDING_BINDING_STATUS, status.buffer}},
+               p,
                groupsFor(ctx.device(), invocations, kWorkgroup));
   ctx.flush();
 }

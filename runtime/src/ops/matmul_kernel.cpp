@@ -1,5 +1,7 @@
 #include "matmul_kernel.hpp"
 
+#include <kernel_interface.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -107,7 +109,13 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     const bool alignedB = !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB});
     p.tilesM = ceilDiv(p.m, s.rows);
     p.tilesN = ceilDiv(p.n, uint64_t{s.workgroup} * s.cols);
-    constants.add(s.workgroup).add(call.bKN).add(s.rows).add(s.cols).add(alignedA).add(alignedB).add(s.kc);
+    constants.set(SPEC_WORKGROUP_SIZE, s.workgroup)
+        .set(MATMUL_SPEC_B_KN, call.bKN)
+        .set(MATMUL_SPEC_ROWS, s.rows)
+        .set(MATMUL_SPEC_COLS, s.cols)
+        .set(MATMUL_SPEC_ALIGNED_A, alignedA)
+        .set(MATMUL_SPEC_ALIGNED_B, alignedB)
+        .set(MATMUL_SPEC_KC, s.kc);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = s.shuffle ? "matmul_rows_shuffle" : "matmul_rows";
   } else if (variant == MatmulVariant::Tiled) {
@@ -117,7 +125,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
                         " allows " + std::to_string(ctx.info().maxWorkgroupInvocations));
     p.tilesM = ceilDiv(p.m, 64);
     p.tilesN = ceilDiv(p.n, 64);
-    constants.add(uint32_t{256}).add(call.bKN);
+    constants.set(SPEC_WORKGROUP_SIZE, uint32_t{256}).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = "matmul_tiled";
   } else if (variant == MatmulVariant::Coopmat) {
@@ -134,26 +142,33 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
                         " invocations on " + info.name);
     p.tilesM = ceilDiv(p.m, 64);
     p.tilesN = ceilDiv(p.n, 64);
-    constants.add(workgroup).add(call.bKN);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = "matmul_coopmat";
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
     const uint32_t workgroup = 64;
     p.tilesM = p.tilesN = 1;
-    constants.add(workgroup).add(call.bKN);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.m * p.n, workgroup);
     shader = "matmul_naive";
   }
   const Pipeline& pipeline =
-      ctx.pipelines().get({variantName(shader, call.dtype), 6, sizeof(pc::MatmulParams), constants});
+      ctx.pipelines().get({variantName(shader, call.dtype), MATMUL_BINDING_COUNT, sizeof(pc::MatmulParams), constants});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot(op, std::move(statusNames));
   p.statusSlot = status.slot;
   // Absent optional inputs bind a (never read: the spec constants drop their loads).
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  rec.dispatch(pipeline, {call.a, call.b, call.c, bias, residual, status.buffer}, p, groups);
+  rec.dispatch(pipeline,
+               {{MATMUL_BINDING_A, call.a},
+                {MATMUL_BINDING_B, call.b},
+                {MATMUL_BINDING_C, call.c},
+                {MATMUL_BINDING_BIAS, bias},
+                {MATMUL_BINDING_RESIDUAL, residual},
+                {MATMUL_BINDING_STATUS, status.buffer}},
+               p, groups);
   ctx.flush();
 }
 

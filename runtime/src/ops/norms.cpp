@@ -1,3 +1,4 @@
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include <cmath>
@@ -54,11 +55,17 @@ void layerNorm(Context& ctx, const TensorView& x, const TensorView& y, const Lay
   const Buffer* bias = checkParameter(ctx, "bias", options.bias, x, p.hasBias);
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 3);
   const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("layer_norm", x.dtype), 5, sizeof(pc::NormParams), layout.constants()});
+      {variantName("layer_norm", x.dtype), LAYER_NORM_BINDING_COUNT, sizeof(pc::NormParams), layout.constants()});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("layer_norm", {"x", "weight", "bias"});
   p.statusSlot = status.slot;
-  rec.dispatch(pipeline, {x.buffer, y.buffer, weight, bias, status.buffer}, p, layout.groups(ctx, p.rows));
+  rec.dispatch(pipeline,
+               {{LAYER_NORM_BINDING_X, x.buffer},
+                {LAYER_NORM_BINDING_Y, y.buffer},
+                {LAYER_NORM_BINDING_WEIGHT, weight},
+                {LAYER_NORM_BINDING_BIAS, bias},
+                {LAYER_NORM_BINDING_STATUS, status.buffer}},
+               p, layout.groups(ctx, p.rows));
   ctx.flush();
 }
 
@@ -75,11 +82,16 @@ void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNo
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 2);
   const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("rms_norm", x.dtype), 4, sizeof(pc::NormParams), layout.constants()});
+      {variantName("rms_norm", x.dtype), RMS_NORM_BINDING_COUNT, sizeof(pc::NormParams), layout.constants()});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("rms_norm", {"x", "weight"});
   p.statusSlot = status.slot;
-  rec.dispatch(pipeline, {x.buffer, y.buffer, weight, status.buffer}, p, layout.groups(ctx, p.rows));
+  rec.dispatch(pipeline,
+               {{RMS_NORM_BINDING_X, x.buffer},
+                {RMS_NORM_BINDING_Y, y.buffer},
+                {RMS_NORM_BINDING_WEIGHT, weight},
+                {RMS_NORM_BINDING_STATUS, status.buffer}},
+               p, layout.groups(ctx, p.rows));
   ctx.flush();
 }
 

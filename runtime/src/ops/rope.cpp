@@ -1,3 +1,4 @@
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include <cmath>
@@ -94,14 +95,21 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
 void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan plan, const Buffer& steps,
                 const std::string& xName) {
   const Pipeline& pipeline = ctx.pipelines().get(
-      {detail::variantName("rope", x.dtype), 5, sizeof(pc::RopeParams), SpecConstants().add(kWorkgroup)});
+      {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT, sizeof(pc::RopeParams),
+       SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup)});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("rope", {xName});
   plan.params.statusSlot = status.slot;
   // One invocation per (b, l, pair); it loops over the heads.
   const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.seq * (plan.params.headDim / 2);
   const Buffer* positions = plan.positions ? plan.positions : &steps;
-  rec.dispatch(pipeline, {x.buffer, y.buffer, &steps, positions, status.buffer}, plan.params,
+  rec.dispatch(pipeline,
+               {{ROPE_BINDING_X, x.buffer},
+                {ROPE_BINDING_Y, y.buffer},
+                {ROPE_BINDING_PHASE_STEP, &steps},
+                {ROPE_BINDING_POSITIONS, positions},
+                {ROPE_BINDING_STATUS, status.buffer}},
+               plan.params,
                groupsFor(ctx.device(), pairs, kWorkgroup));
 }
 

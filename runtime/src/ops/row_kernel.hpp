@@ -2,6 +2,8 @@
 // on CPU drivers and for short rows on GPUs; a whole workgroup per row for long rows on GPUs.
 #pragma once
 
+#include <kernel_interface.h>
+
 #include <cstdint>
 
 #include "vkattn/core/context.hpp"
@@ -17,7 +19,9 @@ struct RowLayout {
 
   SpecConstants constants() const {
     SpecConstants c;
-    c.add(workgroupSize).add(rowPerSubgroup).add(rowsPerGroup);
+    c.set(SPEC_WORKGROUP_SIZE, workgroupSize)
+        .set(ROW_SPEC_ROW_PER_SUBGROUP, rowPerSubgroup)
+        .set(ROW_SPEC_ROWS_PER_GROUP, rowsPerGroup);
     return c;
   }
   GroupCount groups(const Context& ctx, uint64_t rows) const { return groupsFor(ctx.device(), rows, rowsPerGroup); }

@@ -1,3 +1,4 @@
+#include <kernel_interface.h>
 #include <push_constants.h>
 
 #include <cmath>
@@ -80,11 +81,16 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
 
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 2);
   const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("softmax", x.dtype), 4, sizeof(pc::SoftmaxParams), layout.constants()});
+      {variantName("softmax", x.dtype), SOFTMAX_BINDING_COUNT, sizeof(pc::SoftmaxParams), layout.constants()});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot("softmax", {"x", "mask"});
   p.statusSlot = status.slot;
-  rec.dispatch(pipeline, {x.buffer, y.buffer, maskBuffer, status.buffer}, p, layout.groups(ctx, p.rows));
+  rec.dispatch(pipeline,
+               {{SOFTMAX_BINDING_X, x.buffer},
+                {SOFTMAX_BINDING_Y, y.buffer},
+                {SOFTMAX_BINDING_MASK, maskBuffer},
+                {SOFTMAX_BINDING_STATUS, status.buffer}},
+               p, layout.groups(ctx, p.rows));
   ctx.flush();
 }
 

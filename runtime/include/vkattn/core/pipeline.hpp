@@ -16,25 +16,36 @@ namespace vkattn {
 
 class Device;
 
-// Specialization constants in id order 0, 1, 2, ... (the order `add` is called).
+// The type a specialization constant is declared with in GLSL.
+enum class SpecKind : uint8_t { Bool, Uint, Int, Float };
+const char* toString(SpecKind kind) noexcept;
+
+// Specialization constants by id: the names of shaders/include/kernel_interface.h, e.g.
+// set(ATTN_SPEC_HAS_BIAS, true). Each id may be set once; Pipeline checks ids and types against
+// the module's declarations.
 class SpecConstants {
  public:
-  SpecConstants& add(uint32_t value) {
-    m_words.push_back(value);
-    return *this;
-  }
-  SpecConstants& add(int32_t value) { return add(static_cast<uint32_t>(value)); }
-  SpecConstants& add(bool value) { return add(static_cast<uint32_t>(value ? 1 : 0)); }
-  SpecConstants& add(float value) { return add(std::bit_cast<uint32_t>(value)); }
-  const std::vector<uint32_t>& words() const noexcept { return m_words; }
+  struct Entry {
+    uint32_t id;
+    uint32_t word;
+    SpecKind kind;
+  };
+  SpecConstants& set(uint32_t id, bool value) { return put(id, value ? 1u : 0u, SpecKind::Bool); }
+  SpecConstants& set(uint32_t id, uint32_t value) { return put(id, value, SpecKind::Uint); }
+  SpecConstants& set(uint32_t id, int32_t value) { return put(id, static_cast<uint32_t>(value), SpecKind::Int); }
+  SpecConstants& set(uint32_t id, float value) { return put(id, std::bit_cast<uint32_t>(value), SpecKind::Float); }
+  const std::vector<Entry>& entries() const noexcept { return m_entries; }
+  // (id, word) pairs in id order: the pipeline cache key.
+  std::vector<uint32_t> key() const;
 
  private:
-  std::vector<uint32_t> m_words;
+  SpecConstants& put(uint32_t id, uint32_t word, SpecKind kind);
+  std::vector<Entry> m_entries;  // sorted by id
 };
 
 struct PipelineDesc {
   std::string shader;          // id in the SPIR-V registry
-  uint32_t bindings = 0;       // storage buffers at set 0, bindings 0..n-1
+  uint32_t bindings = 0;       // storage buffers at set 0, bindings 0..n-1 (a *_BINDING_COUNT)
   uint32_t pushConstantBytes = 0;
   SpecConstants constants;
 };

@@ -28,6 +28,13 @@ struct StatusSlot {
   uint32_t slot = 0;
 };
 
+// One buffer bound to one binding, by the binding's name in shaders/include/kernel_interface.h:
+// {ATTN_BINDING_Q, q.buffer}.
+struct Bind {
+  uint32_t binding;
+  const Buffer* buffer;
+};
+
 class Recorder {
  public:
   static constexpr uint32_t kMaxTimestamps = 256;
@@ -37,13 +44,13 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
-  // Records one dispatch. Each buffer is bound whole to the binding of its position. A barrier
-  // before the dispatch orders it after every earlier one in this recorder.
-  void dispatch(const Pipeline& pipeline, std::initializer_list<const Buffer*> buffers, const void* push,
-                uint32_t pushBytes, GroupCount groups);
+  // Records one dispatch. Each buffer is bound whole to its named binding; every binding of the
+  // pipeline must be named exactly once. A barrier before the dispatch orders it after every
+  // earlier one in this recorder.
+  void dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const void* push, uint32_t pushBytes,
+                GroupCount groups);
   template <typename Push>
-  void dispatch(const Pipeline& pipeline, std::initializer_list<const Buffer*> buffers, const Push& push,
-                GroupCount groups) {
+  void dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const Push& push, GroupCount groups) {
     dispatch(pipeline, buffers, &push, sizeof(Push), groups);
   }
 

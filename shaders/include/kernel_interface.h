@@ -1,0 +1,178 @@
+// The interface of every kernel beyond its push constants, shared by GLSL and C++: the binding
+// number of each storage buffer (set 0) and the id of each specialization constant, by name. The
+// shaders declare `layout(binding = NAME)` and `layout(constant_id = NAME)`; the runtime binds and
+// specialises by the same names (Bindings, SpecConstants::set), and Pipeline checks both against
+// the SPIR-V module it loads, so a swapped pair fails the first test that builds the pipeline.
+#ifndef VKATTN_KERNEL_INTERFACE_H
+#define VKATTN_KERNEL_INTERFACE_H
+
+// ---- Specialization constants ----
+// Id 0 is every kernel's workgroup size (local_size_x_id = SPEC_WORKGROUP_SIZE).
+#define SPEC_WORKGROUP_SIZE 0
+
+// Row kernels (row_reduce.glsl: softmax, layer_norm, rms_norm).
+#define ROW_SPEC_ROW_PER_SUBGROUP 1  // bool: one row per subgroup, else one per workgroup
+#define ROW_SPEC_ROWS_PER_GROUP 2    // uint
+
+// Elementwise kernels (elementwise.glsl: activation, add, swiglu, embedding).
+#define ELEMENTWISE_SPEC_VEC4 1        // bool
+#define ELEMENTWISE_SPEC_ACTIVATION 2  // uint, activation.comp only
+
+// Matrix products (matmul_common.glsl).
+#define MATMUL_SPEC_B_KN 1       // bool: B is [K, N], else [N, K]
+#define MATMUL_SPEC_ROWS 2       // uint: rows kernel, output rows per workgroup
+#define MATMUL_SPEC_COLS 3       // uint: rows kernel, output columns per invocation
+#define MATMUL_SPEC_ALIGNED_A 4  // bool
+#define MATMUL_SPEC_ALIGNED_B 5  // bool
+#define MATMUL_SPEC_KC 6         // uint: rows kernel, K per step
+
+// Attention kernels (attention_common.glsl).
+#define ATTN_SPEC_DK 1          // uint: query/key head dim
+#define ATTN_SPEC_DV 2          // uint: value head dim
+#define ATTN_SPEC_HAS_BAND 3    // bool: causal and/or sliding window
+#define ATTN_SPEC_HAS_BIAS 4    // bool
+#define ATTN_SPEC_HAS_KEEP 5    // bool
+#define ATTN_SPEC_HAS_KEYLEN 6  // bool
+#define ATTN_SPEC_WRITE_LSE 7   // bool
+#define ATTN_SPEC_ROWS 8        // uint: query rows per invocation (rows) / subgroups per workgroup (coopmat)
+#define ATTN_SPEC_KEY_BLOCK 9   // uint: keys per step or tile
+#define ATTN_SPEC_ALIGNED 11    // bool: K and V rows start at multiples of 4 elements
+#define ATTN_SPEC_SPLIT 12      // bool: rows kernel writes split-K partial records
+#define ATTN_SPEC_SPLITS 13     // uint: combine kernel, partial records per row
+#define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
+
+// ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
+// copy.comp
+#define COPY_BINDING_X 0
+#define COPY_BINDING_Y 1
+#define COPY_BINDING_COUNT 2
+
+// softmax.comp
+#define SOFTMAX_BINDING_X 0
+#define SOFTMAX_BINDING_Y 1
+#define SOFTMAX_BINDING_MASK 2
+#define SOFTMAX_BINDING_STATUS 3
+#define SOFTMAX_BINDING_COUNT 4
+
+// layer_norm.comp
+#define LAYER_NORM_BINDING_X 0
+#define LAYER_NORM_BINDING_Y 1
+#define LAYER_NORM_BINDING_WEIGHT 2
+#define LAYER_NORM_BINDING_BIAS 3
+#define LAYER_NORM_BINDING_STATUS 4
+#define LAYER_NORM_BINDING_COUNT 5
+
+// rms_norm.comp
+#define RMS_NORM_BINDING_X 0
+#define RMS_NORM_BINDING_Y 1
+#define RMS_NORM_BINDING_WEIGHT 2
+#define RMS_NORM_BINDING_STATUS 3
+#define RMS_NORM_BINDING_COUNT 4
+
+// rope.comp
+#define ROPE_BINDING_X 0
+#define ROPE_BINDING_Y 1
+#define ROPE_BINDING_PHASE_STEP 2
+#define ROPE_BINDING_POSITIONS 3
+#define ROPE_BINDING_STATUS 4
+#define ROPE_BINDING_COUNT 5
+
+// activation.comp
+#define ACTIVATION_BINDING_X 0
+#define ACTIVATION_BINDING_Y 1
+#define ACTIVATION_BINDING_STATUS 2
+#define ACTIVATION_BINDING_COUNT 3
+
+// add.comp
+#define ADD_BINDING_A 0
+#define ADD_BINDING_B 1
+#define ADD_BINDING_Y 2
+#define ADD_BINDING_STATUS 3
+#define ADD_BINDING_COUNT 4
+
+// swiglu.comp
+#define SWIGLU_BINDING_GATE 0
+#define SWIGLU_BINDING_UP 1
+#define SWIGLU_BINDING_Y 2
+#define SWIGLU_BINDING_STATUS 3
+#define SWIGLU_BINDING_COUNT 4
+
+// embedding.comp
+#define EMBEDDING_BINDING_TABLE 0
+#define EMBEDDING_BINDING_IDS 1
+#define EMBEDDING_BINDING_POSITIONS 2
+#define EMBEDDING_BINDING_OUT 3
+#define EMBEDDING_BINDING_STATUS 4
+#define EMBEDDING_BINDING_COUNT 5
+
+// matmul_rows, matmul_tiled, matmul_naive and matmul_coopmat
+#define MATMUL_BINDING_A 0
+#define MATMUL_BINDING_B 1
+#define MATMUL_BINDING_C 2
+#define MATMUL_BINDING_BIAS 3
+#define MATMUL_BINDING_RESIDUAL 4
+#define MATMUL_BINDING_STATUS 5
+#define MATMUL_BINDING_COUNT 6
+
+// the fused attention kernels: attention_rows, attention_tiled, attention_coopmat
+#define ATTN_BINDING_Q 0
+#define ATTN_BINDING_K 1
+#define ATTN_BINDING_V 2
+#define ATTN_BINDING_O 3
+#define ATTN_BINDING_LSE 4
+#define ATTN_BINDING_BIAS 5
+#define ATTN_BINDING_KEEP 6
+#define ATTN_BINDING_KEYLEN 7
+#define ATTN_BINDING_STATUS 8
+#define ATTN_BINDING_COUNT 9
+
+// attention_scores.comp (logits of the chosen heads)
+#define ATTN_SCORES_BINDING_Q 0
+#define ATTN_SCORES_BINDING_K 1
+#define ATTN_SCORES_BINDING_S 2
+#define ATTN_SCORES_BINDING_HEADS 3
+#define ATTN_SCORES_BINDING_BIAS 4
+#define ATTN_SCORES_BINDING_KEEP 5
+#define ATTN_SCORES_BINDING_KEYLEN 6
+#define ATTN_SCORES_BINDING_STATUS 7
+#define ATTN_SCORES_BINDING_COUNT 8
+
+// attention_pv.comp (the naive path's P V)
+#define ATTN_PV_BINDING_P 0
+#define ATTN_PV_BINDING_V 1
+#define ATTN_PV_BINDING_O 2
+#define ATTN_PV_BINDING_STATUS 3
+#define ATTN_PV_BINDING_COUNT 4
+
+// attention_combine.comp (split-K merge)
+#define ATTN_COMBINE_BINDING_PARTIALS 0
+#define ATTN_COMBINE_BINDING_O 1
+#define ATTN_COMBINE_BINDING_LSE 2
+#define ATTN_COMBINE_BINDING_COUNT 3
+
+// additive_project.comp
+#define ADDITIVE_PROJECT_BINDING_X 0
+#define ADDITIVE_PROJECT_BINDING_W 1
+#define ADDITIVE_PROJECT_BINDING_Y 2
+#define ADDITIVE_PROJECT_BINDING_STATUS 3
+#define ADDITIVE_PROJECT_BINDING_COUNT 4
+
+// additive_scores.comp
+#define ADDITIVE_SCORES_BINDING_QP 0
+#define ADDITIVE_SCORES_BINDING_KP 1
+#define ADDITIVE_SCORES_BINDING_VEC 2
+#define ADDITIVE_SCORES_BINDING_BIAS 3
+#define ADDITIVE_SCORES_BINDING_KEEP 4
+#define ADDITIVE_SCORES_BINDING_KEYLEN 5
+#define ADDITIVE_SCORES_BINDING_SCORES 6
+#define ADDITIVE_SCORES_BINDING_STATUS 7
+#define ADDITIVE_SCORES_BINDING_COUNT 8
+
+// additive_pv.comp
+#define ADDITIVE_PV_BINDING_WEIGHTS 0
+#define ADDITIVE_PV_BINDING_VALUE 1
+#define ADDITIVE_PV_BINDING_OUT 2
+#define ADDITIVE_PV_BINDING_STATUS 3
+#define ADDITIVE_PV_BINDING_COUNT 4
+
+#endif  // VKATTN_KERNEL_INTERFACE_H
