@@ -117,8 +117,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   createInfo.pQueueCreateInfos = &queueInfo;
   createInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   createInfo.ppEnabledExtensionNames = extensions.data();
-  checkVk(vkCreateDevice(physical, &createInfo, nullptr, &m_device), "vkCreateDevice");
-  vkGetDeviceQueue(m_device, m_queueFamily, 0, &m_queue);
+  checkVk(vkCreateDevice(physical, &createInfo, nullptr, m_device.receive()), "vkCreateDevice");
+  vkGetDeviceQueue(m_device.get(), m_queueFamily, 0, &m_queue);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &m_memory);
   uint32_t largestLocalHeap = 0;
@@ -140,31 +140,32 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   cacheInfo.pInitialData = cached.empty() ? nullptr : cached.data();
   // The driver validates the header (vendor, device, UUID) and ignores a stale or corrupt cache;
   // if it still refuses, start from an empty one.
-  if (vkCreatePipelineCache(m_device, &cacheInfo, nullptr, &m_pipelineCache) != VK_SUCCESS) {
+  VkDevice dev = m_device.get();
+  if (vkCreatePipelineCache(dev, &cacheInfo, nullptr, m_pipelineCache.receive(dev)) != VK_SUCCESS) {
     cacheInfo.initialDataSize = 0;
     cacheInfo.pInitialData = nullptr;
-    checkVk(vkCreatePipelineCache(m_device, &cacheInfo, nullptr, &m_pipelineCache), "vkCreatePipelineCache");
+    checkVk(vkCreatePipelineCache(dev, &cacheInfo, nullptr, m_pipelineCache.receive(dev)), "vkCreatePipelineCache");
   }
 }
 
 Device::~Device() {
-  if (m_device == VK_NULL_HANDLE) return;
-  vkDeviceWaitIdle(m_device);
+  if (m_device.get() == VK_NULL_HANDLE) return;
+  vkDeviceWaitIdle(m_device.get());
   try {
     savePipelineCache();
   } catch (...) {
     // A cache that cannot be written only costs compile time on the next run.
   }
-  vkDestroyPipelineCache(m_device, m_pipelineCache, nullptr);
-  vkDestroyDevice(m_device, nullptr);
+  // The members free the pipeline cache, then the device.
 }
 
 void Device::savePipelineCache() const {
-  if (m_pipelineCachePath.empty() || m_pipelineCache == VK_NULL_HANDLE) return;
+  if (m_pipelineCachePath.empty() || !m_pipelineCache) return;
   size_t size = 0;
-  if (vkGetPipelineCacheData(m_device, m_pipelineCache, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  VkDevice dev = m_device.get();
+  if (vkGetPipelineCacheData(dev, m_pipelineCache.get(), &size, nullptr) != VK_SUCCESS || size == 0) return;
   std::vector<char> data(size);
-  if (vkGetPipelineCacheData(m_device, m_pipelineCache, &size, data.data()) != VK_SUCCESS) return;
+  if (vkGetPipelineCacheData(dev, m_pipelineCache.get(), &size, data.data()) != VK_SUCCESS) return;
   std::error_code ec;
   std::filesystem::create_directories(m_pipelineCachePath.parent_path(), ec);
   // Write then rename, so concurrent processes never read a half-written file.

@@ -72,7 +72,7 @@ void checkInterface(const std::string& name, std::span<const uint32_t> code, con
 }  // namespace
 
 Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
-    : m_device(device), m_name(desc.shader), m_bindings(desc.bindings), m_pushBytes(desc.pushConstantBytes) {
+    : m_name(desc.shader), m_bindings(desc.bindings), m_pushBytes(desc.pushConstantBytes) {
   if (m_pushBytes > device.info().maxPushConstantsSize)
     throw Unsupported(m_name + ": push constants of " + std::to_string(m_pushBytes) +
                       " bytes exceed the device's " + std::to_string(device.info().maxPushConstantsSize));
@@ -87,55 +87,41 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   setInfo.bindingCount = m_bindings;
   setInfo.pBindings = bindings.data();
 
-  VkShaderModule module = VK_NULL_HANDLE;
-  try {
-    checkVk(vkCreateDescriptorSetLayout(dev, &setInfo, nullptr, &m_setLayout), "vkCreateDescriptorSetLayout");
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, m_pushBytes};
-    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &m_setLayout;
-    layoutInfo.pushConstantRangeCount = m_pushBytes ? 1 : 0;
-    layoutInfo.pPushConstantRanges = &range;
-    checkVk(vkCreatePipelineLayout(dev, &layoutInfo, nullptr, &m_layout), "vkCreatePipelineLayout");
+  ShaderModuleHandle module;  // freed once the pipeline holds the code
+  checkVk(vkCreateDescriptorSetLayout(dev, &setInfo, nullptr, m_setLayout.receive(dev)), "vkCreateDescriptorSetLayout");
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, m_pushBytes};
+  VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layoutInfo.setLayoutCount = 1;
+  const VkDescriptorSetLayout setLayout = m_setLayout.get();
+  layoutInfo.pSetLayouts = &setLayout;
+  layoutInfo.pushConstantRangeCount = m_pushBytes ? 1 : 0;
+  layoutInfo.pPushConstantRanges = &range;
+  checkVk(vkCreatePipelineLayout(dev, &layoutInfo, nullptr, m_layout.receive(dev)), "vkCreatePipelineLayout");
 
-    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    moduleInfo.codeSize = code.size_bytes();
-    moduleInfo.pCode = code.data();
-    checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, &module), "vkCreateShaderModule");
+  VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  moduleInfo.codeSize = code.size_bytes();
+  moduleInfo.pCode = code.data();
+  checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, module.receive(dev)), "vkCreateShaderModule");
 
-    const auto& constants = desc.constants.entries();
-    std::vector<uint32_t> words(constants.size());
-    std::vector<VkSpecializationMapEntry> entries(constants.size());
-    for (uint32_t i = 0; i < constants.size(); ++i) {
-      words[i] = constants[i].word;
-      entries[i] = {constants[i].id, i * 4u, 4u};
-    }
-    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u,
-                              words.data()};
-
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.stage.pSpecializationInfo = words.empty() ? nullptr : &spec;
-    info.layout = m_layout;
-    checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, &m_pipeline),
-            ("vkCreateComputePipelines(" + m_name + ")").c_str());
-  } catch (...) {
-    if (module) vkDestroyShaderModule(dev, module, nullptr);
-    if (m_layout) vkDestroyPipelineLayout(dev, m_layout, nullptr);
-    if (m_setLayout) vkDestroyDescriptorSetLayout(dev, m_setLayout, nullptr);
-    throw;
+  const auto& constants = desc.constants.entries();
+  std::vector<uint32_t> words(constants.size());
+  std::vector<VkSpecializationMapEntry> entries(constants.size());
+  for (uint32_t i = 0; i < constants.size(); ++i) {
+    words[i] = constants[i].word;
+    entries[i] = {constants[i].id, i * 4u, 4u};
   }
-  vkDestroyShaderModule(dev, module, nullptr);
-}
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u,
+                            words.data()};
 
-Pipeline::~Pipeline() {
-  VkDevice dev = m_device.handle();
-  vkDestroyPipeline(dev, m_pipeline, nullptr);
-  vkDestroyPipelineLayout(dev, m_layout, nullptr);
-  vkDestroyDescriptorSetLayout(dev, m_setLayout, nullptr);
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module.get();
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = words.empty() ? nullptr : &spec;
+  info.layout = m_layout.get();
+  checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, m_pipeline.receive(dev)),
+          ("vkCreateComputePipelines(" + m_name + ")").c_str());
 }
 
 const Pipeline& PipelineLibrary::get(const PipelineDesc& desc) {

@@ -11,6 +11,7 @@
 #include <vulkan/vulkan.h>
 
 #include "vkattn/core/device_info.hpp"
+#include "vkattn/core/handle.hpp"
 #include "vkattn/core/instance.hpp"
 
 namespace vkattn {
@@ -36,11 +37,11 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  VkDevice handle() const noexcept { return m_device; }
+  VkDevice handle() const noexcept { return m_device.get(); }
   VkPhysicalDevice physical() const noexcept { return m_physical; }
   VkQueue queue() const noexcept { return m_queue; }
   uint32_t queueFamily() const noexcept { return m_queueFamily; }
-  VkPipelineCache pipelineCache() const noexcept { return m_pipelineCache; }
+  VkPipelineCache pipelineCache() const noexcept { return m_pipelineCache.get(); }
   const DeviceInfo& info() const noexcept { return m_info; }
   const Instance& instance() const noexcept { return m_instance; }
 
@@ -57,10 +58,10 @@ class Device {
   const Instance& m_instance;
   VkPhysicalDevice m_physical;
   DeviceInfo m_info;
-  VkDevice m_device = VK_NULL_HANDLE;
+  OwnedDevice m_device;  // declared before what is made from it, so destroyed after it
   VkQueue m_queue = VK_NULL_HANDLE;
   uint32_t m_queueFamily = 0;
-  VkPipelineCache m_pipelineCache = VK_NULL_HANDLE;
+  PipelineCacheHandle m_pipelineCache;
   std::filesystem::path m_pipelineCachePath;
   VkPhysicalDeviceMemoryProperties m_memory{};
   bool m_unifiedMemory = false;

@@ -12,6 +12,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "vkattn/core/handle.hpp"
+
 namespace vkattn {
 
 class Device;
@@ -53,25 +55,21 @@ struct PipelineDesc {
 class Pipeline {
  public:
   Pipeline(const Device& device, const PipelineDesc& desc);
-  ~Pipeline();
-  Pipeline(const Pipeline&) = delete;
-  Pipeline& operator=(const Pipeline&) = delete;
 
-  VkPipeline handle() const noexcept { return m_pipeline; }
-  VkPipelineLayout layout() const noexcept { return m_layout; }
-  VkDescriptorSetLayout setLayout() const noexcept { return m_setLayout; }
+  VkPipeline handle() const noexcept { return m_pipeline.get(); }
+  VkPipelineLayout layout() const noexcept { return m_layout.get(); }
+  VkDescriptorSetLayout setLayout() const noexcept { return m_setLayout.get(); }
   uint32_t bindingCount() const noexcept { return m_bindings; }
   uint32_t pushConstantBytes() const noexcept { return m_pushBytes; }
   const std::string& name() const noexcept { return m_name; }
 
  private:
-  const Device& m_device;
   std::string m_name;
   uint32_t m_bindings = 0;
   uint32_t m_pushBytes = 0;
-  VkDescriptorSetLayout m_setLayout = VK_NULL_HANDLE;
-  VkPipelineLayout m_layout = VK_NULL_HANDLE;
-  VkPipeline m_pipeline = VK_NULL_HANDLE;
+  DescriptorSetLayoutHandle m_setLayout;
+  PipelineLayoutHandle m_layout;
+  PipelineHandle m_pipeline;
 };
 
 class PipelineLibrary {

@@ -1,6 +1,7 @@
-// Recorder: one command buffer that collects dispatches until it is submitted, with the
-// descriptor sets they bind and a timestamp query pool. Reusable: submit() waits, then the
-// recorder is empty and ready again.
+// Recorder: collects dispatches until it is submitted. It composes a CommandContext (pool,
+// buffer, fence), a DescriptorArena (the sets the dispatches bind), a TimestampPool and a
+// StatusBuffer (bad-input reports), and keeps transient buffers alive until the work has run.
+// Reusable: submit() waits, then the recorder is empty and ready again.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,11 @@
 #include <vector>
 
 #include <vulkan/vulkan.h>
+
+#include "vkattn/core/command_context.hpp"
+#include "vkattn/core/descriptor_arena.hpp"
+#include "vkattn/core/status_buffer.hpp"
+#include "vkattn/core/timestamp_pool.hpp"
 
 namespace vkattn {
 
@@ -21,13 +27,6 @@ struct GroupCount {
   uint32_t x = 1, y = 1, z = 1;
 };
 
-// Where one dispatch reports a NaN in its inputs: bit i of the uint at `slot` in `buffer` stands
-// for the i-th of the argument names given when the slot was taken.
-struct StatusSlot {
-  const Buffer* buffer = nullptr;
-  uint32_t slot = 0;
-};
-
 // One buffer bound to one binding, by the binding's name in shaders/include/kernel_interface.h:
 // {ATTN_BINDING_Q, q.buffer}.
 struct Bind {
@@ -37,7 +36,7 @@ struct Bind {
 
 class Recorder {
  public:
-  static constexpr uint32_t kMaxTimestamps = 256;
+  static constexpr uint32_t kMaxTimestamps = TimestampPool::kCapacity;
 
   explicit Recorder(const Device& device);
   ~Recorder();
@@ -63,7 +62,7 @@ class Recorder {
 
   // Writes a GPU timestamp after all earlier work; returns its slot for elapsedNs().
   uint32_t timestamp();
-  bool empty() const noexcept { return m_dispatches == 0 && m_timestamps == 0; }
+  bool empty() const noexcept { return m_dispatches == 0 && m_timestamps.used() == 0; }
 
   // Submits what was recorded, waits for it, reads the timestamps and starts recording afresh.
   // Throws InvalidArgument if a dispatch reported a NaN input.
@@ -75,28 +74,15 @@ class Recorder {
 
  private:
   void begin();
-  VkDescriptorSet allocateSet(VkDescriptorSetLayout layout);
 
   const Device& m_device;
-  VkCommandPool m_pool = VK_NULL_HANDLE;
-  VkCommandBuffer m_cmd = VK_NULL_HANDLE;
-  VkFence m_fence = VK_NULL_HANDLE;
-  VkQueryPool m_queries = VK_NULL_HANDLE;
-  std::vector<VkDescriptorPool> m_descriptorPools;
-  std::size_t m_activePool = 0;
-  uint32_t m_dispatches = 0;
-  uint32_t m_timestamps = 0;
-  std::vector<uint64_t> m_results;
-  bool m_recording = false;
-
-  struct StatusUse {
-    std::string op;
-    std::vector<std::string> arguments;
-    std::vector<std::string> problems;
-  };
-  std::vector<std::unique_ptr<Buffer>> m_statusBuffers;  // kStatusSlotsPerBuffer uints each
-  std::vector<StatusUse> m_statusUses;                  // one per slot taken, in order
+  CommandContext m_commands;
+  DescriptorArena m_descriptors;
+  TimestampPool m_timestamps;
+  StatusBuffer m_status;
   std::vector<std::unique_ptr<Buffer>> m_transient;
+  uint32_t m_dispatches = 0;
+  bool m_recording = false;
 };
 
 // Group counts for `items` work items of `perGroup` each, spread over x then y so that no
