@@ -12,6 +12,8 @@ PYBIND11_MODULE(vkattn, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const Unsupported& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const OutOfMemory& e) {  // the device or host had no room; the session keeps working
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -7,12 +7,14 @@
 
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/fault_injection.hpp"
 #include "vkattn/core/submit_once.hpp"
 
 namespace vkattn {
 
 Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_device(&device), m_size(bytes) {
   if (bytes == 0) throw InvalidArgument("bytes", "a buffer must hold at least one byte");
+  device.requireUsable();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
   info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -40,10 +42,13 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = *type;
-  VkResult result = vkAllocateMemory(dev, &alloc, nullptr, &m_memory);
+  const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::MemoryAllocation);
+  VkResult result = injected ? *injected : vkAllocateMemory(dev, &alloc, nullptr, &m_memory);
   if (result != VK_SUCCESS) {
     release();
-    throw VulkanError("vkAllocateMemory(" + std::to_string(bytes) + " bytes)", result);
+    const std::string call = "allocating " + std::to_string(bytes) + " bytes (vkAllocateMemory)";
+    if (result == VK_ERROR_DEVICE_LOST) device.markLost(call);
+    throwVulkanError(call, result);
   }
   result = vkBindBufferMemory(dev, m_buffer, m_memory, 0);
   if (result != VK_SUCCESS) {
@@ -94,6 +99,7 @@ void Buffer::release() noexcept {
 }
 
 void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
+  m_device->requireUsable();
   if (offset + bytes > m_size)
     throw InvalidArgument("bytes", "write of " + std::to_string(bytes) + " bytes at offset " +
                                        std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
@@ -108,6 +114,7 @@ void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
 }
 
 void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
+  m_device->requireUsable();
   if (offset + bytes > m_size)
     throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " +
                                        std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));

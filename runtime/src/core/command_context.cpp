@@ -2,6 +2,7 @@
 
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/fault_injection.hpp"
 
 namespace vkattn {
 
@@ -22,6 +23,7 @@ CommandContext::CommandContext(const Device& device, bool resettable) : m_device
 
 void CommandContext::begin() {
   if (m_recording) return;
+  m_device->requireUsable();
   VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   checkVk(vkBeginCommandBuffer(m_buffer, &info), "vkBeginCommandBuffer");
@@ -37,8 +39,17 @@ void CommandContext::submitAndWait() {
   submit.pCommandBuffers = &m_buffer;
   VkFence fence = m_fence.get();
   checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
-  checkVk(vkQueueSubmit(m_device->queue(), 1, &submit, fence), "vkQueueSubmit");
-  checkVk(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::QueueSubmit);
+  const char* call = "submitting work (vkQueueSubmit)";
+  VkResult result = injected ? *injected : vkQueueSubmit(m_device->queue(), 1, &submit, fence);
+  if (result == VK_SUCCESS) {
+    call = "waiting for work (vkWaitForFences)";
+    result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+  }
+  if (result != VK_SUCCESS) {
+    if (result == VK_ERROR_DEVICE_LOST) m_device->markLost(call);
+    throwVulkanError(call, result);
+  }
 }
 
 void CommandContext::reset() noexcept {

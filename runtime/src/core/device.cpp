@@ -180,6 +180,19 @@ void Device::savePipelineCache() const {
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
+void Device::markLost(const std::string& during) const {
+  if (m_lost.load()) return;
+  m_lostDuring = during;
+  m_lost.store(true);
+}
+
+void Device::requireUsable() const {
+  if (m_lost.load())
+    throw DeviceLost("the device " + m_info.name + " was lost during " + m_lostDuring +
+                         "; create a new vkattn::Context",
+                     VK_ERROR_DEVICE_LOST);
+}
+
 std::optional<uint32_t> Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
                                                VkMemoryPropertyFlags preferred) const {
   std::optional<uint32_t> fallback;

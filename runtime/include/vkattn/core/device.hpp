@@ -2,6 +2,7 @@
 // pipeline cache. Owns everything created on it through the objects that borrow it.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -54,6 +55,11 @@ class Device {
 
   void savePipelineCache() const;
 
+  // After VK_ERROR_DEVICE_LOST nothing more may run on this device: every later use throws
+  // DeviceLost, naming `during` (the call that found the loss).
+  void markLost(const std::string& during) const;
+  void requireUsable() const;
+
  private:
   const Instance& m_instance;
   VkPhysicalDevice m_physical;
@@ -65,6 +71,8 @@ class Device {
   std::filesystem::path m_pipelineCachePath;
   VkPhysicalDeviceMemoryProperties m_memory{};
   bool m_unifiedMemory = false;
+  mutable std::atomic<bool> m_lost{false};
+  mutable std::string m_lostDuring;  // written once, before m_lost is set
 };
 
 // Default location of the pipeline cache: $VKATTN_PIPELINE_CACHE, else

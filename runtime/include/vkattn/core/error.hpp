@@ -24,6 +24,20 @@ class VulkanError : public Error {
   VkResult m_result;
 };
 
+// The device or the host had no memory for an allocation or a submission. Nothing is lost: the
+// context keeps working (free something, or use smaller inputs, and call again).
+class OutOfMemory : public VulkanError {
+ public:
+  using VulkanError::VulkanError;
+};
+
+// The device was lost (driver reset, hang, removal). Every later call on the same context throws
+// this too: create a new vkattn::Context.
+class DeviceLost : public VulkanError {
+ public:
+  using VulkanError::VulkanError;
+};
+
 // A caller passed something the operation cannot take (wrong shape, dtype, size, value).
 class InvalidArgument : public Error {
  public:
@@ -42,8 +56,11 @@ class Unsupported : public Error {
 
 const char* resultName(VkResult result) noexcept;
 
+// Throws the VulkanError for a failed call: OutOfMemory and DeviceLost for those results.
+[[noreturn]] void throwVulkanError(const std::string& call, VkResult result);
+
 inline void checkVk(VkResult result, const char* call) {
-  if (result != VK_SUCCESS) throw VulkanError(call, result);
+  if (result != VK_SUCCESS) throwVulkanError(call, result);
 }
 
 }  // namespace vkattn

@@ -1,0 +1,26 @@
+// Fault injection, for tests of what vkattn does when the driver fails: the N-th later call at a
+// site returns the given VkResult instead of doing its work, once. Process-wide; off unless set.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <vulkan/vulkan.h>
+
+namespace vkattn {
+
+enum class FaultSite {
+  MemoryAllocation,  // vkAllocateMemory, for every buffer and tensor
+  QueueSubmit,       // vkQueueSubmit, for every submission
+};
+
+// Makes the `nth` (1 = the next) call at `site` fail with `result`.
+void injectFault(FaultSite site, uint64_t nth, VkResult result);
+void clearFaults() noexcept;
+
+namespace detail {
+// Called by the runtime at each site: the injected result when this call is the chosen one.
+std::optional<VkResult> takeInjectedFault(FaultSite site) noexcept;
+}  // namespace detail
+
+}  // namespace vkattn
