@@ -1,22 +1,42 @@
 # Compiles GLSL compute shaders to SPIR-V at build time and embeds them in a generated registry.
 #
-# vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...])
+# vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...] [KHR_TWIN <khr id>])
 #   Adds one SPIR-V module named <id>. Several ids may come from one source with different defines.
+#   KHR_TWIN: <id> uses SPV_NV_cooperative_matrix; <khr id> is the same module rewritten to
+#   SPV_KHR_cooperative_matrix by vkattn_nv_to_khr (shaders/khr), for devices with
+#   VK_KHR_cooperative_matrix (Debian 12's glslc cannot compile GL_KHR_cooperative_matrix).
 # vkattn_shader_registry(<target>)
 #   Generates shader_registry.cpp that maps every id to its SPIR-V words and adds it to <target>.
 
 set(VKATTN_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 
 function(vkattn_shader id)
-  cmake_parse_arguments(ARG "" "SOURCE" "DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "SOURCE;KHR_TWIN" "DEFINES" ${ARGN})
   # Only recorded here; the commands are made in the directory of the target that embeds them
   # (custom command outputs are visible only to targets of their own directory).
   set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS ${id})
   set_property(GLOBAL PROPERTY VKATTN_SHADER_${id}_SOURCE ${VKATTN_SHADER_DIR}/${ARG_SOURCE})
   set_property(GLOBAL PROPERTY VKATTN_SHADER_${id}_DEFINES "${ARG_DEFINES}")
+  if(ARG_KHR_TWIN)
+    set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS ${ARG_KHR_TWIN})
+    set_property(GLOBAL PROPERTY VKATTN_SHADER_${ARG_KHR_TWIN}_NV_ID ${id})
+  endif()
 endfunction()
 
 function(_vkattn_compile_shader id out_var)
+  get_property(nv_id GLOBAL PROPERTY VKATTN_SHADER_${id}_NV_ID)
+  if(nv_id)
+    set(nv ${CMAKE_BINARY_DIR}/spirv/${nv_id}.spv.inc)
+    set(out ${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc)
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND vkattn_nv_to_khr ${nv} ${out}
+      DEPENDS ${nv} vkattn_nv_to_khr
+      COMMENT "vkattn_nv_to_khr ${id}"
+      VERBATIM)
+    set(${out_var} ${out} PARENT_SCOPE)
+    return()
+  endif()
   get_property(src GLOBAL PROPERTY VKATTN_SHADER_${id}_SOURCE)
   get_property(defines GLOBAL PROPERTY VKATTN_SHADER_${id}_DEFINES)
   set(out ${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc)
