@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "vkattn/core/context.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_selection.hpp"
 
 namespace vkattn::cli {
@@ -25,12 +26,32 @@ int devicesCommand(const CommonOptions& options) {
               << " MiB, push constants " << d.maxPushConstantsSize << " B\n"
               << "     fp16 arithmetic " << (d.shaderFloat16 ? "yes" : "no") << ", fp16 storage "
               << (d.storageBuffer16BitAccess ? "yes" : "no") << ", int8 " << (d.shaderInt8 ? "yes" : "no")
-              << ", timestamps " << (d.timestamps ? "yes" : "no") << ", cooperative matrix "
-              << (d.cooperativeMatrix ? "yes" : "no") << " (f16 matmul kernel "
-              << (d.cooperativeMatrixF16 ? "available" : "not available") << ")\n";
+              << ", timestamps " << (d.timestamps ? "yes (" + std::to_string(d.timestampValidBits) + " bits)" : "no")
+              << "\n"
+              << "     cooperative matrix: KHR " << (d.khrCooperativeMatrix ? "yes" : "no") << ", NV "
+              << (d.nvCooperativeMatrix ? "yes" : "no") << "\n";
     for (const auto& s : d.cooperativeMatrixShapes)
-      std::cout << "       " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*" << s.bType << "+" << s.cType
-                << "->" << s.resultType << "\n";
+      std::cout << "       " << toString(s.flavour) << " " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*"
+                << s.bType << "+" << s.cType << "->" << s.resultType << (s.subgroupScope ? "" : " (not subgroup scope)")
+                << (s.saturating ? " saturating" : "") << "\n";
+    // Kernels report NaN inputs from NaN results; without NaN preservation a driver may drop them.
+    std::cout << "     NaN/Inf preserved in shaders: f32 " << (d.nanPreserveFloat32 ? "yes" : "no") << ", f16 "
+              << (d.nanPreserveFloat16 ? "yes" : "no") << (d.portabilitySubset ? "; portability subset" : "") << "\n";
+    // The kernels vkattn picks by default (VKATTN_ATTENTION_VARIANT / VKATTN_MATMUL_VARIANT override).
+    const bool cpu = d.defaultProfile() == KernelProfile::CpuDriver;
+    std::cout << "     kernels: attention " << (cpu ? "rows" : "tiled") << " (rows when decoding), matmul "
+              << (cpu ? "rows" : "tiled") << "\n";
+    for (const char* kernel : {"attention_coopmat", "matmul_coopmat"}) {
+      const CoopmatChoice choice = coopmatChoiceFor(d, kernel);
+      std::cout << "     " << kernel << ": ";
+      if (choice.flavour == CoopmatFlavour::None) {
+        std::cout << "unavailable (" << choice.reason << ")\n";
+        continue;
+      }
+      std::cout << toString(choice.flavour) << " module " << coopmatShader(kernel, choice.flavour) << "_f16, subgroup "
+                << choice.subgroupSize << (choice.requireSubgroupSize ? " (required)" : "")
+                << (choice.reason.empty() ? "" : "; " + choice.reason) << "\n";
+    }
     if (d.loopIterationLimit)
       std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
   }

@@ -57,6 +57,7 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
   }
   VkPhysicalDeviceMemoryProperties props;
   vkGetPhysicalDeviceMemoryProperties(device.physical(), &props);
+  m_memoryFlags = props.memoryTypes[*type].propertyFlags;
   if ((props.memoryTypes[*type].propertyFlags & hostFlags) == hostFlags) {
     result = vkMapMemory(dev, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped);
     if (result != VK_SUCCESS) {
@@ -73,7 +74,8 @@ Buffer::Buffer(Buffer&& other) noexcept
       m_buffer(std::exchange(other.m_buffer, VK_NULL_HANDLE)),
       m_memory(std::exchange(other.m_memory, VK_NULL_HANDLE)),
       m_size(std::exchange(other.m_size, 0)),
-      m_mapped(std::exchange(other.m_mapped, nullptr)) {}
+      m_mapped(std::exchange(other.m_mapped, nullptr)),
+      m_memoryFlags(std::exchange(other.m_memoryFlags, 0)) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -83,6 +85,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     m_memory = std::exchange(other.m_memory, VK_NULL_HANDLE);
     m_size = std::exchange(other.m_size, 0);
     m_mapped = std::exchange(other.m_mapped, nullptr);
+    m_memoryFlags = std::exchange(other.m_memoryFlags, 0);
   }
   return *this;
 }
@@ -119,13 +122,22 @@ void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
     throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " +
                                        std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
   if (bytes == 0) return;
-  if (m_mapped) {
+  const bool hostCachedExists = m_device->findMemoryType(
+      ~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+      .has_value();  // the kind of memory a staging buffer prefers
+  if (m_mapped && !readsThroughStaging(m_memoryFlags, m_device->info().kind == DeviceKind::Discrete, hostCachedExists)) {
     std::memcpy(data, static_cast<const char*>(m_mapped) + offset, bytes);
     return;
   }
   Buffer staging(*m_device, bytes, BufferUsage::Staging);
   copyBuffer(*m_device, *this, offset, staging, 0, bytes);
   std::memcpy(data, staging.mapped(), bytes);
+}
+
+bool readsThroughStaging(VkMemoryPropertyFlags flags, bool discreteGpu, bool hostCachedMemoryExists) noexcept {
+  if (!(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) return true;
+  return discreteGpu && (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && !(flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) &&
+         hostCachedMemoryExists;
 }
 
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "khr_cooperative_matrix_api.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -51,6 +53,14 @@ std::vector<const char*> requestedDeviceExtensions(VkPhysicalDevice physical, co
   return names;
 }
 
+uint32_t queueFamilyTimestampBits(VkPhysicalDevice physical, uint32_t family) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  return family < count ? families[family].timestampValidBits : 0;
+}
+
 std::vector<char> readFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return {};
@@ -86,10 +96,25 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
       m_pipelineCachePath(std::move(pipelineCachePath)) {
   m_queueFamily = findComputeQueueFamily(physical, m_info, options);
   std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
-  const bool coopmatRequested =
-      std::any_of(extensions.begin(), extensions.end(),
-                  [](const char* e) { return std::string_view(e) == VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; });
-  if (m_info.cooperativeMatrixF16 && !coopmatRequested) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  auto enable = [&extensions](const char* name) {
+    if (std::none_of(extensions.begin(), extensions.end(), [&](const char* e) { return std::string_view(e) == name; }))
+      extensions.push_back(name);
+  };
+  // What the cooperative-matrix kernels will load here decides which extension they need.
+  bool nvCoopmat = false, khrCoopmat = false;
+  for (const char* kernel : {"matmul_coopmat", "attention_coopmat"}) {
+    const CoopmatChoice choice = coopmatChoiceFor(m_info, kernel);
+    nvCoopmat |= choice.flavour == CoopmatFlavour::Nv;
+    khrCoopmat |= choice.flavour == CoopmatFlavour::Khr;
+  }
+  // Pipelines may require a subgroup size (PipelineDesc::requiredSubgroupSize) wherever the
+  // device can honour it.
+  const bool sizeControl = m_info.computeSubgroupSizeControl;
+  if (nvCoopmat) enable(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (khrCoopmat) enable(detail::kKhrCooperativeMatrixExtension);
+  if (sizeControl) enable(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  // Required whenever offered (the device implements only a subset of Vulkan, e.g. MoltenVK).
+  if (m_info.portabilitySubset) enable("VK_KHR_portability_subset");
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = m_queueFamily;
@@ -101,10 +126,22 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   v12.shaderFloat16 = m_info.shaderFloat16;
   v12.shaderInt8 = m_info.shaderInt8;
   v12.storageBuffer8BitAccess = m_info.storageBuffer8BitAccess;
-  v12.vulkanMemoryModel = m_info.cooperativeMatrixF16;  // matmul_coopmat.comp's memory model
+  v12.vulkanMemoryModel = nvCoopmat || khrCoopmat;  // the cooperative-matrix kernels' memory model
+  auto chain = [&v12](auto& next) {
+    next.pNext = v12.pNext;
+    v12.pNext = &next;
+  };
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   coopmat.cooperativeMatrix = VK_TRUE;
-  if (m_info.cooperativeMatrixF16) v12.pNext = &coopmat;
+  if (nvCoopmat) chain(coopmat);
+  detail::PhysicalDeviceCooperativeMatrixFeaturesKhr coopmatKhr;
+  coopmatKhr.cooperativeMatrix = VK_TRUE;
+  if (khrCoopmat) chain(coopmatKhr);
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+  sizeControlFeatures.subgroupSizeControl = VK_TRUE;
+  sizeControlFeatures.computeFullSubgroups = VK_TRUE;
+  if (sizeControl) chain(sizeControlFeatures);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   v11.storageBuffer16BitAccess = m_info.storageBuffer16BitAccess;
@@ -119,6 +156,7 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   createInfo.ppEnabledExtensionNames = extensions.data();
   checkVk(vkCreateDevice(physical, &createInfo, nullptr, m_device.receive()), "vkCreateDevice");
   vkGetDeviceQueue(m_device.get(), m_queueFamily, 0, &m_queue);
+  m_timestampValidBits = queueFamilyTimestampBits(physical, m_queueFamily);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &m_memory);
   uint32_t largestLocalHeap = 0;

@@ -3,6 +3,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "khr_cooperative_matrix_api.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
+
 namespace vkattn {
 namespace {
 
@@ -22,8 +25,8 @@ bool hasExtension(const std::vector<VkExtensionProperties>& extensions, std::str
   return false;
 }
 
-const char* componentName(VkComponentTypeNV type) {
-  switch (type) {
+const char* componentName(uint32_t type) {
+  switch (static_cast<VkComponentTypeNV>(type)) {
     case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
     case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
     case VK_COMPONENT_TYPE_FLOAT64_NV: return "f64";
@@ -47,7 +50,33 @@ void queryCooperativeMatrix(VkInstance instance, VkPhysicalDevice device, Device
   for (const auto& s : shapes)
     info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType),
                                             componentName(s.BType), componentName(s.CType),
-                                            componentName(s.DType)});
+                                            componentName(s.DType), CoopmatFlavour::Nv,
+                                            s.scope == VK_SCOPE_SUBGROUP_NV, false});
+}
+
+void queryCooperativeMatrixKhr(VkInstance instance, VkPhysicalDevice device, DeviceInfo& info) {
+  auto getProperties = reinterpret_cast<detail::GetCooperativeMatrixPropertiesKhr>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  if (!getProperties) return;
+  uint32_t count = 0;
+  if (getProperties(device, &count, nullptr) != VK_SUCCESS || count == 0) return;
+  std::vector<detail::CooperativeMatrixPropertiesKhr> shapes(count);
+  if (getProperties(device, &count, shapes.data()) != VK_SUCCESS) return;
+  shapes.resize(count);
+  for (const auto& s : shapes)
+    info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType),
+                                            componentName(s.BType), componentName(s.CType),
+                                            componentName(s.ResultType), CoopmatFlavour::Khr,
+                                            s.scope == detail::kScopeSubgroupKhr, s.saturatingAccumulation == VK_TRUE});
+}
+
+// The queue family Device picks when the caller asks for nothing beyond compute.
+const VkQueueFamilyProperties* defaultComputeFamily(const std::vector<VkQueueFamilyProperties>& families) {
+  for (const auto& f : families)
+    if ((f.queueFlags & VK_QUEUE_COMPUTE_BIT) && (f.queueFlags & VK_QUEUE_GRAPHICS_BIT)) return &f;
+  for (const auto& f : families)
+    if (f.queueFlags & VK_QUEUE_COMPUTE_BIT) return &f;
+  return nullptr;
 }
 
 }  // namespace
@@ -66,6 +95,14 @@ const char* toString(KernelProfile profile) noexcept {
   return profile == KernelProfile::CpuDriver ? "cpu" : "gpu";
 }
 
+const char* toString(CoopmatFlavour flavour) noexcept {
+  switch (flavour) {
+    case CoopmatFlavour::Nv: return "NV";
+    case CoopmatFlavour::Khr: return "KHR";
+    default: return "none";
+  }
+}
+
 DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
   DeviceInfo info;
   info.index = index;
@@ -74,8 +111,10 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   subgroup.pNext = &sizeControl;
+  VkPhysicalDeviceFloatControlsProperties floatControls{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  floatControls.pNext = &subgroup;
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-  driver.pNext = &subgroup;
+  driver.pNext = &floatControls;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &driver;
   vkGetPhysicalDeviceProperties2(device, &props);
@@ -98,6 +137,9 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
       computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   info.subgroupShuffle =
       computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  info.subgroupOperations = computeSubgroups ? subgroup.supportedOperations : 0;
+  info.nanPreserveFloat16 = floatControls.shaderSignedZeroInfNanPreserveFloat16;
+  info.nanPreserveFloat32 = floatControls.shaderSignedZeroInfNanPreserveFloat32;
   info.maxSharedMemoryBytes = p.limits.maxComputeSharedMemorySize;
   info.maxWorkgroupInvocations = p.limits.maxComputeWorkGroupInvocations;
   for (int i = 0; i < 3; ++i) info.maxWorkgroupCount[i] = p.limits.maxComputeWorkGroupCount[i];
@@ -111,9 +153,21 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   std::vector<VkExtensionProperties> extensions(extensionCount);
   vkEnumerateDeviceExtensionProperties(device, nullptr, &extensionCount, extensions.data());
   const bool nvCooperativeMatrix = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  const bool khrCooperativeMatrix = hasExtension(extensions, detail::kKhrCooperativeMatrixExtension);
+  const bool sizeControlOffered = hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  // Only structures of offered extensions go into the chain.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  detail::PhysicalDeviceCooperativeMatrixFeaturesKhr coopmatKhr;
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  if (nvCooperativeMatrix) v12.pNext = &coopmat;
+  auto chain = [&v12](auto& next) {
+    next.pNext = v12.pNext;
+    v12.pNext = &next;
+  };
+  if (nvCooperativeMatrix) chain(coopmat);
+  if (khrCooperativeMatrix) chain(coopmatKhr);
+  if (sizeControlOffered) chain(sizeControlFeatures);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -124,14 +178,20 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   info.shaderInt8 = v12.shaderInt8;
   info.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
   info.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
-  info.subgroupSizeControl = hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  info.subgroupSizeControl = sizeControlOffered;
+  info.computeSubgroupSizeControl = sizeControlOffered && sizeControlFeatures.subgroupSizeControl &&
+                                    sizeControlFeatures.computeFullSubgroups &&
+                                    (sizeControl.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  info.portabilitySubset = hasExtension(extensions, "VK_KHR_portability_subset");
 
   uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, nullptr);
   std::vector<VkQueueFamilyProperties> families(familyCount);
   vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, families.data());
-  for (const auto& f : families)
-    if ((f.queueFlags & VK_QUEUE_COMPUTE_BIT) && f.timestampValidBits > 0) info.timestamps = true;
+  if (const VkQueueFamilyProperties* family = defaultComputeFamily(families)) {
+    info.timestampValidBits = family->timestampValidBits;
+    info.timestamps = family->timestampValidBits > 0;
+  }
 
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -139,16 +199,12 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
     if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
       info.deviceLocalBytes = std::max<uint64_t>(info.deviceLocalBytes, memory.memoryHeaps[i].size);
 
-  info.cooperativeMatrix = hasExtension(extensions, "VK_KHR_cooperative_matrix") ||
-                           hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  info.cooperativeMatrix = khrCooperativeMatrix || nvCooperativeMatrix;
+  info.nvCooperativeMatrix = nvCooperativeMatrix && coopmat.cooperativeMatrix;
+  info.khrCooperativeMatrix = khrCooperativeMatrix && coopmatKhr.cooperativeMatrix;
   if (nvCooperativeMatrix) queryCooperativeMatrix(instance, device, info);
-  bool f16Shape = false;
-  for (const auto& s : info.cooperativeMatrixShapes)
-    f16Shape = f16Shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.aType == "f16" && s.bType == "f16" &&
-                            s.cType == "f32" && s.resultType == "f32");
-  info.cooperativeMatrixF16 = nvCooperativeMatrix && coopmat.cooperativeMatrix && f16Shape && info.shaderFloat16 &&
-                              info.storageBuffer16BitAccess && info.vulkanMemoryModel &&
-                              info.minSubgroupSize == info.maxSubgroupSize;
+  if (khrCooperativeMatrix) queryCooperativeMatrixKhr(instance, device, info);
+  info.cooperativeMatrixF16 = coopmatChoiceFor(info, "matmul_coopmat").flavour != CoopmatFlavour::None;
   return info;
 }
 

@@ -1,5 +1,6 @@
 #include "vkattn/core/instance.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -74,6 +75,12 @@ Instance::Instance(const InstanceOptions& options) {
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
   addRequestedExtensions(options, extensions);
+  // Loaders list portability drivers (MoltenVK) only to instances that ask for them.
+  m_portabilityEnumeration = extensionAvailable(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+  if (m_portabilityEnumeration &&
+      std::none_of(extensions.begin(), extensions.end(),
+                   [](const char* e) { return std::strcmp(e, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) == 0; }))
+    extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
 
   VkDebugUtilsMessengerCreateInfoEXT messengerInfo{
       VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -87,6 +94,7 @@ Instance::Instance(const InstanceOptions& options) {
 
   VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   info.pApplicationInfo = &app;
+  if (m_portabilityEnumeration) info.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
   info.enabledLayerCount = static_cast<uint32_t>(layers.size());
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());

@@ -49,6 +49,22 @@ std::vector<uint32_t> SpecConstants::key() const {
   return key;
 }
 
+uint32_t subgroupOperationsNeeded(std::span<const uint32_t> code) {
+  // SPIR-V capabilities GroupNonUniform (61) .. GroupNonUniformQuad (68) map in order onto
+  // VK_SUBGROUP_FEATURE_BASIC_BIT .. VK_SUBGROUP_FEATURE_QUAD_BIT.
+  constexpr uint32_t kOpCapability = 17, kFirst = 61, kLast = 68;
+  uint32_t needed = 0;
+  for (std::size_t at = 5; at < code.size();) {
+    const uint32_t count = code[at] >> 16;
+    if (count == 0) break;
+    if ((code[at] & 0xffffu) == kOpCapability && at + 1 < code.size() && code[at + 1] >= kFirst &&
+        code[at + 1] <= kLast)
+      needed |= 1u << (code[at + 1] - kFirst);
+    at += count;
+  }
+  return needed;
+}
+
 namespace {
 
 // The constants and bindings the caller names must be the ones the module declares: a constant
@@ -69,6 +85,31 @@ void checkInterface(const std::string& name, std::span<const uint32_t> code, con
                   std::to_string(desc.bindings));
 }
 
+const char* subgroupOperationName(uint32_t bit) {
+  switch (bit) {
+    case VK_SUBGROUP_FEATURE_BASIC_BIT: return "basic";
+    case VK_SUBGROUP_FEATURE_VOTE_BIT: return "vote";
+    case VK_SUBGROUP_FEATURE_ARITHMETIC_BIT: return "arithmetic";
+    case VK_SUBGROUP_FEATURE_BALLOT_BIT: return "ballot";
+    case VK_SUBGROUP_FEATURE_SHUFFLE_BIT: return "shuffle";
+    case VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT: return "relative shuffle";
+    case VK_SUBGROUP_FEATURE_CLUSTERED_BIT: return "clustered";
+    default: return "quad";
+  }
+}
+
+// Refuses, by name, a module whose subgroup operations the device lacks in compute shaders,
+// instead of handing the driver SPIR-V it does not support.
+void requireSubgroupOperations(const Device& device, const std::string& shader, std::span<const uint32_t> code) {
+  const uint32_t missing = subgroupOperationsNeeded(code) & ~device.info().subgroupOperations;
+  if (!missing) return;
+  std::string names;
+  for (uint32_t bit = 1; bit <= VK_SUBGROUP_FEATURE_QUAD_BIT; bit <<= 1)
+    if (missing & bit) names += std::string(names.empty() ? "" : ", ") + subgroupOperationName(bit);
+  throw Unsupported(shader + " needs subgroup operations (" + names + ") in compute shaders, which " +
+                    device.info().name + " does not support");
+}
+
 }  // namespace
 
 Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
@@ -79,6 +120,10 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   VkDevice dev = device.handle();
   auto code = shaderCode(desc.shader);
   checkInterface(m_name, code, desc);
+  requireSubgroupOperations(device, m_name, code);
+  if (desc.requiredSubgroupSize && !device.info().computeSubgroupSizeControl)
+    throw Unsupported(m_name + " needs subgroups of " + std::to_string(desc.requiredSubgroupSize) + " lanes, but " +
+                      device.info().name + " cannot require a subgroup size");
 
   std::vector<VkDescriptorSetLayoutBinding> bindings(m_bindings);
   for (uint32_t i = 0; i < m_bindings; ++i)
@@ -119,6 +164,13 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   info.stage.module = module.get();
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = words.empty() ? nullptr : &spec;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT subgroupSize{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT};
+  subgroupSize.requiredSubgroupSize = desc.requiredSubgroupSize;
+  if (desc.requiredSubgroupSize) {
+    info.stage.pNext = &subgroupSize;
+    info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
+  }
   info.layout = m_layout.get();
   checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, m_pipeline.receive(dev)),
           ("vkCreateComputePipelines(" + m_name + ")").c_str());

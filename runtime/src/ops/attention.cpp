@@ -10,6 +10,7 @@
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -79,22 +80,22 @@ AttentionKernelShape coopmatShape(const Context& ctx, const AttentionPlan& plan)
   auto refuse = [&](const std::string& why) {
     return Unsupported("cooperative-matrix attention " + why + " (variant Coopmat)");
   };
-  if (!info.cooperativeMatrixF16)
-    throw refuse("needs VK_NV_cooperative_matrix with a 16x16x16 f16 -> f32 shape, the Vulkan memory model and a "
-                 "fixed subgroup size; " + info.name + " lacks them");
+  const CoopmatChoice choice = coopmatChoiceFor(info, "attention_coopmat");
+  if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
+  const uint32_t subgroupSize = choice.subgroupSize;
   if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
   if (plan.dk % 16 != 0 || plan.dv % 16 != 0)
     throw refuse("needs head dims that are multiples of 16, got " + std::to_string(plan.dk) + "/" +
                  std::to_string(plan.dv));
-  if (info.subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
+  if (subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
   const uint64_t dk = static_cast<uint64_t>(plan.dk), dv = static_cast<uint64_t>(plan.dv);
   for (uint32_t rows : {4u, 2u, 1u}) {
     for (uint32_t keys : {32u, 16u}) {
       const uint64_t bytes = 32 * rows * (dk + 8) + 2 * keys * (dk + 8) + 2 * keys * (dv + 8) + 64 * rows * (keys + 4) +
                              32 * rows * (keys + 8) + 64 * rows * (dv + 4) + 128 * rows;
-      if (bytes <= info.maxSharedMemoryBytes && rows * info.subgroupSize <= info.maxWorkgroupInvocations) {
+      if (bytes <= info.maxSharedMemoryBytes && rows * subgroupSize <= info.maxWorkgroupInvocations) {
         AttentionKernelShape s;
-        s.workgroup = rows * info.subgroupSize;
+        s.workgroup = rows * subgroupSize;
         s.rows = rows;
         s.keyBlock = keys;
         return s;
@@ -193,10 +194,14 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   detail::requireLoopBudget(ctx, rows ? steps : steps * (1 + shape.keyBlock / 4),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
 
-  const std::string shader = rows ? "attention_rows" : (coopmat ? "attention_coopmat" : "attention_tiled");
+  const CoopmatChoice coopmatChoice = coopmat ? coopmatChoiceFor(ctx.info(), "attention_coopmat") : CoopmatChoice{};
+  const std::string shader = rows      ? "attention_rows"
+                             : coopmat ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
+                                       : "attention_tiled";
   const Pipeline& pipeline =
       ctx.pipelines().get({detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
-                           detail::attentionConstants(plan, shape)});
+                           detail::attentionConstants(plan, shape),
+                           coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : 0});
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
   groups.z = splits;
   Recorder& rec = ctx.recorder();

@@ -8,6 +8,7 @@
 
 #include "attention_plan.hpp"  // requireLoopBudget
 #include "checks.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -102,6 +103,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   SpecConstants constants;
   GroupCount groups;
   std::string shader;
+  uint32_t subgroupSize = 0;  // required subgroup size, 0 for the driver's choice
   if (variant == MatmulVariant::Rows) {
     const RowsShape s = rowsShape(ctx, p.m, p.n, p.k, p.batch);
     requireLoopBudget(ctx, rowsIterations(s, p.k), op + " (rows kernel) with K = " + std::to_string(p.k));
@@ -130,13 +132,12 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     shader = "matmul_tiled";
   } else if (variant == MatmulVariant::Coopmat) {
     const DeviceInfo& info = ctx.info();
-    if (!info.cooperativeMatrixF16)
-      throw Unsupported(op + ": the cooperative-matrix kernel needs VK_NV_cooperative_matrix with a 16x16x16 "
-                        "f16 -> f32 shape, the Vulkan memory model and a fixed subgroup size; " + info.name +
-                        " lacks them");
+    const CoopmatChoice choice = coopmatChoiceFor(info, "matmul_coopmat");
+    if (choice.flavour == CoopmatFlavour::None)
+      throw Unsupported(op + ": the cooperative-matrix kernel cannot run: " + choice.reason);
     if (call.dtype != DType::F16)
       throw Unsupported(op + ": the cooperative-matrix kernel takes f16 operands only");
-    const uint32_t workgroup = 4 * info.subgroupSize;  // one 32 x 32 quadrant per subgroup
+    const uint32_t workgroup = 4 * choice.subgroupSize;  // one 32 x 32 quadrant per subgroup
     if (workgroup > info.maxWorkgroupInvocations)
       throw Unsupported(op + ": the cooperative-matrix kernel needs workgroups of " + std::to_string(workgroup) +
                         " invocations on " + info.name);
@@ -144,7 +145,8 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     p.tilesN = ceilDiv(p.n, 64);
     constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = "matmul_coopmat";
+    shader = coopmatShader("matmul_coopmat", choice.flavour);
+    subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
     const uint32_t workgroup = 64;
@@ -154,7 +156,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     shader = "matmul_naive";
   }
   const Pipeline& pipeline =
-      ctx.pipelines().get({variantName(shader, call.dtype), MATMUL_BINDING_COUNT, sizeof(pc::MatmulParams), constants});
+      ctx.pipelines().get({variantName(shader, call.dtype), MATMUL_BINDING_COUNT, sizeof(pc::MatmulParams), constants, subgroupSize});
   Recorder& rec = ctx.recorder();
   StatusSlot status = rec.statusSlot(op, std::move(statusNames));
   p.statusSlot = status.slot;

@@ -31,9 +31,11 @@ class Buffer {
   // Host pointer when the memory is host-visible, else nullptr.
   void* mapped() const noexcept { return m_mapped; }
 
-  // Copy from/to host memory at a byte offset (through staging if the memory is not mapped).
+  // Copy from/to host memory at a byte offset (through staging if the memory is not mapped, and
+  // reads also where it is uncached VRAM behind resizable BAR: see readsThroughStaging).
   void write(const void* data, std::size_t bytes, std::size_t offset = 0);
   void read(void* data, std::size_t bytes, std::size_t offset = 0) const;
+  VkMemoryPropertyFlags memoryFlags() const noexcept { return m_memoryFlags; }
 
  private:
   void release() noexcept;
@@ -43,7 +45,13 @@ class Buffer {
   VkDeviceMemory m_memory = VK_NULL_HANDLE;
   std::size_t m_size = 0;
   void* m_mapped = nullptr;
+  VkMemoryPropertyFlags m_memoryFlags = 0;
 };
+
+// Whether host reads of memory with `flags` go through a staging buffer: unmapped memory, and on
+// discrete GPUs mapped but uncached device-local memory (resizable BAR: CPU reads over PCIe run at
+// a few MB/s) when a host-cached memory type exists. CPU drivers and integrated GPUs read directly.
+bool readsThroughStaging(VkMemoryPropertyFlags flags, bool discreteGpu, bool hostCachedMemoryExists) noexcept;
 
 // Copies `bytes` between two buffers on the device's queue and waits.
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,

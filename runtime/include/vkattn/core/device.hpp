@@ -52,6 +52,8 @@ class Device {
   // True when the largest device-local heap is also host-visible (CPU drivers, integrated GPUs,
   // resizable BAR): buffers are then mapped directly instead of going through staging copies.
   bool unifiedMemory() const noexcept { return m_unifiedMemory; }
+  // Valid bits of timestamps written on this device's queue (0: the queue has no timestamps).
+  uint32_t timestampValidBits() const noexcept { return m_timestampValidBits; }
 
   void savePipelineCache() const;
 
@@ -73,6 +75,7 @@ class Device {
   bool m_unifiedMemory = false;
   mutable std::atomic<bool> m_lost{false};
   mutable std::string m_lostDuring;  // written once, before m_lost is set
+  uint32_t m_timestampValidBits = 0;
 };
 
 // Default location of the pipeline cache: $VKATTN_PIPELINE_CACHE, else

@@ -15,9 +15,15 @@ enum class DeviceKind { Discrete, Integrated, Virtual, Cpu, Other };
 // kernels; GPUs want shared-memory tiles and wide workgroups.
 enum class KernelProfile { CpuDriver, Gpu };
 
+// Which cooperative-matrix extension a kernel's module uses (see coopmat_selection.hpp).
+enum class CoopmatFlavour { None, Nv, Khr };
+
 struct CooperativeMatrixShape {
   uint32_t m = 0, n = 0, k = 0;
   std::string aType, bType, cType, resultType;
+  CoopmatFlavour flavour = CoopmatFlavour::Nv;  // the extension that reported it
+  bool subgroupScope = true;                    // KHR shapes also come in other scopes
+  bool saturating = false;
 };
 
 struct DeviceInfo {
@@ -33,8 +39,13 @@ struct DeviceInfo {
   uint32_t minSubgroupSize = 1;
   uint32_t maxSubgroupSize = 1;
   bool subgroupSizeControl = false;
+  // VK_EXT_subgroup_size_control usable for compute pipelines: a required subgroup size
+  // (subgroupSizeControl feature, compute in requiredSubgroupSizeStages) with full subgroups.
+  bool computeSubgroupSizeControl = false;
   bool subgroupArithmetic = false;
   bool subgroupShuffle = false;
+  // VkSubgroupFeatureFlags supported in compute shaders (0 when compute has no subgroup ops).
+  uint32_t subgroupOperations = 0;
   uint32_t maxSharedMemoryBytes = 0;
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
@@ -47,15 +58,26 @@ struct DeviceInfo {
   bool shaderInt8 = false;
   bool storageBuffer16BitAccess = false;
   bool storageBuffer8BitAccess = false;
+  // Timestamps on the queue family vkattn picks by default (compute, preferring graphics), and
+  // how many bits of each result are valid there.
   bool timestamps = false;
+  uint32_t timestampValidBits = 0;
   double timestampPeriodNs = 0.0;
+  // Float controls (Vulkan 1.2): whether shaders may ask that NaN and Inf be preserved.
+  bool nanPreserveFloat16 = false;
+  bool nanPreserveFloat32 = false;
+  // VK_KHR_portability_subset (MoltenVK and other layered drivers): must be enabled when offered.
+  bool portabilitySubset = false;
 
-  bool cooperativeMatrix = false;
-  std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;
+  bool cooperativeMatrix = false;  // either extension is offered
+  bool nvCooperativeMatrix = false;   // VK_NV_cooperative_matrix with its feature
+  bool khrCooperativeMatrix = false;  // VK_KHR_cooperative_matrix with its feature
+  std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;  // NV's and KHR's
   bool vulkanMemoryModel = false;
-  // Everything matmul_coopmat.comp needs: VK_NV_cooperative_matrix with its feature, a 16 x 16 x 16
-  // f16 x f16 -> f32 shape, shaderFloat16, 16-bit storage, the Vulkan memory model and one fixed
-  // subgroup size. The device enables the extension when this holds.
+  // The cooperative-matrix matmul can run (chooseCoopmat for matmul_coopmat found a flavour):
+  // a 16 x 16 x 16 f16 x f16 -> f32 subgroup shape of an enabled extension whose module is
+  // embedded, shaderFloat16, 16-bit storage, the Vulkan memory model and one subgroup size (fixed,
+  // or required through subgroup size control). The device enables what the choice uses.
   bool cooperativeMatrixF16 = false;
 
   uint8_t pipelineCacheUuid[VK_UUID_SIZE] = {};
@@ -72,6 +94,7 @@ struct DeviceInfo {
 
 const char* toString(DeviceKind kind) noexcept;
 const char* toString(KernelProfile profile) noexcept;
+const char* toString(CoopmatFlavour flavour) noexcept;
 
 // Reads the properties and features of one physical device.
 DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_t index);

@@ -29,6 +29,9 @@ class Instance {
 
   VkInstance handle() const noexcept { return m_instance; }
   bool validationEnabled() const noexcept { return m_messenger != VK_NULL_HANDLE; }
+  // True when the loader offered VK_KHR_portability_enumeration and the instance enabled it, so
+  // that portability drivers (MoltenVK) are listed too.
+  bool portabilityEnumeration() const noexcept { return m_portabilityEnumeration; }
 
   // Validation warnings and errors seen so far (messages are also printed to stderr).
   std::size_t validationMessageCount() const noexcept { return m_messageCount.load(); }
@@ -47,6 +50,7 @@ class Instance {
 
   VkInstance m_instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;
+  bool m_portabilityEnumeration = false;
   std::atomic<std::size_t> m_messageCount{0};
   mutable std::mutex m_messagesMutex;
   std::vector<std::string> m_messages;

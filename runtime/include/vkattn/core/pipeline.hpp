@@ -50,6 +50,9 @@ struct PipelineDesc {
   uint32_t bindings = 0;       // storage buffers at set 0, bindings 0..n-1 (a *_BINDING_COUNT)
   uint32_t pushConstantBytes = 0;
   SpecConstants constants;
+  // Non-zero: the pipeline requires this subgroup size with full subgroups (the device must
+  // have compute subgroup size control; see CoopmatChoice).
+  uint32_t requiredSubgroupSize = 0;
 };
 
 class Pipeline {
@@ -88,5 +91,7 @@ class PipelineLibrary {
 std::span<const uint32_t> shaderCode(const std::string& shader);
 // Every shader id in the registry.
 std::vector<std::string> shaderNames();
+// The subgroup operations (VkSubgroupFeatureFlags) a SPIR-V module's capabilities need.
+uint32_t subgroupOperationsNeeded(std::span<const uint32_t> code);
 
 }  // namespace vkattn

@@ -1,0 +1,190 @@
+// Device-dependent choices as pure functions over fake DeviceInfo values (cooperative-matrix
+// flavour and subgroup size, readback through staging, subgroup operations a module needs), and
+// what lavapipe makes of them: the portability extensions, the chosen queue's timestamp bits,
+// direct reads from host-cached memory, a pipeline that requires a subgroup size.
+#include <gtest/gtest.h>
+
+#include "support/test_context.hpp"
+#include "vkattn/core/buffer.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/device.hpp"
+#include "vkattn/core/pipeline.hpp"
+
+namespace vkattn {
+namespace {
+
+CooperativeMatrixShape f16Shape(CoopmatFlavour flavour, uint32_t m = 16, uint32_t n = 16, uint32_t k = 16) {
+  return {m, n, k, "f16", "f16", "f32", "f32", flavour, true, false};
+}
+
+// A GPU with what the cooperative-matrix kernels need apart from the extensions.
+DeviceInfo gpu() {
+  DeviceInfo info;
+  info.name = "fake GPU";
+  info.kind = DeviceKind::Discrete;
+  info.subgroupSize = info.minSubgroupSize = info.maxSubgroupSize = 32;
+  info.subgroupOperations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                            VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  info.shaderFloat16 = info.storageBuffer16BitAccess = info.vulkanMemoryModel = true;
+  return info;
+}
+
+DeviceInfo withNv(DeviceInfo info) {
+  info.nvCooperativeMatrix = true;
+  info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Nv));
+  return info;
+}
+
+DeviceInfo withKhr(DeviceInfo info) {
+  info.khrCooperativeMatrix = true;
+  info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Khr));
+  return info;
+}
+
+TEST(CoopmatChoice, NvOnlyDeviceGetsTheNvModule) {
+  for (bool khrBuilt : {false, true}) {
+    const CoopmatChoice c = chooseCoopmat(withNv(gpu()), khrBuilt);
+    EXPECT_EQ(c.flavour, CoopmatFlavour::Nv);
+    EXPECT_EQ(c.subgroupSize, 32u);
+    EXPECT_FALSE(c.requireSubgroupSize);
+  }
+}
+
+TEST(CoopmatChoice, KhrOnlyDeviceGetsTheKhrModuleWhereItIsBuilt) {
+  const CoopmatChoice c = chooseCoopmat(withKhr(gpu()), true);
+  EXPECT_EQ(c.flavour, CoopmatFlavour::Khr);
+  EXPECT_EQ(coopmatShader("matmul_coopmat", c.flavour), "matmul_coopmat_khr");
+  const CoopmatChoice notBuilt = chooseCoopmat(withKhr(gpu()), false);
+  EXPECT_EQ(notBuilt.flavour, CoopmatFlavour::None);
+  EXPECT_NE(notBuilt.reason.find("KHR module is not built"), std::string::npos) << notBuilt.reason;
+}
+
+TEST(CoopmatChoice, BothPreferKhrUnlessItsModuleIsMissing) {
+  const DeviceInfo both = withKhr(withNv(gpu()));
+  EXPECT_EQ(chooseCoopmat(both, true).flavour, CoopmatFlavour::Khr);
+  const CoopmatChoice fallback = chooseCoopmat(both, false);
+  EXPECT_EQ(fallback.flavour, CoopmatFlavour::Nv);
+  EXPECT_FALSE(fallback.reason.empty());
+  EXPECT_EQ(coopmatShader("attention_coopmat", fallback.flavour), "attention_coopmat");
+}
+
+TEST(CoopmatChoice, NeitherExtensionMeansNone) {
+  const CoopmatChoice c = chooseCoopmat(gpu(), true);
+  EXPECT_EQ(c.flavour, CoopmatFlavour::None);
+  EXPECT_NE(c.reason.find("neither"), std::string::npos) << c.reason;
+}
+
+TEST(CoopmatChoice, KhrWithoutA16x16x16F16ShapeMeansNone) {
+  DeviceInfo info = gpu();
+  info.khrCooperativeMatrix = true;
+  info.cooperativeMatrixShapes = {f16Shape(CoopmatFlavour::Khr, 16, 8, 16), f16Shape(CoopmatFlavour::Khr, 8, 8, 32)};
+  CooperativeMatrixShape workgroupScope = f16Shape(CoopmatFlavour::Khr);
+  workgroupScope.subgroupScope = false;
+  info.cooperativeMatrixShapes.push_back(workgroupScope);
+  CooperativeMatrixShape f16Accumulator = f16Shape(CoopmatFlavour::Khr);
+  f16Accumulator.cType = f16Accumulator.resultType = "f16";
+  info.cooperativeMatrixShapes.push_back(f16Accumulator);
+  const CoopmatChoice c = chooseCoopmat(info, true);
+  EXPECT_EQ(c.flavour, CoopmatFlavour::None);
+  EXPECT_NE(c.reason.find("16x16x16"), std::string::npos) << c.reason;
+  // An NV 16x16x16 shape does not stand in for a missing KHR one, but the NV module then runs.
+  info.nvCooperativeMatrix = true;
+  info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Nv));
+  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::Nv);
+}
+
+TEST(CoopmatChoice, VaryingSubgroupSizeNeedsSizeControl) {
+  DeviceInfo info = withKhr(gpu());
+  info.minSubgroupSize = 16;
+  info.maxSubgroupSize = 64;
+  info.subgroupSize = 64;
+  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+  info.computeSubgroupSizeControl = true;
+  const CoopmatChoice c = chooseCoopmat(info, true);
+  EXPECT_EQ(c.flavour, CoopmatFlavour::Khr);
+  EXPECT_TRUE(c.requireSubgroupSize);
+  EXPECT_EQ(c.subgroupSize, 32u);
+}
+
+TEST(CoopmatChoice, MissingFp16OrMemoryModelMeansNone) {
+  DeviceInfo info = withNv(gpu());
+  info.vulkanMemoryModel = false;
+  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+  info = withNv(gpu());
+  info.storageBuffer16BitAccess = false;
+  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+}
+
+TEST(Readback, ThroughStagingOnlyForUncachedVramOfDiscreteGpus) {
+  constexpr VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  constexpr VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  constexpr VkMemoryPropertyFlags cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  EXPECT_TRUE(readsThroughStaging(local, true, true)) << "unmapped VRAM";
+  EXPECT_TRUE(readsThroughStaging(local, false, false)) << "unmapped memory of any device";
+  EXPECT_TRUE(readsThroughStaging(local | visible, true, true)) << "resizable BAR";
+  EXPECT_FALSE(readsThroughStaging(local | visible, true, false)) << "no cached memory to stage through";
+  EXPECT_FALSE(readsThroughStaging(local | visible, false, true)) << "integrated GPU or CPU driver";
+  EXPECT_FALSE(readsThroughStaging(local | visible | cached, true, true)) << "cached device-local memory";
+  EXPECT_FALSE(readsThroughStaging(visible | cached, true, true)) << "system memory";
+}
+
+TEST(SubgroupOperations, ReadFromEachModulesCapabilities) {
+  EXPECT_EQ(subgroupOperationsNeeded(shaderCode("copy")), 0u);
+  const uint32_t softmax = subgroupOperationsNeeded(shaderCode("softmax_f32"));
+  EXPECT_TRUE(softmax & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  EXPECT_TRUE(softmax & VK_SUBGROUP_FEATURE_VOTE_BIT);
+  EXPECT_TRUE(subgroupOperationsNeeded(shaderCode("matmul_rows_shuffle_f32")) & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  EXPECT_FALSE(subgroupOperationsNeeded(shaderCode("matmul_rows_f32")) & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+}
+
+using test::VkattnTest;
+
+TEST_F(VkattnTest, InstanceEnablesPortabilityEnumerationWhereTheLoaderOffersIt) {
+  uint32_t count = 0;
+  vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateInstanceExtensionProperties(nullptr, &count, extensions.data());
+  bool offered = false;
+  for (const auto& e : extensions) offered = offered || std::string(e.extensionName) == "VK_KHR_portability_enumeration";
+  EXPECT_EQ(ctx().device().instance().portabilityEnumeration(), offered);
+}
+
+TEST_F(VkattnTest, TimestampsComeFromTheChosenQueueFamily) {
+  const Device& device = ctx().device();
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device.physical(), &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(device.physical(), &count, families.data());
+  ASSERT_LT(device.queueFamily(), count);
+  EXPECT_EQ(device.timestampValidBits(), families[device.queueFamily()].timestampValidBits);
+  EXPECT_EQ(ctx().info().timestampValidBits, device.timestampValidBits()) << "default queue, no extra flags";
+}
+
+TEST_F(VkattnTest, StorageBuffersReadBackExactly) {
+  const Device& device = ctx().device();
+  Buffer buffer(device, 4096);
+  std::vector<uint32_t> values(1024);
+  for (uint32_t i = 0; i < values.size(); ++i) values[i] = i * 2654435761u;
+  buffer.write(values.data(), values.size() * 4);
+  std::vector<uint32_t> back(values.size(), 0);
+  buffer.read(back.data(), back.size() * 4);
+  EXPECT_EQ(back, values);
+  if (ctx().info().kind == DeviceKind::Cpu) {
+    // lavapipe: one host-visible heap, read directly from the mapping.
+    EXPECT_NE(buffer.mapped(), nullptr);
+    EXPECT_FALSE(readsThroughStaging(buffer.memoryFlags(), false, true));
+  }
+}
+
+TEST_F(VkattnTest, PipelinesRequireASubgroupSizeWithFullSubgroups) {
+  const DeviceInfo& info = ctx().info();
+  if (!info.computeSubgroupSizeControl) GTEST_SKIP() << info.name << " has no compute subgroup size control";
+  SpecConstants constants;
+XX
+  PipelineDesc desc{"copy", 2, 4, constants, info.subgroupSize};
+  Pipeline pipeline(ctx().device(), desc);  // the fixture fails on any validation message
+  EXPECT_NE(pipeline.handle(), VK_NULL_HANDLE);
+}
+
+}  // namespace
+}  // namespace vkattn
