@@ -12,8 +12,9 @@ namespace {
 std::vector<uint32_t> readModule(const std::string& path) {
   if (path.ends_with(".spv")) {
     std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot open " + path);
     std::vector<char> bytes(std::istreambuf_iterator<char>(in), {});
-    if (!in.eof() || bytes.size() % 4 != 0) throw std::runtime_error("cannot read whole words from " + path);
+    if (bytes.size() % 4 != 0) throw std::runtime_error(path + " is not a whole number of 32-bit words");
     std::vector<uint32_t> words(bytes.size() / 4);
     std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(words.data()));
     return words;
