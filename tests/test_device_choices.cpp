@@ -180,7 +180,7 @@ TEST_F(VkattnTest, PipelinesRequireASubgroupSizeWithFullSubgroups) {
   const DeviceInfo& info = ctx().info();
   if (!info.computeSubgroupSizeControl) GTEST_SKIP() << info.name << " has no compute subgroup size control";
   SpecConstants constants;
-XX
+  constants.set(0u, uint32_t{4} * info.subgroupSize);  // copy.comp's workgroup: whole subgroups
   PipelineDesc desc{"copy", 2, 4, constants, info.subgroupSize};
   Pipeline pipeline(ctx().device(), desc);  // the fixture fails on any validation message
   EXPECT_NE(pipeline.handle(), VK_NULL_HANDLE);
