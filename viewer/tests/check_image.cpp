@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "colormap.hpp"
 #include "json_lite.hpp"
 #include "vkattn/io/npy.hpp"
+#include "render/colormap.hpp"
 
 namespace {
 

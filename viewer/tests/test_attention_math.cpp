@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "attention_math.hpp"
-#include "selection.hpp"
+#include "sources/attention_math.hpp"
+#include "sources/selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <random>
 
-#include "attention_math.hpp"
 #include "vkattn/io/npy.hpp"
+#include "sources/attention_math.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
 #include "support/test_context.hpp"
