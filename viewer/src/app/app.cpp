@@ -1,6 +1,7 @@
 #include "app/app.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "vkattn/core/error.hpp"
@@ -29,22 +30,26 @@ std::vector<char> textBuffer(const std::string& text, std::size_t capacity) {
 
 }  // namespace
 
-App::App(Context& ctx, std::unique_ptr<AttentionSource> source, const ViewerArgs& args)
+App::App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& args)
     : m_ctx(ctx),
-      m_source(std::move(source)),
-      m_sentence(args.sentence),
+      m_runner(std::move(runner)),
+      m_args(args),
+      m_lastRequest(args.sentence),
       m_sentenceBuffer(textBuffer(args.sentence, 2048)),
       m_gpu(ctx),
       m_heatmap(&m_gpu),
       m_thumbnails(ctx),
       m_colormap(args.colormap),
       m_scale(args.scale),
+      m_stretch(args.stretch),
       m_region(args.region),
       m_openOverview(args.overview),
       m_exportPath(textBuffer("vkattn_view.png", 1024)) {
-  m_set = m_source->compute(m_sentence);
-  if (m_set.kinds.empty()) throw InvalidArgument("--source", m_source->name() + " produced no attention maps");
+  m_runner->request(args.sentence);
+  if (auto result = m_runner->poll()) takeResult(std::move(*result));
+}
 
+void App::applyFlags(const ViewerArgs& args) {
   if (!args.view.empty()) {
     std::string known;
     bool found = false;
@@ -56,7 +61,7 @@ App::App(Context& ctx, std::unique_ptr<AttentionSource> source, const ViewerArgs
       }
     }
     if (!found)
-      throw InvalidArgument("--view", "'" + args.view + "' is not one of " + m_source->name() + "'s views: " + known);
+      throw InvalidArgument("--view", "'" + args.view + "' is not one of " + m_runner->name() + "'s views: " + known);
   }
   const AttentionKind& kind = m_set.kinds[m_selection.kind];
   m_selection.a = {args.layer.value_or(0), args.head.value_or(0), args.aggregate};
@@ -78,29 +83,47 @@ App::App(Context& ctx, std::unique_ptr<AttentionSource> source, const ViewerArgs
                                           std::to_string(kind.cols()) + " columns");
     m_selection.hiddenColumns.push_back(c < 0 ? kind.cols() - 1 : c);
   }
-  rebuildMap();
-  if (!m_error.empty()) throw Error(m_error);
 }
 
-void App::recompute() {
-  try {
-    AttentionSet set = m_source->compute(m_sentence);
-    if (set.kinds.empty()) throw Error(m_source->name() + " produced no attention maps");
-    m_set = std::move(set);
-    clampSelection(m_set, m_selection);
-    m_region = {};
-    m_thumbnails.invalidate();
+void App::takeResult(SourceResult result) {
+  if (!m_loaded) {
+    // The first maps: without them there is nothing to show, so a failure ends the run.
+    if (!result.set) {
+      if (result.invalidArgument) throw InvalidArgument("--source", result.error);
+      throw Error(result.error);
+    }
+    m_set = std::move(*result.set);
+    m_sentence = result.sentence;
+    applyFlags(m_args);
+    m_loaded = true;
     rebuildMap();
-  } catch (const std::exception& e) {
-    m_error = e.what();  // keep showing the last good maps
+    if (!m_error.empty()) throw Error(m_error);
+    return;
   }
+  if (!result.set) {
+    // Keep showing the last good maps, marked as not matching the input any more.
+    m_error = result.error;
+    m_stale = true;
+    ++m_version;  // the title changes
+    rebuildMap();
+    return;
+  }
+  m_set = std::move(*result.set);
+  m_sentence = result.sentence;
+  m_stale = result.sentence != m_lastRequest;
+  m_error.clear();
+  clampSelection(m_set, m_selection);
+  m_region = {};
+  m_thumbnails.invalidate();
+  rebuildMap();
 }
 
 void App::rebuildMap() {
   ++m_textsVersion;  // the title changed, and maybe the tokens
   try {
     m_display = buildDisplayMap(m_set, m_selection);
-    m_error.clear();
+    if (m_stale) m_display.title = "[stale: shows \"" + m_sentence + "\"] " + m_display.title;
+    if (!m_stale) m_error.clear();
   } catch (const std::exception& e) {
     m_error = e.what();
   }
@@ -112,9 +135,33 @@ void App::rebuildMap() {
 void App::update(double now) {
   if (m_pendingSince >= 0.0 && now - m_pendingSince >= kSettleSeconds) {
     m_pendingSince = -1.0;
-    m_sentence = m_sentenceBuffer.data();
-    recompute();
+    m_lastRequest = m_sentenceBuffer.data();
+    m_runner->request(m_lastRequest);
   }
+  if (auto result = m_runner->poll()) takeResult(std::move(*result));
+}
+
+std::size_t App::closeSource() {
+  m_runner->stop();
+  return m_runner->validationMessages();
+}
+
+void App::zoomAt(float fx, float fy, float steps) {
+  if (!m_layout.valid) return;
+  const Region r = m_layout.region;
+  const double x = r.colBegin + fx * (r.colEnd - r.colBegin), y = r.rowBegin + fy * (r.rowEnd - r.rowBegin);
+  const double factor = std::pow(0.8, static_cast<double>(steps));
+  m_region = clampRegion({y - (y - r.rowBegin) * factor, y + (r.rowEnd - y) * factor, x - (x - r.colBegin) * factor,
+                          x + (r.colEnd - x) * factor},
+                         m_display.values.rows, m_display.values.cols);
+}
+
+void App::panBy(float fx, float fy) {
+  if (!m_layout.valid) return;
+  const Region r = m_layout.region;
+  const double dx = fx * (r.colEnd - r.colBegin), dy = fy * (r.rowEnd - r.rowBegin);
+  m_region = clampRegion({r.rowBegin - dy, r.rowEnd - dy, r.colBegin - dx, r.colEnd - dx}, m_display.values.rows,
+                         m_display.values.cols);
 }
 
 std::vector<std::string> App::texts() const {
@@ -139,7 +186,7 @@ std::string App::viewId() const {
 }
 
 std::string App::windowTitle() const {
-  return "vkattn viewer - " + m_source->name() + " - " + viewId();
+  return "vkattn viewer - " + m_runner->name() + (m_loaded ? " - " + viewId() : std::string(" - loading"));
 }
 
 std::optional<ExportRequest> App::takeExportRequest() {
@@ -149,6 +196,9 @@ std::optional<ExportRequest> App::takeExportRequest() {
 FigureStyle App::style() const {
   FigureStyle s;
   s.reduction = m_reduction;
+  s.stretch = m_stretch;
+  s.labelFont = m_largeFont;
+  s.maxLabelPixels = 22.0f;  // labels grow with zoomed cells up to this
   return s;
 }
 
@@ -158,7 +208,8 @@ FigureLayout App::drawFigure(ImDrawList& list, ImVec2 size) {
   list.AddRectFilled(ImVec2(0, 0), size, IM_COL32(255, 255, 255, 255));
   FigureStyle s = style();
   s.text = IM_COL32(20, 20, 20, 255);
-  s.maxCellPixels = 160.0f;  // a figure of a short sentence fills the page
+  // Labels grow with the page: a 2560 x 1600 figure gets ~35 px labels, not the window's 16.
+  s.maxLabelPixels = std::max(16.0f, std::min(size.x, size.y) / 45.0f);
   const float margin = 24.0f;
   FigureLayout layout = m_heatmap.draw(list, m_font ? m_font : ImGui::GetFont(), ImVec2(margin, margin),
                                        ImVec2(size.x - margin, size.y - margin), m_region, colorScale(), s);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/cli_args.hpp"
+#include "app/source_runner.hpp"
 #include "render/colormap.hpp"
 #include "render/downsample.hpp"
 #include "render/heatmap_view.hpp"
@@ -29,37 +30,55 @@ struct ExportRequest {
 
 class App {
  public:
-  // Computes the source's maps for args.sentence and applies the selection flags. Throws
-  // InvalidArgument naming the flag (--view, --layer, --head, --minus, --hide) when out of range.
-  App(Context& ctx, std::unique_ptr<AttentionSource> source, const ViewerArgs& args);
+  // Asks `runner` for the maps of args.sentence. When they arrive (at once for an inline runner)
+  // the selection flags are applied; InvalidArgument naming the flag (--view, --layer, --head,
+  // --minus, --hide, or --source for a source that failed) is thrown from the constructor or
+  // from update() when they do not fit.
+  App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& args);
 
-  // Before ImGui::NewFrame: re-computes when the edited sentence has settled.
+  // Before ImGui::NewFrame: takes finished maps, and asks for new ones when the edited sentence
+  // has settled.
   void update(double now);
   // Texts whose glyphs the font atlas needs (tokens, sentence, output), and a counter that
   // changes whenever they may have, so that the loop does not gather them every frame.
   std::vector<std::string> texts() const;
   uint64_t textsVersion() const noexcept { return m_textsVersion; }
-  void setFont(ImFont* font) { m_font = font; }
+  void setFonts(ImFont* font, ImFont* large) {
+    m_font = font;
+    m_largeFont = large;
+  }
 
   // The frame's windows, between ImGui::NewFrame and ImGui::Render.
   void drawUi(double now);
   // The figure alone (export): white paper, dark text, at `size`.
   FigureLayout drawFigure(ImDrawList& list, ImVec2 size);
 
+  bool loaded() const noexcept { return m_loaded; }
   const FigureLayout& mainLayout() const noexcept { return m_layout; }
   const DisplayMap& displayMap() const noexcept { return m_display; }
   ColorScale colorScale() const;
-  std::string sourceName() const { return m_source->name(); }
+  std::string sourceName() const { return m_runner->name(); }
   std::string viewId() const;
   std::string windowTitle() const;
-  // True while an edit waits to be computed: the loop polls instead of sleeping.
-  bool busy() const noexcept { return m_pendingSince >= 0.0; }
+  // True when the map shown is older than the input (the last computation failed).
+  bool stale() const noexcept { return m_stale; }
+  const std::string& warning() const noexcept { return m_set.warning; }
+  // True while an edit waits to be computed or the source works: the loop polls, not sleeps.
+  bool busy() const { return m_pendingSince >= 0.0 || m_runner->working(); }
   std::optional<ExportRequest> takeExportRequest();
   void setExportStatus(std::string status) { m_exportStatus = std::move(status); }
+  // Zoom and pan as the mouse would: `steps` wheel notches at a map point given as fractions of
+  // the heatmap (0..1 each way), or a drag by fractions of it. For measurements and tests.
+  void zoomAt(float fx, float fy, float steps);
+  void panBy(float fx, float fy);
+  // Stops the source's work; returns the validation messages of a context it had of its own.
+  std::size_t closeSource();
 
  private:
-  void recompute();
+  void applyFlags(const ViewerArgs& args);
+  void takeResult(SourceResult result);
   void rebuildMap();
+  void drawLoading();
   void drawControls(double now);
   void drawSelectionControls();
   void drawDisplayControls();
@@ -69,8 +88,12 @@ class App {
   FigureStyle style() const;
 
   Context& m_ctx;
-  std::unique_ptr<AttentionSource> m_source;
-  std::string m_sentence;
+  std::unique_ptr<SourceRunner> m_runner;
+  ViewerArgs m_args;  // flags applied when the first maps arrive
+  bool m_loaded = false;
+  bool m_stale = false;
+  std::string m_sentence;     // the sentence of the maps shown
+  std::string m_lastRequest;  // the sentence last asked for
   std::vector<char> m_sentenceBuffer;
   double m_pendingSince = -1.0;  // when the text box last changed; -1: nothing pending
   AttentionSet m_set;
@@ -83,11 +106,13 @@ class App {
   Thumbnails m_thumbnails;
   Colormap m_colormap;
   Scale m_scale;
+  bool m_stretch = false;
   Reduction m_reduction = Reduction::Max;
   Region m_region;
   FigureLayout m_layout;
   std::optional<Cell> m_hover;
   ImFont* m_font = nullptr;
+  ImFont* m_largeFont = nullptr;
   std::string m_error;
   bool m_openOverview = false;  // select the overview tab on the next frame
   bool m_openMap = false;       // select the map tab on the next frame (a thumbnail was clicked)

@@ -11,6 +11,11 @@ namespace {
 
 const ImVec4 kDim(0.62f, 0.62f, 0.66f, 1.0f);
 const ImVec4 kError(1.0f, 0.45f, 0.4f, 1.0f);
+const ImVec4 kWarning(0.95f, 0.6f, 0.2f, 1.0f);
+
+bool contains(const std::vector<int64_t>& list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
 
 bool sliderIndex(const char* label, int64_t& value, int64_t count) {
   int v = static_cast<int>(value);
@@ -43,14 +48,51 @@ void App::toggleHidden(int64_t column) {
   rebuildMap();
 }
 
-void App::drawUi(double now) {
+void App::drawLoading() {
+  // Nothing to draw yet: say what is happening, for how long, and keep the frame alive.
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
-  const float panelWidth = std::clamp(viewport->Size.x * 0.28f, 250.0f, 380.0f);
+  ImGui::SetNextWindowPos(viewport->Pos);
+  ImGui::SetNextWindowSize(viewport->Size);
+  const ImGuiWindowFlags flags =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings;
+  if (ImGui::Begin("loading", nullptr, flags)) {
+    const float width = std::min(560.0f, viewport->Size.x - 40.0f);
+    ImGui::SetCursorPos(ImVec2(0.5f * (viewport->Size.x - width), 0.4f * viewport->Size.y));
+    ImGui::BeginGroup();
+    ImGui::Text("vkattn viewer: %s", m_runner->name().c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    const std::string stage = m_runner->progress();
+    ImGui::TextColored(kDim, "%s...", stage.empty() ? "starting" : stage.c_str());
+    ImGui::PopTextWrapPos();
+    // No fraction is known (kernel compilation and model loading do not report one): a bar that
+    // sweeps, and the seconds so far.
+    const double seconds = m_runner->secondsWorking();
+    const float phase = static_cast<float>(std::fmod(seconds, 1.6) / 1.6);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList& list = *ImGui::GetWindowDrawList();
+    list.AddRectFilled(p, ImVec2(p.x + width, p.y + 8), IM_COL32(60, 60, 70, 255), 3.0f);
+    const float x0 = p.x + width * std::max(0.0f, phase - 0.25f), x1 = p.x + width * std::min(1.0f, phase + 0.05f);
+    list.AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + 8), IM_COL32(90, 160, 230, 255), 3.0f);
+    ImGui::Dummy(ImVec2(width, 12));
+    ImGui::TextColored(kDim, "%.1f s", seconds);
+    ImGui::EndGroup();
+  }
+  ImGui::End();
+}
+
+void App::drawUi(double now) {
+  if (!m_loaded) {
+    drawLoading();
+    return;
+  }
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  // Small windows: the panel takes at most half and scrolls rather than clipping its controls.
+  const float panelWidth = std::clamp(viewport->Size.x * 0.28f, std::min(250.0f, 0.5f * viewport->Size.x), 380.0f);
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoSavedSettings;
   ImGui::SetNextWindowPos(viewport->Pos);
   ImGui::SetNextWindowSize(ImVec2(panelWidth, viewport->Size.y));
-  if (ImGui::Begin("vkattn viewer", nullptr, fixed)) drawControls(now);
+  if (ImGui::Begin("vkattn viewer", nullptr, fixed | ImGuiWindowFlags_HorizontalScrollbar)) drawControls(now);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(viewport->Pos.x + panelWidth, viewport->Pos.y));
@@ -89,8 +131,8 @@ void App::drawUi(double now) {
 
 void App::drawControls(double now) {
   ImGui::TextColored(kDim, "device: %s", m_ctx.info().name.c_str());
-  ImGui::TextColored(kDim, "source: %s", m_source->name().c_str());
-  if (m_source->usesSentence()) {
+  ImGui::TextColored(kDim, "source: %s", m_runner->name().c_str());
+  if (m_runner->usesSentence()) {
     ImGui::Spacing();
     ImGui::TextUnformatted("English sentence");
     ImGui::SetNextItemWidth(-1);
@@ -103,14 +145,22 @@ void App::drawControls(double now) {
     if (enter) m_pendingSince = now - 1e9;  // Enter: now, without waiting for typing to settle
   }
   if (!m_set.output.empty()) {
-    ImGui::TextUnformatted("Output");
+    ImGui::TextUnformatted(m_stale ? "Output (stale: for the sentence before)" : "Output");
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(m_set.output.c_str());
+    if (m_stale)
+      ImGui::TextColored(kDim, "%s", m_set.output.c_str());
+    else
+      ImGui::TextUnformatted(m_set.output.c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(kDim, "%s", m_set.status.c_str());
-  if (busy()) ImGui::TextColored(kDim, "(updating when typing pauses)");
+  if (!m_set.warning.empty()) ImGui::TextColored(kWarning, "warning: %s", m_set.warning.c_str());
+  if (m_runner->working())
+    ImGui::TextColored(kDim, "%s... %.1f s", m_runner->progress().c_str(), m_runner->secondsWorking());
+  else if (m_pendingSince >= 0.0)
+    ImGui::TextColored(kDim, "(updating when typing pauses)");
+  if (m_stale) ImGui::TextColored(kError, "the map is stale: it shows the last sentence that worked");
   if (!m_error.empty()) ImGui::TextColored(kError, "%s", m_error.c_str());
   if (!m_heatmap.lastError().empty()) ImGui::TextColored(kError, "%s", m_heatmap.lastError().c_str());
   ImGui::PopTextWrapPos();
@@ -169,6 +219,7 @@ void App::drawDisplayControls() {
   static const char* kReductions[] = {"max", "mean"};
   int reduction = m_reduction == Reduction::Mean ? 1 : 0;
   if (ImGui::Combo("reduce", &reduction, kReductions, 2)) m_reduction = reduction ? Reduction::Mean : Reduction::Max;
+  ImGui::Checkbox("stretch cells to fill", &m_stretch);
 
   if (m_selection.kind < m_set.kinds.size()) {
     const int64_t cols = m_set.kinds[m_selection.kind].cols();
@@ -179,11 +230,17 @@ void App::drawDisplayControls() {
     ImGui::SameLine();
     if (cols > 1 && ImGui::Checkbox("hide last (<eos>)", &last)) toggleHidden(cols - 1);
     ImGui::TextColored(kDim, "right-click a column to hide it (%zu hidden)", m_selection.hiddenColumns.size());
-    if (!hidden.empty() && ImGui::SmallButton("show all columns")) {
+    // Always there (disabled when nothing is hidden), so hiding a column moves nothing below.
+    ImGui::BeginDisabled(hidden.empty());
+    if (ImGui::SmallButton("show all columns")) {
       m_selection.hiddenColumns.clear();
       m_thumbnails.invalidate();
       rebuildMap();
     }
+    ImGui::EndDisabled();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kDim, "%s", m_display.normalisation.c_str());
+    ImGui::PopTextWrapPos();
   }
   if (ImGui::Button("reset zoom")) m_region = {};
   if (m_layout.valid) {
@@ -221,8 +278,16 @@ void App::drawHoverInfo() {
   };
   const int64_t best = rowArgmax(map, row);
   ImGui::Text("row %" PRId64 " '%s'", row, token(m_display.rowTokens, row).c_str());
+  if (contains(m_display.unknownRows, row)) ImGui::TextColored(kWarning, "  unknown to the model: read as <unk>");
   ImGui::Text("col %" PRId64 " '%s'", col, token(m_display.colTokens, col).c_str());
-  ImGui::Text("%s %.6g", m_display.signedValues ? "difference" : "weight", static_cast<double>(map.at(row, col)));
+  if (contains(m_display.unknownCols, col)) ImGui::TextColored(kWarning, "  unknown to the model: read as <unk>");
+  if (m_display.causal && col > row)
+    ImGui::TextColored(kDim, "masked: the causal mask hides later tokens (no weight, not a zero weight)");
+  else if (contains(m_display.hiddenColumns, col))
+    ImGui::TextColored(kDim, "hidden column (its weight is left out; %s)",
+                       m_display.renormalised ? "rows renormalised" : "values as given");
+  else
+    ImGui::Text("%s %.6g", m_display.signedValues ? "difference" : "weight", static_cast<double>(map.at(row, col)));
   if (!m_display.signedValues)
     ImGui::Text("row entropy %.3f bits (max %.3f)", rowEntropy(map, row), std::log2(static_cast<double>(map.cols)));
   ImGui::Text("row argmax: col %" PRId64 " '%s' (%.4g)", best, token(m_display.colTokens, best).c_str(),
@@ -241,20 +306,14 @@ void App::drawMapView() {
   m_hover.reset();
   if (!m_layout.valid) return;
   const ImGuiIO& io = ImGui::GetIO();
-  const Matrix& map = m_display.values;
   const FigureLayout& l = m_layout;
-  Region r = l.region;
+  const Region r = l.region;
   if (hovered && io.MouseWheel != 0.0f) {
     // Zoom about the cell under the cursor, which stays put.
-    const double fx = r.colBegin + (io.MousePos.x - l.heatmapMin.x) / l.cellWidth;
-    const double fy = r.rowBegin + (io.MousePos.y - l.heatmapMin.y) / l.cellHeight;
-    const double factor = std::pow(0.8, static_cast<double>(io.MouseWheel));
-    r = {fy - (fy - r.rowBegin) * factor, fy + (r.rowEnd - fy) * factor, fx - (fx - r.colBegin) * factor,
-         fx + (r.colEnd - fx) * factor};
-    m_region = clampRegion(r, map.rows, map.cols);
+    zoomAt((io.MousePos.x - l.heatmapMin.x) / (l.heatmapMax.x - l.heatmapMin.x),
+           (io.MousePos.y - l.heatmapMin.y) / (l.heatmapMax.y - l.heatmapMin.y), io.MouseWheel);
   } else if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
-    const double dx = io.MouseDelta.x / l.cellWidth, dy = io.MouseDelta.y / l.cellHeight;
-    m_region = clampRegion({r.rowBegin - dy, r.rowEnd - dy, r.colBegin - dx, r.colEnd - dx}, map.rows, map.cols);
+    panBy(io.MouseDelta.x / (l.heatmapMax.x - l.heatmapMin.x), io.MouseDelta.y / (l.heatmapMax.y - l.heatmapMin.y));
   }
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) m_region = {};
   if (!hovered) return;
@@ -271,6 +330,12 @@ void App::drawMapView() {
   list.AddRect(ImVec2(l.heatmapMin.x, y0), ImVec2(l.heatmapMax.x, y0 + l.cellHeight), IM_COL32(255, 255, 255, 110));
   list.AddRect(ImVec2(x0, y0), ImVec2(x0 + l.cellWidth, y0 + l.cellHeight), IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
   list.PopClipRect();
+  // The tooltip opens on the side away from the colour bar (at the map's right) when it would
+  // reach it.
+  constexpr float kTooltipWidth = 340.0f;
+  const bool leftOfCursor = io.MousePos.x + 20.0f + kTooltipWidth > l.colorBarMin.x;
+  ImGui::SetNextWindowPos(ImVec2(leftOfCursor ? io.MousePos.x - 16.0f : io.MousePos.x + 20.0f, io.MousePos.y + 20.0f),
+                          ImGuiCond_Always, ImVec2(leftOfCursor ? 1.0f : 0.0f, 0.0f));
   ImGui::BeginTooltip();
   drawHoverInfo();
   ImGui::EndTooltip();

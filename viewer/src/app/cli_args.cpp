@@ -67,7 +67,9 @@ what to show
   --hide C1,C2,...    hide columns (sink tokens; -1 is the last), rows renormalised
   --colormap M        viridis | magma | grey | diverging
   --log               log colour scale
-  --region R0:R1,C0:C1  visible rows and columns (fractional cells)
+  --region R0:R1,C0:C1  visible rows and columns (fractional cells); widened along one axis
+                      so that square cells fill the area the whole map takes
+  --stretch           cells take the area's aspect instead (the region fills all the space)
   --overview          open the grid of all layers x heads (click one to open it)
 
 headless output (no window; exits when written)
@@ -76,6 +78,8 @@ headless output (no window; exits when written)
   --layout FILE       JSON: the heatmap's pixel rectangle and the value of every bin drawn
                       (describes --screenshot when given, else --export)
   --size WxH          image size (default 1280x800; also the window size)
+  --measure-frames N  time N frames of scripted wheel zooms and drags (headless, no image
+                      needed) and print the slowest, median and mean; --measure-json FILE too
 
 other
   --device X          Vulkan device index or name substring (default: VKATTN_DEVICE, best)
@@ -150,6 +154,12 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
                     parseNumber(flag, cols[1])};
       if (out.region.rowBegin < 0 || out.region.colBegin < 0 || out.region.whole())
         throw InvalidArgument(flag, "needs 0 <= R0 < R1 and 0 <= C0 < C1");
+    } else if (flag == "--stretch") {
+      out.stretch = true;
+    } else if (flag == "--measure-frames") {
+      out.measureFrames = static_cast<int>(parseInt(flag, value(), 1, 100000));
+    } else if (flag == "--measure-json") {
+      out.measureJson = value();
     } else if (flag == "--overview") {
       out.overview = true;
     } else if (flag == "--screenshot") {
@@ -174,7 +184,9 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
       throw InvalidArgument(flag, "unknown option (see --help)");
     }
   }
-  if (!out.layout.empty() && !out.headless())
+  if (!out.measureJson.empty() && out.measureFrames == 0)
+    throw InvalidArgument("--measure-json", "needs --measure-frames N");
+  if (!out.layout.empty() && out.screenshot.empty() && out.exportPng.empty())
     throw InvalidArgument("--layout", "describes a headless image; add --screenshot or --export");
   if (out.head && out.aggregate != HeadMode::Single)
     throw InvalidArgument("--aggregate", "replaces --head; give one of them");

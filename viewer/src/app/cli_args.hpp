@@ -28,6 +28,7 @@ struct ViewerArgs {
   Colormap colormap = Colormap::Viridis;
   Scale scale = Scale::Linear;
   Region region;
+  bool stretch = false;   // cells take the area's aspect instead of being square
   bool overview = false;  // open the grid of all layers x heads instead of the map
 
   std::string screenshot;  // the whole window, headless
@@ -36,10 +37,15 @@ struct ViewerArgs {
   int width = 1280;
   int height = 800;
   int frames = 0;  // interactive: quit after this many frames (0: run until closed)
+  // Headless: after the first frame, this many frames of scripted wheel zooms and drags, each
+  // timed (update + GPU reduction + drawing + rendering); a summary goes to stdout and to
+  // measureJson when given.
+  int measureFrames = 0;
+  std::string measureJson;
   std::optional<std::string> device;
   bool validation = false;
 
-  bool headless() const { return !screenshot.empty() || !exportPng.empty(); }
+  bool headless() const { return !screenshot.empty() || !exportPng.empty() || measureFrames > 0; }
 };
 
 // argv[1..argc-1] -> ViewerArgs. Throws InvalidArgument(flag, problem).

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <iostream>
+#include <memory>
 
 #include "app/app.hpp"
 #include "app/frame_export.hpp"
@@ -30,9 +31,12 @@ class ImGuiGlfw {
   ImGuiGlfw& operator=(const ImGuiGlfw&) = delete;
 };
 
-// The compute context, extended so that the window can present with its device and queue.
+// The window's context, extended so that it can present with its device and queue. Its pipeline
+// cache is a file apart from the source's (the default one, which `vkattn warmup` fills), since
+// both devices write theirs when they close.
 ContextOptions presentingContext(const ViewerArgs& args) {
   ContextOptions options = contextOptions(args);
+  options.pipelineCache = windowPipelineCachePath();
   options.instanceExtensions = GlfwLibrary::instanceExtensions();
   options.deviceExtensions = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
   options.queueFlags = VK_QUEUE_GRAPHICS_BIT;
@@ -48,8 +52,11 @@ int runWindow(const ViewerArgs& args) {
   Window window(args.width, args.height, "vkattn viewer");
   Swapchain swapchain(ctx, window);
   ImGuiScope imgui;
-  App app(ctx, makeSource(ctx, resolveSourceOptions(args)), args);
-  window.setTitle(app.windowTitle());
+  // The source computes on a thread of its own with a context of its own: the window shows
+  // progress at once instead of staying black while the data loads and kernels compile.
+  App app(ctx, std::make_unique<ThreadedSourceRunner>(contextOptions(args), resolveSourceOptions(args)), args);
+  std::string title = app.windowTitle();
+  window.setTitle(title);
   ImGuiGlfw platform(window);
   ImGuiVulkan renderer(ctx, swapchain.renderPass(), swapchain.imageCount());
   FontAtlas fonts(kFontPixels);
@@ -59,6 +66,10 @@ int runWindow(const ViewerArgs& args) {
     window.pollOrWait(app.busy() || frame < 2);
     const double now = glfwGetTime();
     app.update(now);
+    if (app.windowTitle() != title) {
+      title = app.windowTitle();
+      window.setTitle(title);
+    }
     if (app.textsVersion() != glyphsFor) {
       glyphsFor = app.textsVersion();
       if (fonts.require(app.texts())) {
@@ -66,7 +77,7 @@ int runWindow(const ViewerArgs& args) {
         renderer.uploadFonts();
       }
     }
-    app.setFont(fonts.font());
+    app.setFonts(fonts.font(), fonts.largeFont());
     ImGui_ImplGlfw_NewFrame();
     renderer.newFrame();
     ImGui::NewFrame();
@@ -83,9 +94,10 @@ int runWindow(const ViewerArgs& args) {
         app.setExportStatus(e.what());
       }
     }
-    if (args.frames > 0 && frame + 1 >= args.frames) break;
+    if (args.frames > 0 && frame + 1 >= args.frames && app.loaded()) break;
   }
-  return validationStatus(ctx);
+  const std::size_t sourceMessages = app.closeSource();
+  return validationStatus(ctx, sourceMessages);
 }
 
 }  // namespace vkattn::viewer

@@ -52,12 +52,17 @@ void FontAtlas::build() {
   builder.BuildRanges(&m_ranges);
 
   m_font = nullptr;
+  m_largeFont = nullptr;
   std::error_code ec;
   if (std::filesystem::exists(m_file, ec)) {
     ImFontConfig config;
     config.OversampleH = 2;  // crisp at one size; the atlas stays small
     config.OversampleV = 1;
     m_font = atlas.AddFontFromFileTTF(m_file.c_str(), m_pixelSize, &config, m_ranges.Data);
+    ImFontConfig large;
+    large.OversampleH = 1;  // large glyphs need no subpixel positions
+    large.OversampleV = 1;
+    if (m_font) m_largeFont = atlas.AddFontFromFileTTF(m_file.c_str(), kLargePixels, &large, m_ranges.Data);
   }
   m_fileFont = m_font != nullptr;
   if (!m_font) {

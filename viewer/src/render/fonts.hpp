@@ -33,6 +33,10 @@ class FontAtlas {
   void build();
 
   ImFont* font() const noexcept { return m_font; }
+  // The same face baked at kLargePixels for big labels and exported figures (scaled down it stays
+  // sharp; the UI size scaled up would blur). nullptr without the font file.
+  ImFont* largeFont() const noexcept { return m_largeFont; }
+  static constexpr float kLargePixels = 40.0f;
   float pixelSize() const noexcept { return m_pixelSize; }
   bool fileFont() const noexcept { return m_fileFont; }
   std::size_t glyphCount() const noexcept { return m_codepoints.size(); }
@@ -43,6 +47,7 @@ class FontAtlas {
   std::set<uint32_t> m_codepoints;  // beyond ASCII and Latin-1
   ImVector<ImWchar> m_ranges;       // must outlive the atlas build
   ImFont* m_font = nullptr;
+  ImFont* m_largeFont = nullptr;
   bool m_fileFont = false;
   bool m_warned = false;
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "render/color_bar.hpp"
 #include "render/fonts.hpp"
 
 namespace vkattn::viewer {
@@ -28,16 +29,25 @@ ImU32 toImColor(Rgb c) {
   return IM_COL32(c.r, c.g, c.b, 255);
 }
 
-// Every `step`-th label from `begin` (step 1: all), measured; sampled so that a map of thousands
-// of tokens does not measure them all each frame.
-float widestLabel(ImFont* font, const std::vector<std::string>& labels, int64_t begin, int64_t end, int64_t step) {
-  float widest = 0;
-  const int64_t stride = std::max<int64_t>(step, (end - begin) / 512 + 1);
-  for (int64_t i = begin - begin % stride; i < end; i += stride) {
-    if (i < begin || i >= static_cast<int64_t>(labels.size())) continue;
-    const std::string text = shortenLabel(labels[static_cast<std::size_t>(i)], kLabelChars);
-    widest = std::max(widest, font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, text.c_str()).x);
+bool contains(const std::vector<int64_t>& list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The widest label in [begin, end) at `pixels`, sampled so that a map of thousands of tokens does
+// not measure them all each frame. Stacked (CJK) column labels are never taller than this.
+std::string label(const std::vector<std::string>& labels, int64_t i, bool unknown);
+
+float widestLabel(ImFont* font, float pixels, const std::vector<std::string>& labels,
+                  const std::vector<int64_t>& unknown, int64_t begin, int64_t end) {
+  float widest = font->CalcTextSizeA(pixels, FLT_MAX, 0, std::to_string(end).c_str()).x;  // position labels
+  const int64_t stride = (end - begin) / 512 + 1;
+  for (int64_t i = begin; i < end && i < static_cast<int64_t>(labels.size()); i += stride) {
+    const std::string text = label(labels, i, false);
+    widest = std::max(widest, font->CalcTextSizeA(pixels, FLT_MAX, 0, text.c_str()).x);
   }
+  for (int64_t i : unknown)
+    if (i >= begin && i < end)
+      widest = std::max(widest, font->CalcTextSizeA(pixels, FLT_MAX, 0, label(labels, i, true).c_str()).x);
   return widest;
 }
 
@@ -45,9 +55,76 @@ int64_t labelStep(float cellPixels, float lineHeight) {
   return cellPixels >= lineHeight ? 1 : static_cast<int64_t>(std::ceil(lineHeight / std::max(cellPixels, 1e-6f)));
 }
 
-std::string label(const std::vector<std::string>& labels, int64_t i) {
-  return i < static_cast<int64_t>(labels.size()) ? shortenLabel(labels[static_cast<std::size_t>(i)], kLabelChars)
-                                                 : std::to_string(i);
+std::string label(const std::vector<std::string>& labels, int64_t i, bool unknown) {
+  std::string text = i < static_cast<int64_t>(labels.size())
+                         ? shortenLabel(labels[static_cast<std::size_t>(i)], kLabelChars)
+                         : std::to_string(i);
+  return unknown ? text + " (<unk>)" : text;
+}
+
+// Wholly hidden or masked bins; a bin that mixes them with weights shows its (reduced) value.
+std::vector<BinKind> binKinds(const DisplayMap& map, const std::vector<uint32_t>& rowEdges,
+                              const std::vector<uint32_t>& colEdges) {
+  const std::size_t rows = rowEdges.size() - 1, cols = colEdges.size() - 1;
+  std::vector<BinKind> kinds(rows * cols, BinKind::Value);
+  std::vector<bool> hidden(cols, false);
+  for (std::size_t x = 0; x < cols; ++x) {
+    bool all = true;
+    for (uint32_t c = colEdges[x]; c < colEdges[x + 1] && all; ++c) all = contains(map.hiddenColumns, c);
+    hidden[x] = all && !map.hiddenColumns.empty();
+  }
+  for (std::size_t y = 0; y < rows; ++y)
+    for (std::size_t x = 0; x < cols; ++x) {
+      // Causal: column c is masked for row r when c > r; all of the bin when its first column
+      // lies past its last row.
+      if (map.causal && colEdges[x] > rowEdges[y + 1] - 1)
+        kinds[y * cols + x] = BinKind::Masked;
+      else if (hidden[x])
+        kinds[y * cols + x] = BinKind::Hidden;
+    }
+  return kinds;
+}
+
+// Diagonal hatching over [a, b]: lines x + y = k every `spacing` pixels, clipped by hand (one
+// clip rect per bin would split the draw list into thousands of commands).
+void hatch(ImDrawList& list, ImVec2 a, ImVec2 b, ImU32 color, float spacing) {
+  for (float k = a.x + a.y + spacing * 0.5f; k < b.x + b.y; k += spacing) {
+    const float xs = std::max(a.x, k - b.y), xe = std::min(b.x, k - a.y);
+    if (xe > xs) list.AddLine(ImVec2(xs, k - xs), ImVec2(xe, k - xe), color, 1.0f);
+  }
+}
+
+void drawBins(ImDrawList& list, const DrawnGrid& grid, const ColorScale& scale, ImVec2 clipMin, ImVec2 clipMax) {
+  list.PushClipRect(clipMin, clipMax, true);
+  const ImVec2 whiteUv = ImGui::GetFontTexUvWhitePixel();
+  std::size_t special = 0;
+  for (int64_t y = 0; y < grid.values.rows; ++y) {
+    const int n = static_cast<int>(grid.values.cols);
+    list.PrimReserve(6 * n, 4 * n);
+    const float y0 = grid.rowPixels[static_cast<std::size_t>(y)], y1 = grid.rowPixels[static_cast<std::size_t>(y + 1)];
+    for (int64_t x = 0; x < grid.values.cols; ++x) {
+      const BinKind kind = grid.kinds[static_cast<std::size_t>(y * grid.values.cols + x)];
+      special += kind != BinKind::Value;
+      const ImU32 color = kind == BinKind::Masked   ? kMaskColor
+                          : kind == BinKind::Hidden ? kHiddenColor
+                                                    : toImColor(scale.color(grid.values.at(y, x)));
+      list.PrimRectUV(ImVec2(grid.colPixels[static_cast<std::size_t>(x)], y0),
+                      ImVec2(grid.colPixels[static_cast<std::size_t>(x + 1)], y1), whiteUv, whiteUv, color);
+    }
+  }
+  // Hatching where it can be seen and stays cheap.
+  if (special > 0 && special < 20000)
+    for (int64_t y = 0; y < grid.values.rows; ++y)
+      for (int64_t x = 0; x < grid.values.cols; ++x) {
+        const BinKind kind = grid.kinds[static_cast<std::size_t>(y * grid.values.cols + x)];
+        if (kind == BinKind::Value) continue;
+        const ImVec2 a(grid.colPixels[static_cast<std::size_t>(x)], grid.rowPixels[static_cast<std::size_t>(y)]);
+        const ImVec2 b(grid.colPixels[static_cast<std::size_t>(x + 1)],
+                       grid.rowPixels[static_cast<std::size_t>(y + 1)]);
+        if (b.x - a.x >= 6.0f && b.y - a.y >= 6.0f)
+          hatch(list, a, b, kind == BinKind::Masked ? kMaskHatch : kHiddenHatch, 7.0f);
+      }
+  list.PopClipRect();
 }
 
 }  // namespace
@@ -64,13 +141,16 @@ Region clampRegion(const Region& r, int64_t rows, int64_t cols) {
   return {r0, r1, c0, c1};
 }
 
-std::string shortenLabel(const std::string& text, std::size_t maxChars) {
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;  // continuation byte
-    if (++count > maxChars) return text.substr(0, i) + "..";
-  }
-  return text;
+Region fillRegion(const Region& requested, int64_t rows, int64_t cols, double areaWidth, double areaHeight) {
+  const Region r = clampRegion(requested, rows, cols);
+  const double visibleRows = r.rowEnd - r.rowBegin, visibleCols = r.colEnd - r.colBegin;
+  const double cell = std::min(areaWidth / visibleCols, areaHeight / visibleRows);
+  const double wantRows = std::min(areaHeight / cell, static_cast<double>(rows));
+  const double wantCols = std::min(areaWidth / cell, static_cast<double>(cols));
+  const double rowMiddle = 0.5 * (r.rowBegin + r.rowEnd), colMiddle = 0.5 * (r.colBegin + r.colEnd);
+  return clampRegion(
+      {rowMiddle - 0.5 * wantRows, rowMiddle + 0.5 * wantRows, colMiddle - 0.5 * wantCols, colMiddle + 0.5 * wantCols},
+      rows, cols);
 }
 
 void HeatmapView::setMap(const DisplayMap* map, uint64_t version) {
@@ -113,38 +193,53 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
   FigureLayout out;
   if (!m_map || m_map->values.rows == 0 || m_map->values.cols == 0) return out;
   const Matrix& map = m_map->values;
-  const float fs = font->FontSize, lineHeight = fs + 2.0f;
-  const Region r = clampRegion(requested, map.rows, map.cols);
-  out.region = r;
-  const auto rb = static_cast<int64_t>(std::floor(r.rowBegin)), re = static_cast<int64_t>(std::ceil(r.rowEnd));
-  const auto cb = static_cast<int64_t>(std::floor(r.colBegin)), ce = static_cast<int64_t>(std::ceil(r.colEnd));
-  const double visibleRows = r.rowEnd - r.rowBegin, visibleCols = r.colEnd - r.colBegin;
+  ImFont* labelFont = style.labelFont ? style.labelFont : font;
+  const float fs = font->FontSize;
+  const float maxLabel = std::max(style.maxLabelPixels > 0.0f ? style.maxLabelPixels : fs, fs);
+  const float minLabel = 0.8f * fs;
 
   float top = min.y;
   if (style.title) {
-    list.AddText(font, fs, min, style.text, m_map->title.c_str());
-    top += lineHeight + 6.0f;
+    const float titlePixels = std::max(fs, 0.8f * maxLabel);
+    list.AddText(labelFont, titlePixels, min, style.text, m_map->title.c_str());
+    top += titlePixels + 8.0f;
   }
-  const float colorBarWidth =
-      style.colorBar ? 14.0f + 10.0f + font->CalcTextSizeA(fs, FLT_MAX, 0, "-0.0000").x + 4.0f : 0.0f;
-  const float availWidth = max.x - min.x - colorBarWidth, availHeight = max.y - top;
+  const float colorBarSpace = style.colorBar ? colorBarWidth(labelFont, maxLabel, scale) : 0.0f;
+  const float availWidth = max.x - min.x - colorBarSpace, availHeight = max.y - top;
+  // Label space comes from the whole map at the largest label size, so that zooming (which
+  // enlarges labels) never moves the heatmap's area.
   float rowLabelWidth = 0, colLabelHeight = 0;
   if (style.labels) {
-    const auto rowStep = labelStep(static_cast<float>(availHeight / visibleRows), lineHeight);
-    const auto colStep = labelStep(static_cast<float>(availWidth / visibleCols), lineHeight);
-    rowLabelWidth = std::min(widestLabel(font, m_map->rowTokens, rb, re, rowStep) + 8.0f, 0.3f * availWidth);
-    colLabelHeight = std::min(widestLabel(font, m_map->colTokens, cb, ce, colStep) + 8.0f, 0.3f * availHeight);
+    rowLabelWidth = std::min(widestLabel(labelFont, maxLabel, m_map->rowTokens, m_map->unknownRows, 0, map.rows) + 8.0f,
+                             0.3f * availWidth);
+    colLabelHeight = std::min(
+        widestLabel(labelFont, maxLabel, m_map->colTokens, m_map->unknownCols, 0, map.cols) + 8.0f, 0.3f * availHeight);
   }
-  float width = availWidth - rowLabelWidth, height = availHeight - colLabelHeight;
+  const float width = availWidth - rowLabelWidth, height = availHeight - colLabelHeight;
   if (width < 8.0f || height < 8.0f) return out;
-  // Near-square cells read best; very unequal sides (2 x 2000) may stretch up to 4:1.
-  float cellW = static_cast<float>(width / visibleCols), cellH = static_cast<float>(height / visibleRows);
-  const float smaller = std::min(cellW, cellH);
-  cellW = std::min({cellW, 4.0f * smaller, style.maxCellPixels});
-  cellH = std::min({cellH, 4.0f * smaller, style.maxCellPixels});
+
+  // The area: all the space when stretching, else the whole map at square cells.
+  double areaW = width, areaH = height;
+  if (!style.stretch) {
+    const double cell = std::min(width / static_cast<double>(map.cols), height / static_cast<double>(map.rows));
+    areaW = cell * static_cast<double>(map.cols);
+    areaH = cell * static_cast<double>(map.rows);
+  }
+  const Region r = style.stretch ? clampRegion(requested, map.rows, map.cols)
+                                 : fillRegion(requested, map.rows, map.cols, areaW, areaH);
+  out.region = r;
+  out.stretch = style.stretch;
+  const double visibleRows = r.rowEnd - r.rowBegin, visibleCols = r.colEnd - r.colBegin;
+  float cellW = static_cast<float>(areaW / visibleCols), cellH = static_cast<float>(areaH / visibleRows);
+  if (!style.stretch) cellW = cellH = std::min(cellW, cellH);
+  const auto rb = static_cast<int64_t>(std::floor(r.rowBegin)), re = static_cast<int64_t>(std::ceil(r.rowEnd));
+  const auto cb = static_cast<int64_t>(std::floor(r.colBegin)), ce = static_cast<int64_t>(std::ceil(r.colEnd));
+
   // Whole-pixel origin; the clip rect below rounds outwards, since the backend's scissor drops
   // fractional pixels and would cut off the last row and column.
-  const ImVec2 h0(std::floor(min.x + rowLabelWidth), std::floor(top + colLabelHeight));
+  // Square cells leave space over along one axis: the figure stands in the middle of it.
+  const float spareX = static_cast<float>(width - areaW);
+  const ImVec2 h0(std::floor(min.x + rowLabelWidth + 0.5f * spareX), std::floor(top + colLabelHeight));
   const ImVec2 h1(h0.x + cellW * static_cast<float>(visibleCols), h0.y + cellH * static_cast<float>(visibleRows));
   out.heatmapMin = h0;
   out.heatmapMax = h1;
@@ -162,43 +257,59 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
   grid.colEdges = binEdges(cb, ce, bins(ce - cb, cellW));
   const Reduction how = m_map->signedValues ? Reduction::MaxMagnitude : style.reduction;
   grid.values = reduce(grid.rowEdges, grid.colEdges, how, grid.reduced);
+  grid.kinds = binKinds(*m_map, grid.rowEdges, grid.colEdges);
   for (uint32_t e : grid.rowEdges) grid.rowPixels.push_back(h0.y + static_cast<float>(e - r.rowBegin) * cellH);
   for (uint32_t e : grid.colEdges) grid.colPixels.push_back(h0.x + static_cast<float>(e - r.colBegin) * cellW);
-
-  list.PushClipRect(h0, ImVec2(std::ceil(h1.x), std::ceil(h1.y)), true);
-  const ImVec2 whiteUv = ImGui::GetFontTexUvWhitePixel();
-  for (int64_t y = 0; y < grid.values.rows; ++y) {
-    const int n = static_cast<int>(grid.values.cols);
-    list.PrimReserve(6 * n, 4 * n);
-    const float y0 = grid.rowPixels[static_cast<std::size_t>(y)], y1 = grid.rowPixels[static_cast<std::size_t>(y + 1)];
-    for (int64_t x = 0; x < grid.values.cols; ++x) {
-      const ImU32 color = toImColor(scale.color(grid.values.at(y, x)));
-      list.PrimRectUV(ImVec2(grid.colPixels[static_cast<std::size_t>(x)], y0),
-                      ImVec2(grid.colPixels[static_cast<std::size_t>(x + 1)], y1), whiteUv, whiteUv, color);
-    }
-  }
-  list.PopClipRect();
+  drawBins(list, grid, scale, h0, ImVec2(std::ceil(h1.x), std::ceil(h1.y)));
   list.AddRect(ImVec2(h0.x - 1, h0.y - 1), ImVec2(h1.x + 1, h1.y + 1), IM_COL32(128, 128, 128, 255));
 
   if (style.labels) {
-    const int64_t rowStep = labelStep(cellH, lineHeight), colStep = labelStep(cellW, lineHeight);
+    out.rowLabelPixels = std::clamp(0.75f * cellH, minLabel, maxLabel);
+    out.colLabelPixels = std::clamp(0.75f * cellW, minLabel, maxLabel);
+    const float rowPx = out.rowLabelPixels, colPx = out.colLabelPixels;
+    const int64_t rowStep = labelStep(cellH, rowPx + 2.0f), colStep = labelStep(cellW, colPx + 2.0f);
+    list.PushClipRect(ImVec2(min.x, top), ImVec2(h0.x, max.y), true);
     for (int64_t row = rb - rb % rowStep; row < re; row += rowStep) {
       const float y = h0.y + static_cast<float>(row + 0.5 - r.rowBegin) * cellH;
       if (row < rb || y < h0.y || y > h1.y) continue;
-      const std::string text = label(m_map->rowTokens, row);
-      const float w = font->CalcTextSizeA(fs, FLT_MAX, 0, text.c_str()).x;
-      list.AddText(font, fs, ImVec2(h0.x - 5.0f - w, y - 0.5f * fs), style.text, text.c_str());
+      const bool unknown = contains(m_map->unknownRows, row);
+      const std::string text = label(m_map->rowTokens, row, unknown);
+      const float w = labelFont->CalcTextSizeA(rowPx, FLT_MAX, 0, text.c_str()).x;
+      list.AddText(labelFont, rowPx, ImVec2(h0.x - 5.0f - w, y - 0.5f * rowPx), unknown ? style.warning : style.text,
+                   text.c_str());
     }
+    list.PopClipRect();
+    list.PushClipRect(ImVec2(h0.x - 0.5f * cellW - colPx, top), ImVec2(h1.x + 0.5f * cellW + colPx, h0.y), true);
+    // One direction for the row of labels: across when every one fits its cell, else turned; CJK
+    // labels are set upright (stacked) either way.
+    std::vector<int64_t> cols;
+    bool allFit = true;
     for (int64_t col = cb - cb % colStep; col < ce; col += colStep) {
       const float x = h0.x + static_cast<float>(col + 0.5 - r.colBegin) * cellW;
       if (col < cb || x < h0.x || x > h1.x) continue;
-      addVerticalText(list, font, fs, ImVec2(x, h0.y - 5.0f), style.text, label(m_map->colTokens, col));
+      cols.push_back(col);
+      const std::string text = label(m_map->colTokens, col, contains(m_map->unknownCols, col));
+      allFit &=
+          columnLabelMode(labelFont, colPx, text, cellW * static_cast<float>(colStep)) == ColumnLabelMode::Horizontal;
     }
+    for (int64_t col : cols) {
+      const float x = h0.x + static_cast<float>(col + 0.5 - r.colBegin) * cellW;
+      const bool unknown = contains(m_map->unknownCols, col);
+      const std::string text = label(m_map->colTokens, col, unknown);
+      const ColumnLabelMode mode = allFit                  ? ColumnLabelMode::Horizontal
+                                   : isUprightScript(text) ? ColumnLabelMode::Stacked
+                                                           : ColumnLabelMode::Rotated;
+      addColumnLabel(list, labelFont, colPx, x, h0.y - 5.0f, unknown ? style.warning : style.text, text, mode);
+      out.colLabels.push_back({col, mode});
+    }
+    list.PopClipRect();
   }
   if (style.colorBar) {
-    const float x0 = h1.x + 14.0f;
-    const float y1 = std::max(h1.y, h0.y + 120.0f);
-    drawColorBar(list, font, ImVec2(x0, h0.y), ImVec2(x0 + 14.0f, std::min(y1, max.y)), scale, style.text);
+    const float x0 = h1.x + kColorBarGap;
+    const float y1 = std::min(std::max(h1.y, h0.y + 120.0f), max.y - 0.5f * maxLabel);
+    out.colorBarMin = ImVec2(x0, h0.y);
+    out.colorBarMax = ImVec2(x0 + kColorBarWidth, y1);
+    out.colorBarRight = drawColorBar(list, labelFont, maxLabel, out.colorBarMin, out.colorBarMax, scale, style.text);
   }
   out.valid = true;
   return out;
@@ -215,44 +326,6 @@ std::optional<Cell> HeatmapView::cellAt(const FigureLayout& layout, ImVec2 p) co
       static_cast<int64_t>(std::floor(layout.region.colBegin + (p.x - layout.heatmapMin.x) / layout.cellWidth));
   if (row < 0 || col < 0 || row >= m_map->values.rows || col >= m_map->values.cols) return std::nullopt;
   return Cell{row, col};
-}
-
-void addVerticalText(ImDrawList& list, ImFont* font, float size, ImVec2 anchor, ImU32 color, const std::string& text) {
-  // Laid out horizontally from the anchor, then each new vertex turned about it. The clip rect is
-  // opened wide first: ImGui culls glyphs against it before they are turned.
-  list.PushClipRect(ImVec2(-1e5f, -1e5f), ImVec2(1e5f, 1e5f), false);
-  const int first = list.VtxBuffer.Size;
-  list.AddText(font, size, ImVec2(anchor.x, anchor.y - 0.5f * size), color, text.c_str());
-  for (int i = first; i < list.VtxBuffer.Size; ++i) {
-    ImVec2& p = list.VtxBuffer[i].pos;
-    const float dx = p.x - anchor.x, dy = p.y - anchor.y;
-    p = ImVec2(anchor.x + dy, anchor.y - dx);
-  }
-  list.PopClipRect();
-}
-
-void drawColorBar(ImDrawList& list, ImFont* font, ImVec2 min, ImVec2 max, const ColorScale& scale, ImU32 text) {
-  constexpr int kSegments = 64;
-  const float height = max.y - min.y;
-  for (int i = 0; i < kSegments; ++i) {
-    // Segment i spans t in [i/N, (i+1)/N], drawn bottom (low) to top (high).
-    const float t0 = static_cast<float>(i) / kSegments, t1 = static_cast<float>(i + 1) / kSegments;
-    const ImU32 low = toImColor(sampleColormap(scale.colormap(), t0));
-    const ImU32 high = toImColor(sampleColormap(scale.colormap(), t1));
-    list.AddRectFilledMultiColor(ImVec2(min.x, max.y - t1 * height), ImVec2(max.x, max.y - t0 * height), high, high,
-                                 low, low);
-  }
-  list.AddRect(min, max, IM_COL32(128, 128, 128, 255));
-  const float fs = font->FontSize;
-  for (int k = 0; k <= 4; ++k) {
-    const float t = static_cast<float>(k) / 4.0f;
-    const float y = max.y - t * height;
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3g", static_cast<double>(scale.valueAt(t)));
-    // Ticks point into the bar: outside it they would read as minus signs before the labels.
-    list.AddLine(ImVec2(max.x - 5.0f, y), ImVec2(max.x, y), IM_COL32(128, 128, 128, 255));
-    list.AddText(font, fs, ImVec2(max.x + 5.0f, y - 0.5f * fs), text, buffer);
-  }
 }
 
 }  // namespace vkattn::viewer

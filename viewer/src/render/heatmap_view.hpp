@@ -16,6 +16,7 @@
 #include "render/colormap.hpp"
 #include "render/downsample.hpp"
 #include "render/region.hpp"
+#include "render/token_labels.hpp"
 #include "sources/selection.hpp"
 
 namespace vkattn::viewer {
@@ -24,18 +25,39 @@ struct FigureStyle {
   bool title = true;
   bool labels = true;
   bool colorBar = true;
+  // Cells are square and the region shown is widened along one axis to fill the area the whole
+  // map takes; with `stretch` the region fills all the space and cells take its aspect.
+  bool stretch = false;
   float minBinPixels = 2.0f;  // bins narrower than this are merged (reduced)
-  float maxCellPixels = 56.0f;
+  // Labels follow the cell size between 0.8 x the font size and this (0: the font size); figures
+  // for export pass a size that grows with the image.
+  float maxLabelPixels = 0.0f;
+  ImFont* labelFont = nullptr;           // a font baked large for big labels; nullptr: the figure font
   Reduction reduction = Reduction::Max;  // for unsigned maps; signed ones keep the largest magnitude
   ImU32 text = IM_COL32(225, 225, 225, 255);
+  ImU32 warning = IM_COL32(240, 140, 40, 255);  // tokens the model read as <unk>
 };
+
+// Cells that carry no weight to read, drawn apart from a zero: hidden columns (grey, light
+// hatching) and the causal mask (slate, dark hatching).
+inline constexpr ImU32 kHiddenColor = IM_COL32(150, 150, 150, 255);
+inline constexpr ImU32 kHiddenHatch = IM_COL32(205, 205, 205, 255);
+inline constexpr ImU32 kMaskColor = IM_COL32(52, 52, 62, 255);
+inline constexpr ImU32 kMaskHatch = IM_COL32(112, 112, 128, 255);
+enum class BinKind : uint8_t { Value = 0, Hidden = 1, Masked = 2 };
 
 // The bins drawn: map-cell edges, their screen edges and the value each bin was coloured by.
 struct DrawnGrid {
   std::vector<uint32_t> rowEdges, colEdges;
   std::vector<float> rowPixels, colPixels;
   Matrix values;
-  bool reduced = false;  // values came from the downsampler (GPU, or its CPU reference)
+  std::vector<BinKind> kinds;  // per bin, row-major: Value, or a bin wholly hidden or masked
+  bool reduced = false;        // values came from the downsampler (GPU, or its CPU reference)
+};
+
+struct ColumnLabel {
+  int64_t col = 0;
+  ColumnLabelMode mode = ColumnLabelMode::Rotated;
 };
 
 struct FigureLayout {
@@ -43,6 +65,11 @@ struct FigureLayout {
   ImVec2 heatmapMin{0, 0}, heatmapMax{0, 0};
   Region region;  // the fractional region shown, clamped to the map
   float cellWidth = 0, cellHeight = 0;
+  bool stretch = false;
+  float rowLabelPixels = 0, colLabelPixels = 0;
+  std::vector<ColumnLabel> colLabels;  // the column labels drawn and how
+  ImVec2 colorBarMin{0, 0}, colorBarMax{0, 0};
+  float colorBarRight = 0;  // the rightmost pixel of its labels
   DrawnGrid grid;
 };
 
@@ -53,8 +80,9 @@ struct Cell {
 // The region clamped into the map, at least one cell each way; a whole() region is the map.
 Region clampRegion(const Region& region, int64_t rows, int64_t cols);
 
-// UTF-8 text cut to at most `maxChars` code points, ".." marking the cut.
-std::string shortenLabel(const std::string& text, std::size_t maxChars);
+// The region widened about its centre along one axis so that cells of an area `areaWidth` x
+// `areaHeight` are square and the region fills it (clamped into the map).
+Region fillRegion(const Region& region, int64_t rows, int64_t cols, double areaWidth, double areaHeight);
 
 class HeatmapView {
  public:
@@ -87,12 +115,5 @@ class HeatmapView {
   Matrix m_identity;
   std::string m_error;
 };
-
-// Text rotated a quarter turn counter-clockwise (reads bottom to top), its baseline end at
-// `anchor`: column labels standing above the map.
-void addVerticalText(ImDrawList& list, ImFont* font, float size, ImVec2 anchor, ImU32 color, const std::string& text);
-
-// The colour bar of `scale` in [min, max] with five labelled ticks.
-void drawColorBar(ImDrawList& list, ImFont* font, ImVec2 min, ImVec2 max, const ColorScale& scale, ImU32 text);
 
 }  // namespace vkattn::viewer

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "render/color_bar.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/json_text.hpp"
 
@@ -56,7 +57,30 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
         << ", \"title\": " << jsonQuoted(record.map->title) << "},\n";
     out << "  \"rowTokens\": " << strings(record.map->rowTokens) << ",\n";
     out << "  \"colTokens\": " << strings(record.map->colTokens) << ",\n";
+    out << "  \"hiddenColumns\": " << list(record.map->hiddenColumns)
+        << ", \"causalMask\": " << (record.map->causal ? "true" : "false")
+        << ", \"probability\": " << (record.map->probability ? "true" : "false")
+        << ", \"renormalised\": " << (record.map->renormalised ? "true" : "false") << ",\n";
+    out << "  \"normalisation\": " << jsonQuoted(record.map->normalisation) << ",\n";
+    out << "  \"unknownRows\": " << list(record.map->unknownRows)
+        << ", \"unknownCols\": " << list(record.map->unknownCols) << ",\n";
   }
+  out << "  \"stale\": " << (record.stale ? "true" : "false") << ", \"warning\": " << jsonQuoted(record.warning)
+      << ",\n";
+  out << "  \"cells\": {\"width\": " << jsonNumber(f.cellWidth) << ", \"height\": " << jsonNumber(f.cellHeight)
+      << ", \"stretch\": " << (f.stretch ? "true" : "false") << "},\n";
+  out << "  \"labels\": {\"rowPixels\": " << jsonNumber(f.rowLabelPixels)
+      << ", \"colPixels\": " << jsonNumber(f.colLabelPixels) << ", \"columns\": [";
+  for (std::size_t i = 0; i < f.colLabels.size() && i < 512; ++i)
+    out << (i ? ", " : "") << "{\"col\": " << f.colLabels[i].col << ", \"mode\": \"" << toString(f.colLabels[i].mode)
+        << "\"}";
+  out << "]},\n";
+  out << "  \"colorBar\": {\"x0\": " << jsonNumber(f.colorBarMin.x) << ", \"y0\": " << jsonNumber(f.colorBarMin.y)
+      << ", \"x1\": " << jsonNumber(f.colorBarMax.x) << ", \"y1\": " << jsonNumber(f.colorBarMax.y)
+      << ", \"labelRight\": " << jsonNumber(f.colorBarRight) << ", \"ticks\": [";
+  const auto ticks = colorBarTicks(record.scale);
+  for (std::size_t i = 0; i < ticks.size(); ++i) out << (i ? ", " : "") << jsonNumber(ticks[i].value);
+  out << "]},\n";
   out << "  \"region\": {\"rowBegin\": " << jsonNumber(f.region.rowBegin)
       << ", \"rowEnd\": " << jsonNumber(f.region.rowEnd) << ", \"colBegin\": " << jsonNumber(f.region.colBegin)
       << ", \"colEnd\": " << jsonNumber(f.region.colEnd) << "},\n";
@@ -73,6 +97,13 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
       std::vector<float> row(g.values.values.begin() + r * g.values.cols,
                              g.values.values.begin() + (r + 1) * g.values.cols);
       out << (r ? ",\n      " : "\n      ") << list(row);
+    }
+    out << "],\n    \"kinds\": [";
+    for (int64_t r = 0; r < g.values.rows; ++r) {
+      out << (r ? ",\n      [" : "\n      [");
+      for (int64_t c = 0; c < g.values.cols; ++c)
+        out << (c ? "," : "") << static_cast<int>(g.kinds[static_cast<std::size_t>(r * g.values.cols + c)]);
+      out << "]";
     }
     out << "]";
   }

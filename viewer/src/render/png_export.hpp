@@ -24,6 +24,8 @@ struct LayoutRecord {
   const FigureLayout* figure = nullptr;
   const DisplayMap* map = nullptr;
   ColorScale scale;
+  bool stale = false;   // the map is older than the input (its computation failed)
+  std::string warning;  // the source's warning (unknown words), if any
 };
 
 // Writes the sidecar; the grid's values are included up to 512 x 512 bins.

@@ -10,7 +10,8 @@ void Thumbnails::build(const AttentionKind& kind, const std::vector<int64_t>& hi
   m_bins = bins;
   for (std::size_t l = 0; l < kind.layers.size(); ++l)
     for (int64_t h = 0; h < kind.heads(); ++h) {
-      Matrix map = hideColumns(headMap(kind.layers[l], h), hidden);
+      const Matrix head = headMap(kind.layers[l], h);
+      Matrix map = hideColumns(head, hidden, isProbabilityMap(head));
       if (map.rows > bins || map.cols > bins) {
         const auto rowEdges = binEdges(0, map.rows, std::min(bins, map.rows));
         const auto colEdges = binEdges(0, map.cols, std::min(bins, map.cols));

@@ -77,7 +77,20 @@ Matrix rollout(const std::vector<Matrix>& layers, int64_t last) {
   return result;
 }
 
-Matrix hideColumns(const Matrix& map, const std::vector<int64_t>& hidden) {
+bool isProbabilityMap(const Matrix& map) {
+  for (int64_t r = 0; r < map.rows; ++r) {
+    double sum = 0.0;
+    for (int64_t c = 0; c < map.cols; ++c) {
+      const float v = map.at(r, c);
+      if (!(v >= 0.0f)) return false;
+      sum += v;
+    }
+    if (std::fabs(sum - 1.0) > 1e-3 && sum != 0.0) return false;
+  }
+  return true;
+}
+
+Matrix hideColumns(const Matrix& map, const std::vector<int64_t>& hidden, bool renormalise) {
   Matrix out = map;
   std::vector<bool> hide(static_cast<std::size_t>(map.cols), false);
   for (int64_t c : hidden)
@@ -91,6 +104,7 @@ Matrix hideColumns(const Matrix& map, const std::vector<int64_t>& hidden) {
       else
         after += map.at(r, c);
     }
+    if (!renormalise) continue;
     const double gain = after > 0.0 ? before / after : 0.0;
     for (int64_t c = 0; c < map.cols; ++c) out.at(r, c) = static_cast<float>(out.at(r, c) * gain);
   }

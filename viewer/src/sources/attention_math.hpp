@@ -34,10 +34,15 @@ Matrix aggregateHeads(const AttentionMap& layer, Aggregation how);
 // and of one size (self-attention); throws InvalidArgument("rollout") otherwise.
 Matrix rollout(const std::vector<Matrix>& layers, int64_t last);
 
-// Zeroes the hidden columns and rescales each row to sum to what it summed to before (1 for a
-// softmax row), so that the rest of the row reads as if the sink tokens were not there. A row with
-// nothing left stays zero.
-Matrix hideColumns(const Matrix& map, const std::vector<int64_t>& hidden);
+// True when every value is >= 0 and every row sums to 1 (within 1e-3) or to 0 (a row masked
+// out entirely): attention probabilities, which hiding columns may renormalise.
+bool isProbabilityMap(const Matrix& map);
+
+// Zeroes the hidden columns. With `renormalise` (probability maps) each row is rescaled to sum to
+// what it summed to before, so that the rest of the row reads as if the sink tokens were not
+// there; a row with nothing left stays zero. Without it (scores, signed values, anything whose
+// rows are not distributions) the kept values are left exactly as given, every row alike.
+Matrix hideColumns(const Matrix& map, const std::vector<int64_t>& hidden, bool renormalise = true);
 
 // a - b; throws InvalidArgument("difference") when the shapes differ.
 Matrix difference(const Matrix& a, const Matrix& b);

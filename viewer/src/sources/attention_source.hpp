@@ -19,6 +19,8 @@ struct AttentionKind {
   std::vector<std::string> rowTokens;
   std::vector<std::string> colTokens;
   std::vector<AttentionMap> layers;
+  bool causal = false;  // column c > row r is masked out (decoder self-attention), not zero weight
+  std::vector<int64_t> unknownRows, unknownCols;  // tokens the model read as <unk>
 
   int64_t heads() const { return layers.empty() ? 0 : layers.front().heads; }
   int64_t rows() const { return layers.empty() ? 0 : layers.front().rows; }
@@ -29,8 +31,9 @@ struct AttentionKind {
 
 struct AttentionSet {
   std::vector<AttentionKind> kinds;
-  std::string output;  // e.g. the French translation; empty when the source has none
-  std::string status;  // one line about how it was made (source, timing)
+  std::string output;   // e.g. the French translation; empty when the source has none
+  std::string status;   // one line about how it was made (source, timing)
+  std::string warning;  // something the reader must know (unknown words); empty when none
 
   const AttentionKind* find(const std::string& id) const {
     for (const auto& kind : kinds)

@@ -51,6 +51,22 @@ Matrix choiceMap(const AttentionKind& kind, const MapChoice& choice, bool rollou
   return viewer::rollout(layers, choice.layer);
 }
 
+namespace {
+
+std::string columnList(const std::vector<int64_t>& columns, const std::vector<std::string>& tokens) {
+  std::vector<int64_t> sorted = columns;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (int64_t c : sorted) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(c);
+    if (c < static_cast<int64_t>(tokens.size())) out += " '" + tokens[static_cast<std::size_t>(c)] + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
 DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) {
   if (selection.kind >= set.kinds.size())
     throw InvalidArgument("view", "index " + std::to_string(selection.kind) + " is out of range");
@@ -58,14 +74,39 @@ DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) 
   DisplayMap map;
   map.rowTokens = kind.rowTokens;
   map.colTokens = kind.colTokens;
-  map.values = hideColumns(choiceMap(kind, selection.a, selection.rollout), selection.hiddenColumns);
+  map.causal = kind.causal;
+  map.unknownRows = kind.unknownRows;
+  map.unknownCols = kind.unknownCols;
+  for (int64_t c : selection.hiddenColumns)
+    if (c >= 0 && c < kind.cols()) map.hiddenColumns.push_back(c);
+  std::sort(map.hiddenColumns.begin(), map.hiddenColumns.end());
+  map.hiddenColumns.erase(std::unique(map.hiddenColumns.begin(), map.hiddenColumns.end()), map.hiddenColumns.end());
+
+  // One rule for every row: a map renormalises only when it is a probability map as a whole.
+  const Matrix a = choiceMap(kind, selection.a, selection.rollout);
+  map.probability = isProbabilityMap(a);
+  const bool hiding = !map.hiddenColumns.empty();
+  map.renormalised = hiding && map.probability;
+  map.values = hideColumns(a, map.hiddenColumns, map.renormalised);
   map.title = kind.title + " | " + describe(selection.a, selection.rollout);
   if (selection.difference) {
-    const Matrix b = hideColumns(choiceMap(kind, selection.b, selection.rollout), selection.hiddenColumns);
+    const Matrix bRaw = choiceMap(kind, selection.b, selection.rollout);
+    const Matrix b = hideColumns(bRaw, map.hiddenColumns, map.renormalised);
     map.values = difference(map.values, b);
     map.title += "  minus  " + describe(selection.b, selection.rollout);
     map.signedValues = true;
   }
+  if (hiding) {
+    const std::string list = columnList(map.hiddenColumns, map.colTokens);
+    map.title +=
+        map.renormalised ? " | hidden: " + list + " (rows renormalised)" : " | hidden: " + list + " (values as given)";
+  }
+  if (!map.probability)
+    map.normalisation = "values as given: rows are not probability distributions, so no row is rescaled";
+  else if (map.renormalised)
+    map.normalisation = "rows renormalised to their former sums over the columns left";
+  else
+    map.normalisation = "attention probabilities, as computed";
   return map;
 }
 

@@ -38,7 +38,15 @@ struct DisplayMap {
   std::vector<std::string> rowTokens;
   std::vector<std::string> colTokens;
   std::string title;
-  bool signedValues = false;  // a difference: draw with a diverging colormap
+  bool signedValues = false;           // a difference: draw with a diverging colormap
+  bool causal = false;                 // cells above the diagonal are masked, drawn apart from zeros
+  std::vector<int64_t> hiddenColumns;  // drawn apart, their values zeroed
+  std::vector<int64_t> unknownRows, unknownCols;
+  // How the values relate to the source's: probability maps are renormalised over the columns
+  // left after hiding; anything else is drawn as given, every row alike.
+  bool probability = true;
+  bool renormalised = false;
+  std::string normalisation;  // one line saying which, for the UI and the layout record
 };
 
 std::string describe(const MapChoice& choice, bool rollout);
