@@ -11,12 +11,12 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "vkattn/ops/attention.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/models/model_directory.hpp"
 #include "vkattn/models/translation_model.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::cli {
 namespace {

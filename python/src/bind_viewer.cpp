@@ -42,8 +42,16 @@ void writeLines(const fs::path& file, const std::vector<std::string>& lines) {
   if (!out) throw py::value_error("cannot write " + file.string());
 }
 
-std::string saveAttention(const std::string& dir, const py::object& attn, const py::object& rowTokens,
+std::string saveAttention(const py::object& dirArg, const py::object& attn, const py::object& rowTokens,
                           const py::object& colTokens) {
+  std::string dir;
+  try {
+    dir = py::module_::import("os").attr("fspath")(dirArg).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    throw py::type_error("'dir' must be a str or a path");
+  } catch (const py::cast_error&) {
+    throw py::type_error("'dir' must be a str or a path");
+  }
   py::module_ np = py::module_::import("numpy");
   py::array_t<float, py::array::c_style | py::array::forcecast> maps;
   try {
@@ -96,7 +104,7 @@ py::object view(const py::object& attn, const py::object& rowTokens, const py::o
   if (size.first < 64 || size.second < 64 || size.first > 8192 || size.second > 8192)
     throw py::value_error("'size' must be (width, height) within 64..8192");
   const std::string dir = py::module_::import("tempfile").attr("mkdtemp")("", "vkattn_view_").cast<std::string>();
-  saveAttention(dir, attn, rowTokens, colTokens);
+  saveAttention(py::str(dir), attn, rowTokens, colTokens);
   py::list command;
   command.append(viewerExecutable(viewer));
   command.append("--source");

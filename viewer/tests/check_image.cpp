@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "json_lite.hpp"
-#include "vkattn/io/npy.hpp"
 #include "render/colormap.hpp"
 #include "render/fonts.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace {
 

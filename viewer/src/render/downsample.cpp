@@ -126,8 +126,7 @@ Matrix GpuDownsampler::run(const std::vector<uint32_t>& rowEdges, const std::vec
                              {HEATMAP_BINDING_ROW_EDGES, &rowTensor.buffer()},
                              {HEATMAP_BINDING_COL_EDGES, &colTensor.buffer()},
                              {HEATMAP_BINDING_OUT, &out.buffer()}},
-                            p,
-                            groupsFor(m_ctx.device(), bins, kWorkgroupSize / lanes));
+                            p, groupsFor(m_ctx.device(), bins, kWorkgroupSize / lanes));
   m_ctx.flush();
   result.values = out.download();
   return result;

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "vkattn/io/npy.hpp"
 #include "sources/npy_source.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace vkattn::viewer {
 namespace {

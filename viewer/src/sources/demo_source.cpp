@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vkattn/ops/attention.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::viewer {
 namespace {

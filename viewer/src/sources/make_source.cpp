@@ -5,8 +5,8 @@
 #include "sources/attention_source.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
-#include "vkattn/core/error.hpp"
 #include "sources/translation_source.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 

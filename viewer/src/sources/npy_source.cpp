@@ -4,10 +4,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "vkattn/io/npy.hpp"
 #include "sources/attention_dump.hpp"
-#include "vkattn/ops/attention.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/npy.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::viewer {
 namespace {
