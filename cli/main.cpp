@@ -34,6 +34,8 @@ void usage(std::ostream& out) {
          "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"
          "            translation: [--verbose] [--dump-attention DIR] [--logits FILE.npy]\n"
          "            [--model DIR] [--max-tokens N]\n"
+         "  warmup [--model DIR]  compile, ahead of first use, the kernels this device will run\n"
+         "            for translation and the viewer into the pipeline cache (progress on stderr)\n"
          "\n"
          "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
          "             VKATTN_VALIDATION=1 (Khronos validation layer),\n"
@@ -47,6 +49,7 @@ namespace vkattn::cli {
 // Exit status of one command; 2 for an unknown command or argument.
 int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
   if (command == "translate") return translateCommand(options, rest);
+  if (command == "warmup") return warmupCommand(options, rest);
   if (command == "run") return runCommand(options, rest);
   if (command == "bench") return benchCommand(options, rest);
   if (command == "conformance") return conformanceCommand(options, rest);

@@ -1,79 +1,143 @@
 # Compiles GLSL compute shaders to SPIR-V at build time and embeds them in a generated registry.
 #
-# vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...] [KHR_TWIN <khr id>])
-#   Adds one SPIR-V module named <id>. Several ids may come from one source with different defines.
-#   KHR_TWIN: <id> uses SPV_NV_cooperative_matrix; <khr id> is the same module rewritten to
-#   SPV_KHR_cooperative_matrix by vkattn_nv_to_khr (shaders/khr), for devices with
-#   VK_KHR_cooperative_matrix (Debian 12's glslc cannot compile GL_KHR_cooperative_matrix).
-# vkattn_shader_registry(<target>)
-#   Generates shader_registry.cpp that maps every id to its SPIR-V words and adds it to <target>.
+# vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...] [REGISTRY <name>] [INCLUDE_DIRS <dir> ...]
+#               [KHR_TWIN <khr id>])
+#   Adds one SPIR-V module named <id> to registry <name> (default: runtime). Several ids may come
+#   from one source with different defines. KHR_TWIN: <id> uses SPV_NV_cooperative_matrix; <khr id>
+#   is the same module rewritten to SPV_KHR_cooperative_matrix by vkattn_nv_to_khr (shaders/khr),
+#   for devices with VK_KHR_cooperative_matrix (Debian 12's glslc cannot compile
+#   GL_KHR_cooperative_matrix). A relative SOURCE is under shaders/ for the runtime's
+#   registry and under the calling directory for any other; INCLUDE_DIRS defaults to
+#   shaders/include for the runtime and to the source's include/ folder otherwise.
+# vkattn_shader_registry(<target> [REGISTRY <name>] [NAMESPACE <ns>] [HEADER <header>])
+#   Generates <name>_shader_registry.cpp, which defines `const std::vector<ShaderEntry>&
+#   shaderRegistry()` in namespace <ns> (default vkattn::detail) with every id of the registry,
+#   after including <header> (default shader_registry.hpp) that declares ShaderEntry and the
+#   function; adds it to <target>. A client of the runtime (the viewer) keeps its kernels in a
+#   registry of its own this way and hands their words to PipelineDesc::code.
 
 set(VKATTN_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 
 function(vkattn_shader id)
-  cmake_parse_arguments(ARG "" "SOURCE;KHR_TWIN" "DEFINES" ${ARGN})
+  cmake_parse_arguments(ARG "" "SOURCE;REGISTRY;KHR_TWIN" "DEFINES;INCLUDE_DIRS" ${ARGN})
+  if(NOT ARG_REGISTRY)
+    set(ARG_REGISTRY runtime)
+  endif()
+  set(src ${ARG_SOURCE})
+  if(NOT IS_ABSOLUTE ${src})
+    if(ARG_REGISTRY STREQUAL "runtime")
+      set(src ${VKATTN_SHADER_DIR}/${src})
+    else()
+      set(src ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+    endif()
+  endif()
+  if(NOT ARG_INCLUDE_DIRS)
+    if(ARG_REGISTRY STREQUAL "runtime")
+      set(ARG_INCLUDE_DIRS ${VKATTN_SHADER_DIR}/include)
+    else()
+      get_filename_component(src_dir ${src} DIRECTORY)
+      set(ARG_INCLUDE_DIRS ${src_dir}/include)
+    endif()
+  endif()
   # Only recorded here; the commands are made in the directory of the target that embeds them
   # (custom command outputs are visible only to targets of their own directory).
-  set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS ${id})
-  set_property(GLOBAL PROPERTY VKATTN_SHADER_${id}_SOURCE ${VKATTN_SHADER_DIR}/${ARG_SOURCE})
-  set_property(GLOBAL PROPERTY VKATTN_SHADER_${id}_DEFINES "${ARG_DEFINES}")
+  set(key VKATTN_SHADER_${ARG_REGISTRY}_${id})
+  set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS_${ARG_REGISTRY} ${id})
+  set_property(GLOBAL PROPERTY ${key}_SOURCE ${src})
+  set_property(GLOBAL PROPERTY ${key}_DEFINES "${ARG_DEFINES}")
+  set_property(GLOBAL PROPERTY ${key}_INCLUDE_DIRS "${ARG_INCLUDE_DIRS}")
   if(ARG_KHR_TWIN)
-    set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS ${ARG_KHR_TWIN})
-    set_property(GLOBAL PROPERTY VKATTN_SHADER_${ARG_KHR_TWIN}_NV_ID ${id})
+    set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_IDS_${ARG_REGISTRY} ${ARG_KHR_TWIN})
+    set_property(GLOBAL PROPERTY VKATTN_SHADER_${ARG_REGISTRY}_${ARG_KHR_TWIN}_NV_ID ${id})
   endif()
 endfunction()
 
-function(_vkattn_compile_shader id out_var)
-  get_property(nv_id GLOBAL PROPERTY VKATTN_SHADER_${id}_NV_ID)
-  if(nv_id)
-    set(nv ${CMAKE_BINARY_DIR}/spirv/${nv_id}.spv.inc)
-    set(out ${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc)
+# The runtime's modules keep their historic place, spirv/<id>.spv.inc; other registries get a
+# folder of their own so that equal ids cannot collide.
+function(_vkattn_spirv_path registry id out_var)
+  if(registry STREQUAL "runtime")
+    set(${out_var} ${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc PARENT_SCOPE)
+  else()
+    set(${out_var} ${CMAKE_BINARY_DIR}/spirv/${registry}/${id}.spv.inc PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_vkattn_compile_shader registry id out_var)
+  set(key VKATTN_SHADER_${registry}_${id})
+  get_property(nv_id GLOBAL PROPERTY ${key}_NV_ID)
+  if(nv_id)  # a KHR twin: the NV module rewritten
+    _vkattn_spirv_path(${registry} ${nv_id} nv)
+    _vkattn_spirv_path(${registry} ${id} out)
     add_custom_command(
       OUTPUT ${out}
       COMMAND vkattn_nv_to_khr ${nv} ${out}
       DEPENDS ${nv} vkattn_nv_to_khr
-      COMMENT "vkattn_nv_to_khr ${id}"
+      COMMENT "vkattn_nv_to_khr ${registry}/${id}"
       VERBATIM)
     set(${out_var} ${out} PARENT_SCOPE)
     return()
   endif()
-  get_property(src GLOBAL PROPERTY VKATTN_SHADER_${id}_SOURCE)
-  get_property(defines GLOBAL PROPERTY VKATTN_SHADER_${id}_DEFINES)
-  set(out ${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc)
+  get_property(src GLOBAL PROPERTY ${key}_SOURCE)
+  get_property(defines GLOBAL PROPERTY ${key}_DEFINES)
+  get_property(include_dirs GLOBAL PROPERTY ${key}_INCLUDE_DIRS)
+  _vkattn_spirv_path(${registry} ${id} out)
+  get_filename_component(out_dir ${out} DIRECTORY)
   set(defs)
   foreach(d IN LISTS defines)
     list(APPEND defs -D${d})
   endforeach()
+  set(includes)
+  foreach(dir IN LISTS include_dirs)
+    list(APPEND includes -I ${dir})
+  endforeach()
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/spirv
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
     COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num -fshader-stage=compute
-            -I ${VKATTN_SHADER_DIR}/include ${defs}
+            ${includes} ${defs}
             -MD -MF ${out}.d -MT ${out} -o ${out} ${src}
     DEPENDS ${src}
     DEPFILE ${out}.d
-    COMMENT "glslc ${id}"
+    COMMENT "glslc ${registry}/${id}"
     VERBATIM)
   set(${out_var} ${out} PARENT_SCOPE)
 endfunction()
 
 function(vkattn_shader_registry target)
-  get_property(ids GLOBAL PROPERTY VKATTN_SHADER_IDS)
+  cmake_parse_arguments(ARG "" "REGISTRY;NAMESPACE;HEADER" "" ${ARGN})
+  if(NOT ARG_REGISTRY)
+    set(ARG_REGISTRY runtime)
+  endif()
+  if(NOT ARG_NAMESPACE)
+    set(ARG_NAMESPACE vkattn::detail)
+  endif()
+  if(NOT ARG_HEADER)
+    set(ARG_HEADER shader_registry.hpp)
+  endif()
+  get_property(ids GLOBAL PROPERTY VKATTN_SHADER_IDS_${ARG_REGISTRY})
+  if(NOT ids)
+    message(FATAL_ERROR "vkattn_shader_registry: registry '${ARG_REGISTRY}' has no shaders")
+  endif()
   set(outs)
   foreach(id IN LISTS ids)
-    _vkattn_compile_shader(${id} out)
+    _vkattn_compile_shader(${ARG_REGISTRY} ${id} out)
     list(APPEND outs ${out})
   endforeach()
-  set(gen ${CMAKE_BINARY_DIR}/generated/shader_registry.cpp)
-  set(body "// Generated by cmake/VkattnShaders.cmake. Do not edit.\n#include \"shader_registry.hpp\"\n\nnamespace vkattn::detail {\nnamespace {\n")
+  if(ARG_REGISTRY STREQUAL "runtime")
+    set(gen ${CMAKE_BINARY_DIR}/generated/shader_registry.cpp)
+  else()
+    set(gen ${CMAKE_BINARY_DIR}/generated/${ARG_REGISTRY}_shader_registry.cpp)
+  endif()
+  set(body "// Generated by cmake/VkattnShaders.cmake. Do not edit.\n#include \"${ARG_HEADER}\"\n\nnamespace ${ARG_NAMESPACE} {\nnamespace {\n")
   foreach(id IN LISTS ids)
-    string(APPEND body "const uint32_t k_${id}[] = {\n#include \"${CMAKE_BINARY_DIR}/spirv/${id}.spv.inc\"\n};\n")
+    _vkattn_spirv_path(${ARG_REGISTRY} ${id} out)
+    string(APPEND body "const uint32_t k_${id}[] = {\n#include \"${out}\"\n};\n")
   endforeach()
   string(APPEND body "}  // namespace\n\nconst std::vector<ShaderEntry>& shaderRegistry() {\n  static const std::vector<ShaderEntry> entries = {\n")
   foreach(id IN LISTS ids)
     string(APPEND body "      {\"${id}\", std::span<const uint32_t>(k_${id})},\n")
   endforeach()
-  string(APPEND body "  };\n  return entries;\n}\n\n}  // namespace vkattn::detail\n")
+  string(APPEND body "  };\n  return entries;\n}\n\n}  // namespace ${ARG_NAMESPACE}\n")
   file(GENERATE OUTPUT ${gen} CONTENT "${body}")
   set_source_files_properties(${gen} PROPERTIES OBJECT_DEPENDS "${outs}")
   target_sources(${target} PRIVATE ${gen})

@@ -2,7 +2,7 @@
 file(REMOVE_RECURSE ${DIR})
 execute_process(COMMAND ${DUMP} ${DIR} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "vkattn_dump_spirv failed")
+  message(FATAL_ERROR "${DUMP} failed")
 endif()
 file(GLOB modules ${DIR}/*.spv)
 list(LENGTH modules count)

@@ -11,5 +11,6 @@ void bindDevices(py::module_& m);
 void bindRowOps(py::module_& m);
 void bindAttention(py::module_& m);
 void bindAttentionLayer(py::module_& m);
+void bindViewer(py::module_& m);
 
 }  // namespace vkattn::python

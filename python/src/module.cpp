@@ -22,4 +22,5 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindRowOps(m);
   python::bindAttention(m);
   python::bindAttentionLayer(m);
+  python::bindViewer(m);
 }

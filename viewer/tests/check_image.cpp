@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "colormap.hpp"
 #include "json_lite.hpp"
+#include "render/colormap.hpp"
+#include "render/fonts.hpp"
 #include "vkattn/io/npy.hpp"
 
 namespace {
@@ -50,6 +51,7 @@ int makeNpy(const std::filesystem::path& dir) {
   vkattn::io::writeNpy(dir / "attention.npy", {layers, heads, rows, cols}, values);
   std::ofstream(dir / "row_tokens.txt") << "我\n们\n是\n朋\n友\n。\n";
   std::ofstream(dir / "col_tokens.txt") << "nous\nsommes\ndes\namis\nà\nl'école\n<eos>\n";
+  std::ofstream(dir / "cjk_cols.txt") << "我们\n是\n好朋友\n在\n学校\n。\n<eos>\n";
   return 0;
 }
 
@@ -78,13 +80,82 @@ std::size_t discordantPairs(const std::vector<double>& position, const std::vect
   return bad;
 }
 
+bool isRoundTick(double v) {
+  if (v == 0.0) return true;
+  const double a = std::fabs(v), decade = std::pow(10.0, std::floor(std::log10(a) + 1e-9));
+  const double m = a / decade;
+  for (double want : {1.0, 2.0, 5.0, 10.0})
+    if (std::fabs(m - want) < 1e-3 * want) return true;
+  // 1-2-5 steps also land on their multiples within a decade (0.4, 0.6, 0.8 for a step of 0.2).
+  return std::fabs(m * 10.0 - std::round(m * 10.0)) < 1e-3;
+}
+
+bool hasCjk(const std::string& text) {
+  for (uint32_t cp : vkattn::viewer::decodeUtf8(text))
+    if (cp >= 0x2e80 && cp <= 0x9fff) return true;
+  return false;
+}
+
+// Checks of the figure as a whole, from the layout alone.
+void checkFigure(const Json& layout, int width, const std::string& sameArea, double minLabelPixels,
+                 const std::string& titleHas, const std::string& titleLacks, const std::string& unknownWord) {
+  const Json& cells = layout["cells"];
+  if (!cells["stretch"].boolean)
+    check(std::fabs(cells["width"].number - cells["height"].number) < 1e-3,
+          "cells are " + std::to_string(cells["width"].number) + " x " + std::to_string(cells["height"].number) +
+              " px, not square");
+  const Json& bar = layout["colorBar"];
+  check(bar["labelRight"].number <= width, "colour bar labels reach x = " + std::to_string(bar["labelRight"].number) +
+                                               ", past the image's " + std::to_string(width) + " px");
+  check(!bar["ticks"].items.empty(), "the colour bar has no ticks");
+  for (const Json& tick : bar["ticks"].items)
+    check(isRoundTick(tick.number), "colour bar tick " + std::to_string(tick.number) + " is not a round value");
+  const Json& columns = layout["labels"]["columns"];
+  for (const Json& label : columns.items) {
+    const auto col = static_cast<std::size_t>(label["col"].number);
+    if (col < layout["colTokens"].items.size() && hasCjk(layout["colTokens"][col].text))
+      check(label["mode"].text != "rotated", "CJK column label " + std::to_string(col) + " is turned sideways");
+  }
+  if (minLabelPixels > 0)
+    check(layout["labels"]["rowPixels"].number >= minLabelPixels &&
+              layout["labels"]["colPixels"].number >= minLabelPixels,
+          "labels are " + std::to_string(layout["labels"]["rowPixels"].number) + " px, expected at least " +
+              std::to_string(minLabelPixels));
+  const std::string& title = layout["map"]["title"].text;
+  if (!titleHas.empty())
+    check(title.find(titleHas) != std::string::npos, "title '" + title + "' lacks '" + titleHas + "'");
+  if (!titleLacks.empty())
+    check(title.find(titleLacks) == std::string::npos, "title '" + title + "' has '" + titleLacks + "'");
+  if (!unknownWord.empty()) {
+    bool found = false;
+    for (const Json& c : layout["unknownCols"].items) {
+      const auto col = static_cast<std::size_t>(c.number);
+      found |= col < layout["colTokens"].items.size() && layout["colTokens"][col].text == unknownWord;
+    }
+    check(found, "'" + unknownWord + "' is not marked unknown");
+    check(layout["warning"].text.find(unknownWord) != std::string::npos, "no warning names '" + unknownWord + "'");
+  }
+  if (!sameArea.empty()) {
+    std::ifstream in(sameArea);
+    std::stringstream text;
+    text << in.rdbuf();
+    const Json other = JsonParser(text.str()).parse();
+    for (const char* edge : {"x0", "y0", "x1", "y1"})
+      check(std::fabs(layout["heatmap"][edge].number - other["heatmap"][edge].number) <= 1.5,
+            std::string("heatmap edge ") + edge + " is " + std::to_string(layout["heatmap"][edge].number) + ", " +
+                sameArea + " has " + std::to_string(other["heatmap"][edge].number));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 2 && args[0] == "--make-npy") return makeNpy(args[1]);
-  std::string imagePath, layoutPath, size;
+  std::string imagePath, layoutPath, size, sameArea, titleHas, titleLacks, unknownWord;
   std::size_t minRows = 3;  // rows whose largest value stands out, at least
+  double minLabelPixels = 0;
+  std::size_t minSpecial = 0;  // hidden or masked bins expected
   bool usage = args.size() % 2 != 0;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--image")
@@ -95,11 +166,25 @@ int main(int argc, char** argv) {
       size = args[i + 1];
     else if (args[i] == "--min-rows")
       minRows = std::stoul(args[i + 1]);
+    else if (args[i] == "--same-area")
+      sameArea = args[i + 1];
+    else if (args[i] == "--min-label-pixels")
+      minLabelPixels = std::stod(args[i + 1]);
+    else if (args[i] == "--min-special")
+      minSpecial = std::stoul(args[i + 1]);
+    else if (args[i] == "--title-has")
+      titleHas = args[i + 1];
+    else if (args[i] == "--title-lacks")
+      titleLacks = args[i + 1];
+    else if (args[i] == "--unknown-word")
+      unknownWord = args[i + 1];
     else
       usage = true;
   }
   if (usage || imagePath.empty() || size.empty()) {
-    std::cerr << "usage: viewer_check_image --image PNG --size WxH [--layout JSON] [--min-rows N] | --make-npy DIR\n";
+    std::cerr << "usage: viewer_check_image --image PNG --size WxH [--layout JSON] [--min-rows N] [--same-area JSON]\n"
+                 "       [--min-label-pixels P] [--min-special N] [--title-has T] [--title-lacks T]\n"
+                 "       [--unknown-word W] | --make-npy DIR\n";
     return 2;
   }
   int width = 0, height = 0, channels = 0;
@@ -153,6 +238,8 @@ int main(int argc, char** argv) {
             heatmap["y1"].number - heatmap["y0"].number > 16,
         "heatmap rectangle lies outside the image or is tiny");
 
+  checkFigure(layout, width, sameArea, minLabelPixels, titleHas, titleLacks, unknownWord);
+
   const Json& grid = layout["grid"];
   const auto rowPx = numbers(grid["rowPixels"]), colPx = numbers(grid["colPixels"]);
   const auto rows = static_cast<std::size_t>(grid["rows"].number), cols = static_cast<std::size_t>(grid["cols"].number);
@@ -164,7 +251,7 @@ int main(int argc, char** argv) {
                          layout["scale"].text == "log" ? vkattn::viewer::Scale::Log : vkattn::viewer::Scale::Linear,
                          static_cast<float>(layout["range"][0].number), static_cast<float>(layout["range"][1].number));
   std::vector<double> positions, lights;
-  std::size_t sampled = 0, colourMisses = 0, rowsChecked = 0;
+  std::size_t sampled = 0, colourMisses = 0, rowsChecked = 0, special = 0, specialMisses = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const Json& row = grid["values"][r];
     double best = -1e300, second = -1e300, brightest = -1;
@@ -182,6 +269,14 @@ int main(int argc, char** argv) {
       }
       const Rgb got = pixel(px, py);
       const Rgb want = scale.color(static_cast<float>(v));
+      if (grid.has("kinds") && grid["kinds"][r][c].number != 0) {
+        // Hidden or masked: drawn in greys (with hatching), unlike the colour of its value.
+        ++special;
+        const int spread = std::max({got.r, got.g, got.b}) - std::min({got.r, got.g, got.b});
+        const int away = std::abs(got.r - want.r) + std::abs(got.g - want.g) + std::abs(got.b - want.b);
+        if (spread > 16 || away < 30) ++specialMisses;
+        continue;
+      }
       ++sampled;
       if (std::abs(got.r - want.r) > 2 || std::abs(got.g - want.g) > 2 || std::abs(got.b - want.b) > 2) ++colourMisses;
       const double light = vkattn::viewer::relativeLuminance(got);
@@ -208,6 +303,10 @@ int main(int argc, char** argv) {
     }
   }
   check(sampled >= 16, "only " + std::to_string(sampled) + " bins were large enough to sample");
+  check(special >= minSpecial,
+        "expected at least " + std::to_string(minSpecial) + " hidden or masked bins, found " + std::to_string(special));
+  check(specialMisses == 0, std::to_string(specialMisses) + " of " + std::to_string(special) +
+                                " hidden or masked bins look like values instead of grey hatching");
   check(colourMisses <= sampled / 50, std::to_string(colourMisses) + " of " + std::to_string(sampled) +
                                           " bins differ from the colour scale's colour by more than 2 levels");
   if (!scale.diverging()) {
@@ -216,6 +315,7 @@ int main(int argc, char** argv) {
     check(bad == 0, std::to_string(bad) + " pairs of bins are brighter for the smaller value");
   }
   std::cout << "checked " << width << "x" << height << ": " << sampled << " bins sampled, " << rowsChecked
-            << " row maxima, " << colourMisses << " colour misses, " << distinct << " colours\n";
+            << " row maxima, " << colourMisses << " colour misses, " << special << " hidden/masked bins, " << distinct
+            << " colours\n";
   return failures ? 1 : 0;
 }

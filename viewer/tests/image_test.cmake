@@ -17,6 +17,20 @@ if(MAKE_NPY)
     message(FATAL_ERROR "writing the sample npy folder failed")
   endif()
 endif()
+# [-DFIRST_ARGS: viewer arguments of a first image whose heatmap rectangle the main one must
+# match (--same-area): a zoomed region fills the area the whole map took.]
+if(FIRST_ARGS)
+  string(REPLACE "%OUT%" "${base}_first" FIRST_ARGS "${FIRST_ARGS}")
+  string(REPLACE "|" ";" FIRST_ARGS "${FIRST_ARGS}")
+  execute_process(COMMAND ${VIEWER} ${FIRST_ARGS} --size ${SIZE} --layout ${base}_first.json
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "vkattn-viewer (first image) exited with ${rc}")
+  endif()
+  set(CHECK_ARGS "${CHECK_ARGS}|--same-area|${base}_first.json")
+  string(REGEX REPLACE "^\\|" "" CHECK_ARGS "${CHECK_ARGS}")
+endif()
 # CHECK_ARGS "--no-layout": the image has no heatmap to describe (the overview grid).
 set(layout --layout ${base}.json)
 string(REPLACE "|" ";" check_args "${CHECK_ARGS}")

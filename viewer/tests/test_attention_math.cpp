@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "attention_math.hpp"
-#include "selection.hpp"
+#include "sources/attention_math.hpp"
+#include "sources/selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
@@ -133,6 +133,49 @@ TEST(Selection, BuildsTheChosenMap) {
   EXPECT_THROW(buildDisplayMap(set, s), InvalidArgument);
   clampSelection(set, s);
   EXPECT_EQ(s.a.layer, 1);
+}
+
+// One rule for every row: probability maps renormalise after hiding, anything else is drawn as
+// given, including rows whose sum is zero or negative (which renormalising would have zeroed).
+TEST(AttentionMath, NonProbabilityMapsAreNeverRescaled) {
+  const Matrix scores = matrix(3, 3, {2.0f, -1.0f, 0.5f, -1.0f, -2.0f, 0.5f, 1.0f, 1.0f, -2.0f});
+  EXPECT_FALSE(isProbabilityMap(scores));
+  const Matrix shown = hideColumns(scores, {0}, isProbabilityMap(scores));
+  for (int64_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(shown.at(r, 0), 0.0f);
+    for (int64_t c = 1; c < 3; ++c) EXPECT_EQ(shown.at(r, c), scores.at(r, c)) << "row " << r << " col " << c;
+  }
+  const Matrix probabilities = matrix(2, 3, {0.5f, 0.25f, 0.25f, 0.0f, 0.0f, 0.0f});  // a fully masked row sums to 0
+  EXPECT_TRUE(isProbabilityMap(probabilities));
+  EXPECT_FALSE(isProbabilityMap(matrix(1, 2, {0.7f, 0.7f})));
+  EXPECT_FALSE(isProbabilityMap(matrix(1, 2, {1.5f, -0.5f})));
+}
+
+TEST(AttentionMath, DisplayMapSaysWhatWasHiddenAndHowRowsWereTreated) {
+  AttentionSet set;
+  AttentionKind kind;
+  kind.id = "scores";
+  kind.title = "Scores";
+  kind.rowTokens = {"a", "b"};
+  kind.colTokens = {"<s>", "x", "y"};
+  kind.layers.push_back(AttentionMap{1, 2, 3, {3.0f, 1.0f, -2.0f, -1.0f, -1.0f, 0.5f}});
+  set.kinds.push_back(kind);
+  Selection selection;
+  selection.hiddenColumns = {0};
+  DisplayMap raw = buildDisplayMap(set, selection);
+  EXPECT_FALSE(raw.probability);
+  EXPECT_FALSE(raw.renormalised);
+  EXPECT_NE(raw.title.find("hidden: 0 '<s>' (values as given)"), std::string::npos) << raw.title;
+  EXPECT_EQ(raw.values.at(1, 1), -1.0f) << "a row summing below zero keeps its values";
+  EXPECT_EQ(raw.values.at(1, 2), 0.5f);
+  EXPECT_EQ(raw.hiddenColumns, std::vector<int64_t>{0});
+
+  set.kinds[0].layers[0].weights = {0.5f, 0.25f, 0.25f, 0.2f, 0.4f, 0.4f};
+  DisplayMap probabilities = buildDisplayMap(set, selection);
+  EXPECT_TRUE(probabilities.renormalised);
+  EXPECT_NE(probabilities.title.find("(rows renormalised)"), std::string::npos) << probabilities.title;
+  EXPECT_NEAR(probabilities.values.at(0, 1), 0.5, 1e-6);
+  EXPECT_NEAR(probabilities.values.at(1, 2), 0.5, 1e-6);
 }
 
 }  // namespace

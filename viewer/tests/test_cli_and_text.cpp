@@ -2,9 +2,9 @@
 // word splitting for the demo, and region clamping for zoom.
 #include <gtest/gtest.h>
 
-#include "cli_args.hpp"
-#include "fonts.hpp"
-#include "heatmap_view.hpp"
+#include "app/cli_args.hpp"
+#include "render/fonts.hpp"
+#include "render/heatmap_view.hpp"
 #include "sources/demo_source.hpp"
 #include "vkattn/core/error.hpp"
 

@@ -2,7 +2,7 @@
 // middle, and the value <-> [0, 1] scales.
 #include <gtest/gtest.h>
 
-#include "colormap.hpp"
+#include "render/colormap.hpp"
 
 namespace vkattn::viewer {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "downsample.hpp"
+#include "render/downsample.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 

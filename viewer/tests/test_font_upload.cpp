@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
-#include "fonts.hpp"
-#include "imgui_vulkan.hpp"
-#include "offscreen.hpp"
+#include "render/fonts.hpp"
+#include "render/imgui_vulkan.hpp"
+#include "render/offscreen.hpp"
 #include "support/test_context.hpp"
 
 namespace vkattn::viewer {

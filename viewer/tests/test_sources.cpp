@@ -8,12 +8,12 @@
 #include <fstream>
 #include <random>
 
-#include "attention_math.hpp"
-#include "vkattn/io/npy.hpp"
+#include "sources/attention_math.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace vkattn::viewer {
 namespace {

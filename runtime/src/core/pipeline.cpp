@@ -118,7 +118,7 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     throw Unsupported(m_name + ": push constants of " + std::to_string(m_pushBytes) +
                       " bytes exceed the device's " + std::to_string(device.info().maxPushConstantsSize));
   VkDevice dev = device.handle();
-  auto code = shaderCode(desc.shader);
+  const auto code = desc.code.empty() ? shaderCode(desc.shader) : desc.code;
   checkInterface(m_name, code, desc);
   requireSubgroupOperations(device, m_name, code);
   if (desc.requiredSubgroupSize && !device.info().computeSubgroupSizeControl)

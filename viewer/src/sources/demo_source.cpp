@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vkattn/ops/attention.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -106,6 +106,7 @@ std::vector<double> identity(int64_t n) {
 struct DemoTarget {
   std::vector<std::string> tokens;
   std::vector<double> align;  // source position each target token looks at
+  bool translated = false;    // false: the sentence itself stands in for a target
 };
 
 DemoTarget demoTarget(const std::vector<std::string>& source) {
@@ -115,8 +116,9 @@ DemoTarget demoTarget(const std::vector<std::string>& source) {
   if (source == kEnglish)
     return {{"L'", "accord", "sur", "la", "zone", "économique", "européenne", "a", "été", "signé", "en", "août", "1992",
              ".", "<eos>"},
-            {0, 1, 2, 3, 6, 5, 4, 7, 7, 8, 9, 10, 11, 12, 13}};
-  return {source, identity(static_cast<int64_t>(source.size()))};
+            {0, 1, 2, 3, 6, 5, 4, 7, 7, 8, 9, 10, 11, 12, 13},
+            true};
+  return {source, identity(static_cast<int64_t>(source.size())), false};
 }
 
 AttentionKind kind(std::string id, std::string title, std::vector<std::string> rows, std::vector<std::string> cols) {
@@ -176,7 +178,13 @@ AttentionSet DemoSource::compute(const std::string& sentence) {
     std::vector<std::string> decoderInputs = {"<bos>"};
     decoderInputs.insert(decoderInputs.end(), target.tokens.begin(), target.tokens.end() - 1);
 
-    AttentionKind cross = kind("cross", "Cross-attention: target (rows) over source (columns)", target.tokens, source);
+    // Only the figure's sentence has a French target; any other is aligned with itself, and the
+    // title must not pass that off as a translation.
+    AttentionKind cross =
+        target.translated
+            ? kind("cross", "Cross-attention: French (rows) over English (columns)", target.tokens, source)
+            : kind("cross", "Synthetic alignment: the sentence over itself (the demo has no translation)",
+                   target.tokens, source);
     cross.layers.push_back(
         layerWeights(m_ctx, {{0, 3.5f}, {0, 1.5f}, {0, 8.0f, 0.0f, 4.0f}, {-1, 12.0f}}, target.align, s, false, 1));
     cross.layers.push_back(
@@ -189,6 +197,7 @@ AttentionSet DemoSource::compute(const std::string& sentence) {
     // Decoder self-attention: row t is the step that produced target token t, its query the
     // previous token (<bos> first); causal, so it sees inputs 0..t.
     AttentionKind decoder = kind("decoder", "Decoder self-attention (causal)", target.tokens, decoderInputs);
+    decoder.causal = true;
     decoder.layers.push_back(
         layerWeights(m_ctx, {{0, 5.0f}, {-1, 14.0f}, {0, 2.0f, 6.0f}, {0, 0.2f}}, identity(t), t, true, 5));
     decoder.layers.push_back(
@@ -197,7 +206,7 @@ AttentionSet DemoSource::compute(const std::string& sentence) {
     std::string french;
     for (const auto& token : target.tokens)
       if (token != "<eos>") french += (french.empty() ? token : " " + token);
-    set.output = french;
+    set.output = target.translated ? french : std::string();
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   set.status = "demo: weights computed with vkattn::attentionWeights on " + m_ctx.info().name + " in " +

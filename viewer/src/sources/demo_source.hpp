@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attention_source.hpp"
+#include "sources/attention_source.hpp"
 
 namespace vkattn::viewer {
 

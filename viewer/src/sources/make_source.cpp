@@ -2,11 +2,11 @@
 #include <filesystem>
 #include <string>
 
-#include "attention_source.hpp"
+#include "sources/attention_source.hpp"
 #include "sources/demo_source.hpp"
 #include "sources/npy_source.hpp"
-#include "vkattn/core/error.hpp"
 #include "sources/translation_source.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 

@@ -4,9 +4,10 @@
 #include <cmath>
 #include <fstream>
 
+#include "sources/attention_dump.hpp"
+#include "vkattn/core/error.hpp"
 #include "vkattn/io/npy.hpp"
 #include "vkattn/ops/attention.hpp"
-#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -75,8 +76,10 @@ NpySource::NpySource(Context& ctx, const fs::path& path, const SourceOptions& op
     : m_ctx(ctx), m_path(path), m_options(options) {
   if (!fs::exists(path)) throw InvalidArgument("--source", "npy path " + path.string() + " does not exist");
   if (fs::is_directory(path) && !fs::exists(path / "attention.npy") &&
-      !(fs::exists(path / "q.npy") && fs::exists(path / "k.npy")))
-    throw InvalidArgument("--source", "folder " + path.string() + " holds neither attention.npy nor q.npy and k.npy");
+      !(fs::exists(path / "q.npy") && fs::exists(path / "k.npy")) && !isAttentionDump(path))
+    throw InvalidArgument("--source", "folder " + path.string() +
+                                          " holds neither attention.npy, q.npy and k.npy, nor the maps of "
+                                          "`vkattn translate --dump-attention` (cross_layer0.npy, ...)");
   m_loaded = load();  // now, so that bad files fail at start-up with their names
 }
 
@@ -90,6 +93,12 @@ AttentionSet NpySource::compute(const std::string&) {
 AttentionSet NpySource::load() {
   const auto start = std::chrono::steady_clock::now();
   const bool folder = fs::is_directory(m_path);
+  if (folder && !fs::exists(m_path / "attention.npy") && !fs::exists(m_path / "q.npy") && isAttentionDump(m_path)) {
+    AttentionSet set = loadAttentionDump(m_path);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    set.status = "read the maps of " + m_path.string() + " in " + std::to_string(static_cast<int>(ms)) + " ms";
+    return set;
+  }
   const fs::path attentionFile = folder ? m_path / "attention.npy" : m_path;
   AttentionKind kind;
   kind.id = "attention";

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "attention_source.hpp"
+#include "sources/attention_source.hpp"
 #include "vkattn/models/translation_model.hpp"
 
 namespace vkattn::viewer {

@@ -1,5 +1,6 @@
-// Compute pipelines built from the embedded SPIR-V registry, specialised with typed constants,
-// cached per (shader, constants) in a PipelineLibrary that lives as long as its Device.
+// Compute pipelines built from the embedded SPIR-V registry (or a client's own SPIR-V), specialised
+// with typed constants, cached per (shader, constants) in a PipelineLibrary that lives as long as
+// its Device.
 #pragma once
 
 #include <bit>
@@ -46,13 +47,17 @@ class SpecConstants {
 };
 
 struct PipelineDesc {
-  std::string shader;          // id in the SPIR-V registry
+  std::string shader;          // id in the SPIR-V registry, or the name of `code`
   uint32_t bindings = 0;       // storage buffers at set 0, bindings 0..n-1 (a *_BINDING_COUNT)
   uint32_t pushConstantBytes = 0;
   SpecConstants constants;
   // Non-zero: the pipeline requires this subgroup size with full subgroups (the device must
   // have compute subgroup size control; see CoopmatChoice).
   uint32_t requiredSubgroupSize = 0;
+  // SPIR-V of a client's own kernel (a registry the client embeds, see vkattn_shader_registry);
+  // empty: the runtime's module named `shader`. Pipelines are cached by name, so a client's
+  // names must differ from the runtime's (e.g. "viewer/heatmap_downsample").
+  std::span<const uint32_t> code = {};
 };
 
 class Pipeline {

@@ -1,0 +1,125 @@
+// The viewer's state and its ImGui frame: the source and its latest maps, what is selected, the
+// colour scale, zoom, hover and export requests. Owned by the window loop or the headless run;
+// lives inside one ImGui context and uses the vkattn context for all GPU work.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli_args.hpp"
+#include "app/source_runner.hpp"
+#include "render/colormap.hpp"
+#include "render/downsample.hpp"
+#include "render/heatmap_view.hpp"
+#include "render/thumbnails.hpp"
+#include "sources/attention_source.hpp"
+#include "sources/selection.hpp"
+
+namespace vkattn::viewer {
+
+struct ExportRequest {
+  std::string path;
+  uint32_t width = 1600;
+  uint32_t height = 1000;
+};
+
+class App {
+ public:
+  // Asks `runner` for the maps of args.sentence. When they arrive (at once for an inline runner)
+  // the selection flags are applied; InvalidArgument naming the flag (--view, --layer, --head,
+  // --minus, --hide, or --source for a source that failed) is thrown from the constructor or
+  // from update() when they do not fit.
+  App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& args);
+
+  // Before ImGui::NewFrame: takes finished maps, and asks for new ones when the edited sentence
+  // has settled.
+  void update(double now);
+  // Texts whose glyphs the font atlas needs (tokens, sentence, output), and a counter that
+  // changes whenever they may have, so that the loop does not gather them every frame.
+  std::vector<std::string> texts() const;
+  uint64_t textsVersion() const noexcept { return m_textsVersion; }
+  void setFonts(ImFont* font, ImFont* large) {
+    m_font = font;
+    m_largeFont = large;
+  }
+
+  // The frame's windows, between ImGui::NewFrame and ImGui::Render.
+  void drawUi(double now);
+  // The figure alone (export): white paper, dark text, at `size`.
+  FigureLayout drawFigure(ImDrawList& list, ImVec2 size);
+
+  bool loaded() const noexcept { return m_loaded; }
+  const FigureLayout& mainLayout() const noexcept { return m_layout; }
+  const DisplayMap& displayMap() const noexcept { return m_display; }
+  ColorScale colorScale() const;
+  std::string sourceName() const { return m_runner->name(); }
+  std::string viewId() const;
+  std::string windowTitle() const;
+  // True when the map shown is older than the input (the last computation failed).
+  bool stale() const noexcept { return m_stale; }
+  const std::string& warning() const noexcept { return m_set.warning; }
+  // True while an edit waits to be computed or the source works: the loop polls, not sleeps.
+  bool busy() const { return m_pendingSince >= 0.0 || m_runner->working(); }
+  std::optional<ExportRequest> takeExportRequest();
+  void setExportStatus(std::string status) { m_exportStatus = std::move(status); }
+  // Zoom and pan as the mouse would: `steps` wheel notches at a map point given as fractions of
+  // the heatmap (0..1 each way), or a drag by fractions of it. For measurements and tests.
+  void zoomAt(float fx, float fy, float steps);
+  void panBy(float fx, float fy);
+  // Stops the source's work; returns the validation messages of a context it had of its own.
+  std::size_t closeSource();
+
+ private:
+  void applyFlags(const ViewerArgs& args);
+  void takeResult(SourceResult result);
+  void rebuildMap();
+  void drawLoading();
+  void drawControls(double now);
+  void drawSelectionControls();
+  void drawDisplayControls();
+  void drawMapView();
+  void drawHoverInfo();
+  void toggleHidden(int64_t column);
+  FigureStyle style() const;
+
+  Context& m_ctx;
+  std::unique_ptr<SourceRunner> m_runner;
+  ViewerArgs m_args;  // flags applied when the first maps arrive
+  bool m_loaded = false;
+  bool m_stale = false;
+  std::string m_sentence;     // the sentence of the maps shown
+  std::string m_lastRequest;  // the sentence last asked for
+  std::vector<char> m_sentenceBuffer;
+  double m_pendingSince = -1.0;  // when the text box last changed; -1: nothing pending
+  AttentionSet m_set;
+  Selection m_selection;
+  DisplayMap m_display;
+  uint64_t m_version = 0;
+  uint64_t m_textsVersion = 1;
+  GpuDownsampler m_gpu;
+  HeatmapView m_heatmap;
+  Thumbnails m_thumbnails;
+  Colormap m_colormap;
+  Scale m_scale;
+  bool m_stretch = false;
+  Reduction m_reduction = Reduction::Max;
+  Region m_region;
+  FigureLayout m_layout;
+  std::optional<Cell> m_hover;
+  ImFont* m_font = nullptr;
+  ImFont* m_largeFont = nullptr;
+  std::string m_error;
+  bool m_openOverview = false;  // select the overview tab on the next frame
+  bool m_openMap = false;       // select the map tab on the next frame (a thumbnail was clicked)
+  std::vector<char> m_exportPath;
+  int m_exportSize[2] = {1600, 1000};
+  std::optional<ExportRequest> m_exportRequest;
+  std::string m_exportStatus;
+};
+
+}  // namespace vkattn::viewer

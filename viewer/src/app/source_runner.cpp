@@ -1,0 +1,149 @@
+#include "app/source_runner.hpp"
+
+#include <utility>
+
+#include "vkattn/core/error.hpp"
+
+namespace vkattn::viewer {
+namespace {
+
+SourceResult computeOnce(AttentionSource& source, const std::string& sentence) {
+  SourceResult result;
+  result.sentence = sentence;
+  try {
+    result.set = source.compute(sentence);
+    if (result.set->kinds.empty()) {
+      result.set.reset();
+      result.error = source.name() + " produced no attention maps";
+    }
+  } catch (const InvalidArgument& e) {
+    result.error = e.what();
+    result.invalidArgument = true;
+  } catch (const std::exception& e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
+}  // namespace
+
+InlineSourceRunner::InlineSourceRunner(Context& ctx, const SourceOptions& options)
+    : m_source(makeSource(ctx, options)) {}
+
+void InlineSourceRunner::request(const std::string& sentence) {
+  m_result = computeOnce(*m_source, sentence);
+}
+
+std::optional<SourceResult> InlineSourceRunner::poll() {
+  return std::exchange(m_result, std::nullopt);
+}
+
+ThreadedSourceRunner::ThreadedSourceRunner(ContextOptions contextOptions, SourceOptions options)
+    : m_name(options.spec), m_thread(&ThreadedSourceRunner::run, this, std::move(contextOptions), std::move(options)) {}
+
+ThreadedSourceRunner::~ThreadedSourceRunner() {
+  stop();
+}
+
+void ThreadedSourceRunner::stop() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_wake.notify_all();
+  // A computation in flight finishes first: Vulkan work cannot be abandoned half way.
+  if (m_thread.joinable()) m_thread.join();
+}
+
+void ThreadedSourceRunner::request(const std::string& sentence) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_pending = sentence;
+    if (!m_busy) m_since = std::chrono::steady_clock::now();
+    m_busy = true;
+  }
+  m_wake.notify_all();
+}
+
+std::optional<SourceResult> ThreadedSourceRunner::poll() {
+  std::lock_guard lock(m_mutex);
+  return std::exchange(m_done, std::nullopt);
+}
+
+bool ThreadedSourceRunner::working() const {
+  std::lock_guard lock(m_mutex);
+  return m_busy;
+}
+
+std::string ThreadedSourceRunner::progress() const {
+  std::lock_guard lock(m_mutex);
+  return m_stage;
+}
+
+double ThreadedSourceRunner::secondsWorking() const {
+  std::lock_guard lock(m_mutex);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_since).count();
+}
+
+std::string ThreadedSourceRunner::name() const {
+  std::lock_guard lock(m_mutex);
+  return m_name;
+}
+
+std::size_t ThreadedSourceRunner::validationMessages() const {
+  std::lock_guard lock(m_mutex);
+  return m_validationMessages;
+}
+
+bool ThreadedSourceRunner::usesSentence() const {
+  std::lock_guard lock(m_mutex);
+  return m_usesSentence;
+}
+
+void ThreadedSourceRunner::setStage(std::string stage) {
+  std::lock_guard lock(m_mutex);
+  m_stage = std::move(stage);
+}
+
+void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions options) {
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<AttentionSource> source;
+  try {
+    setStage("opening the Vulkan device");
+    ctx = std::make_unique<Context>(contextOptions);
+    setStage("loading " + options.spec);
+    source = makeSource(*ctx, options);
+    std::lock_guard lock(m_mutex);
+    m_name = source->name();
+    m_usesSentence = source->usesSentence();
+  } catch (const std::exception& e) {
+    std::lock_guard lock(m_mutex);
+    if (ctx) m_validationMessages = ctx->instance().validationMessageCount();
+    m_done = SourceResult{std::nullopt, e.what(), dynamic_cast<const InvalidArgument*>(&e) != nullptr, {}};
+    m_busy = false;
+    m_stage.clear();
+    return;
+  }
+  for (;;) {
+    std::string sentence;
+    {
+      std::unique_lock lock(m_mutex);
+      m_wake.wait(lock, [&] { return m_stop || m_pending.has_value(); });
+      if (m_stop) {
+        m_validationMessages = ctx->instance().validationMessageCount();
+        return;
+      }
+      sentence = std::move(*m_pending);
+      m_pending.reset();
+      m_stage = "computing attention on " + ctx->info().name +
+                " (the first run compiles its kernels; `vkattn warmup` does that ahead of time)";
+    }
+    SourceResult result = computeOnce(*source, sentence);
+    std::lock_guard lock(m_mutex);
+    m_done = std::move(result);
+    m_busy = m_pending.has_value();
+    m_stage = m_busy ? m_stage : std::string();
+  }
+}
+
+}  // namespace vkattn::viewer

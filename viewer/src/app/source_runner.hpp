@@ -1,0 +1,105 @@
+// Runs a source's computations for the App. Headless runs compute in place, on the App's own
+// context. The window computes on a worker thread with a context of its own (its own VkDevice
+// and queue, so nothing it submits races the swapchain's submissions on the window's queue),
+// while the UI keeps drawing and shows what the worker is doing.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "sources/attention_source.hpp"
+#include "vkattn/core/context.hpp"
+
+namespace vkattn::viewer {
+
+// One computation's outcome: the maps, or the error that stopped it (and whether that error was
+// in the user's input, which the command line reports with exit status 2).
+struct SourceResult {
+  std::optional<AttentionSet> set;
+  std::string error;
+  bool invalidArgument = false;
+  std::string sentence;  // what was computed
+};
+
+class SourceRunner {
+ public:
+  virtual ~SourceRunner() = default;
+  // Asks for the maps of `sentence`; a newer request replaces one not yet started.
+  virtual void request(const std::string& sentence) = 0;
+  // The finished result, once.
+  virtual std::optional<SourceResult> poll() = 0;
+  // True while a request is pending or running.
+  virtual bool working() const = 0;
+  // What the source is doing now and for how long, for the progress line.
+  virtual std::string progress() const = 0;
+  virtual double secondsWorking() const = 0;
+  // The source's name and whether it reads the sentence (known once the source is made).
+  virtual std::string name() const = 0;
+  virtual bool usesSentence() const = 0;
+  // Ends the work (waiting for a computation in flight) and closes what the runner opened.
+  virtual void stop() {}
+  // Validation-layer messages on a context of the runner's own (0 when it uses the App's);
+  // complete after stop().
+  virtual std::size_t validationMessages() const { return 0; }
+};
+
+// In place: request() computes before it returns. Errors making the source throw from the
+// constructor (exit status 2 for bad input, as before).
+class InlineSourceRunner : public SourceRunner {
+ public:
+  InlineSourceRunner(Context& ctx, const SourceOptions& options);
+  void request(const std::string& sentence) override;
+  std::optional<SourceResult> poll() override;
+  bool working() const override { return false; }
+  std::string progress() const override { return {}; }
+  double secondsWorking() const override { return 0.0; }
+  std::string name() const override { return m_source->name(); }
+  bool usesSentence() const override { return m_source->usesSentence(); }
+
+ private:
+  std::unique_ptr<AttentionSource> m_source;
+  std::optional<SourceResult> m_result;
+};
+
+// On a worker thread with its own context (made from `contextOptions` on that thread).
+class ThreadedSourceRunner : public SourceRunner {
+ public:
+  ThreadedSourceRunner(ContextOptions contextOptions, SourceOptions options);
+  ~ThreadedSourceRunner() override;
+  ThreadedSourceRunner(const ThreadedSourceRunner&) = delete;
+  ThreadedSourceRunner& operator=(const ThreadedSourceRunner&) = delete;
+
+  void request(const std::string& sentence) override;
+  std::optional<SourceResult> poll() override;
+  bool working() const override;
+  std::string progress() const override;
+  double secondsWorking() const override;
+  std::string name() const override;
+  bool usesSentence() const override;
+  std::size_t validationMessages() const override;
+  void stop() override;
+
+ private:
+  void run(ContextOptions contextOptions, SourceOptions options);
+  void setStage(std::string stage);
+
+  mutable std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::optional<std::string> m_pending;  // the next sentence to compute
+  std::optional<SourceResult> m_done;
+  bool m_busy = true;  // making the context and the source counts as work
+  bool m_stop = false;
+  std::string m_stage = "starting";
+  std::chrono::steady_clock::time_point m_since = std::chrono::steady_clock::now();
+  std::string m_name;
+  bool m_usesSentence = false;
+  std::size_t m_validationMessages = 0;  // the worker context's, counted as it closes
+  std::thread m_thread;                  // last: started once everything above exists
+};
+
+}  // namespace vkattn::viewer

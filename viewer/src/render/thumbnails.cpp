@@ -1,0 +1,69 @@
+#include "render/thumbnails.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace vkattn::viewer {
+
+void Thumbnails::build(const AttentionKind& kind, const std::vector<int64_t>& hidden, int64_t bins) {
+  m_maps.clear();
+  m_bins = bins;
+  for (std::size_t l = 0; l < kind.layers.size(); ++l)
+    for (int64_t h = 0; h < kind.heads(); ++h) {
+      const Matrix head = headMap(kind.layers[l], h);
+      Matrix map = hideColumns(head, hidden, isProbabilityMap(head));
+      if (map.rows > bins || map.cols > bins) {
+        const auto rowEdges = binEdges(0, map.rows, std::min(bins, map.rows));
+        const auto colEdges = binEdges(0, map.cols, std::min(bins, map.cols));
+        try {
+          m_gpu.setMap(map);
+          map = m_gpu.run(rowEdges, colEdges, Reduction::Max);
+        } catch (const std::exception&) {
+          map = downsampleReference(map, rowEdges, colEdges, Reduction::Max);  // same bins, on the CPU
+        }
+      }
+      m_maps.push_back(std::move(map));
+    }
+}
+
+std::optional<MapChoice> Thumbnails::draw(const AttentionKind& kind, const std::vector<int64_t>& hidden,
+                                          Colormap colormap, const MapChoice& current, float cellPixels) {
+  const int64_t heads = kind.heads(), layers = static_cast<int64_t>(kind.layers.size());
+  if (heads == 0 || layers == 0) return std::nullopt;
+  const auto bins = static_cast<int64_t>(cellPixels);
+  if (m_maps.size() != static_cast<std::size_t>(layers * heads) || m_bins != bins) build(kind, hidden, bins);
+
+  std::optional<MapChoice> clicked;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 whiteUv = ImGui::GetFontTexUvWhitePixel();
+  for (int64_t l = 0; l < layers; ++l) {
+    ImGui::Text("layer %lld", static_cast<long long>(l));
+    for (int64_t h = 0; h < heads; ++h) {
+      if (h) ImGui::SameLine();
+      const Matrix& map = m_maps[static_cast<std::size_t>(l * heads + h)];
+      ImGui::PushID(static_cast<int>(l * heads + h));
+      const ImVec2 p0 = ImGui::GetCursorScreenPos();
+      if (ImGui::InvisibleButton("thumb", ImVec2(cellPixels, cellPixels))) clicked = MapChoice{l, h, HeadMode::Single};
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("layer %lld, head %lld", static_cast<long long>(l), static_cast<long long>(h));
+      ImGui::PopID();
+      // Each thumbnail on its own linear scale: the overview is for the shape of each head.
+      const ColorScale scale(colormap, Scale::Linear, 0.0f, std::max(valueRange(map).max, 1e-9f));
+      const float cw = cellPixels / static_cast<float>(map.cols), ch = cellPixels / static_cast<float>(map.rows);
+      list->PrimReserve(static_cast<int>(6 * map.rows * map.cols), static_cast<int>(4 * map.rows * map.cols));
+      for (int64_t r = 0; r < map.rows; ++r)
+        for (int64_t c = 0; c < map.cols; ++c) {
+          const Rgb rgb = scale.color(map.at(r, c));
+          const ImVec2 a(p0.x + static_cast<float>(c) * cw, p0.y + static_cast<float>(r) * ch);
+          list->PrimRectUV(a, ImVec2(a.x + cw, a.y + ch), whiteUv, whiteUv, IM_COL32(rgb.r, rgb.g, rgb.b, 255));
+        }
+      const bool selected = current.mode == HeadMode::Single && current.layer == l && current.head == h;
+      list->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p0.x + cellPixels + 1, p0.y + cellPixels + 1),
+                    selected ? IM_COL32(255, 200, 40, 255) : IM_COL32(90, 90, 90, 255), 0.0f, 0,
+                    selected ? 2.0f : 1.0f);
+    }
+  }
+  return clicked;
+}
+
+}  // namespace vkattn::viewer

@@ -1,0 +1,71 @@
+// Where the viewer's maps come from: a source turns an input sentence (or nothing) into named
+// kinds of attention (cross, encoder self, decoder self, ...), each layers x heads of maps with
+// row and column token labels. Sources: the synthetic demo, .npy files, the translation model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/ops/attention_map.hpp"
+
+namespace vkattn::viewer {
+
+// One kind of attention: every layer's [heads, rows, cols] map, rows attending to columns.
+struct AttentionKind {
+  std::string id;     // what --view names: "cross", "encoder", "decoder", "attention"
+  std::string title;  // shown above the map
+  std::vector<std::string> rowTokens;
+  std::vector<std::string> colTokens;
+  std::vector<AttentionMap> layers;
+  bool causal = false;  // column c > row r is masked out (decoder self-attention), not zero weight
+  std::vector<int64_t> unknownRows, unknownCols;  // tokens the model read as <unk>
+
+  int64_t heads() const { return layers.empty() ? 0 : layers.front().heads; }
+  int64_t rows() const { return layers.empty() ? 0 : layers.front().rows; }
+  int64_t cols() const { return layers.empty() ? 0 : layers.front().cols; }
+  // Rollout multiplies maps across layers, which only means something for self-attention.
+  bool square() const { return rows() == cols() && rows() > 0; }
+};
+
+struct AttentionSet {
+  std::vector<AttentionKind> kinds;
+  std::string output;   // e.g. the French translation; empty when the source has none
+  std::string status;   // one line about how it was made (source, timing)
+  std::string warning;  // something the reader must know (unknown words); empty when none
+
+  const AttentionKind* find(const std::string& id) const {
+    for (const auto& kind : kinds)
+      if (kind.id == id) return &kind;
+    return nullptr;
+  }
+};
+
+class AttentionSource {
+ public:
+  virtual ~AttentionSource() = default;
+  // Short name for the window title and the status line.
+  virtual std::string name() const = 0;
+  // True when compute() reads the sentence (the UI then shows the text box).
+  virtual bool usesSentence() const = 0;
+  // The maps for `sentence`. Throws vkattn::Error (InvalidArgument naming the input) on bad input.
+  virtual AttentionSet compute(const std::string& sentence) = 0;
+};
+
+// `spec` is what --source takes: "demo", "model" (or "model:DIR"), or "npy:PATH" (an attention
+// .npy, or a folder with attention.npy or q.npy and k.npy, and optionally tokens.txt).
+// Throws InvalidArgument("--source") for an unknown spec or an unusable path.
+struct SourceOptions {
+  std::string spec = "demo";
+  std::string tokensFile;     // labels for rows and columns (one token per line)
+  std::string rowTokensFile;  // labels for rows only
+  std::string colTokensFile;  // labels for columns only
+  bool causal = false;        // npy q/k: mask keys after the query
+};
+std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& options);
+
+// "model" when the model's files are in defaultModelDirectory(), else "demo".
+std::string defaultSourceSpec();
+
+}  // namespace vkattn::viewer
