@@ -30,8 +30,8 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 
 // Both 16; distinct constants make distinct types (see above). Never specialized by the runtime.
-layout(constant_id = 90) const uint FRAG_A_ROWS = 16;
-layout(constant_id = 91) const uint FRAG_B_ROWS = 16;
+layout(constant_id = FRAG_SPEC_A_ROWS) const uint FRAG_A_ROWS = 16;
+layout(constant_id = FRAG_SPEC_B_ROWS) const uint FRAG_B_ROWS = 16;
 #define FragA fcoopmatNV<16, gl_ScopeSubgroup, FRAG_A_ROWS, 16>
 #define FragB fcoopmatNV<16, gl_ScopeSubgroup, FRAG_B_ROWS, 16>
 #define FragAcc fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
