@@ -13,11 +13,13 @@
 // Which element a lane holds is opaque in the hardware implementation, so kernels touch fragment
 // elements only through these functions and go through shared memory for row-wise work.
 // The includer defines FRAG_IN (element type of the arrays A and B are loaded from: float16_t, or
-// float for the emulated f32 build) and FRAG_SUBGROUPS (subgroups per workgroup) first. Loads and stores are macros because GLSL cannot pass a shared or buffer array
-// by reference: FRAG_LOAD_A/B/ACC(frag, array, offset, stride, colMajor), FRAG_STORE_ACC(frag,
-// array, offset, stride) (row-major). Element (r, c) of a row-major fragment is at
-// offset + r * stride + c, of a column-major one at offset + c * stride + r. The hardware needs
-// offsets and strides that are multiples of 16 bytes.
+// float for the emulated f32 build) and FRAG_SUBGROUPS (subgroups per workgroup), and includes
+// kernel_interface.h, first. Loads and
+// stores are macros because GLSL cannot pass a shared or buffer array by reference:
+// FRAG_LOAD_A/B(frag, array, offset, stride, colMajor), FRAG_LOAD_ACC(frag, array, offset, stride),
+// FRAG_STORE_ACC(frag, array, offset, stride) (row-major). Element (r, c) of a row-major fragment
+// is at offset + r * stride + c, of a column-major one at offset + c * stride + r. The hardware
+// needs offsets and strides that are multiples of 16 bytes.
 #ifndef VKATTN_FRAGMENT_GLSL
 #define VKATTN_FRAGMENT_GLSL
 
@@ -106,7 +108,8 @@ FragAcc fragMulAdd(FragA a, FragB b, FragAcc c) {
 #define FRAG_ELEMENT_INDEX_(i, offset, stride, colMajor) \
   ((offset) + ((colMajor) ? fragCol(i) * (stride) + fragRow(i) : fragRow(i) * (stride) + fragCol(i)))
 #define FRAG_LOAD_A(frag, arr, offset, stride, colMajor) \
-  [[unroll]] for (uint i_ = 0; i_ < FRAG_ELEMS; ++i_) frag.e[i_] = float(arr[FRAG_ELEMENT_INDEX_(i_, offset, stride, colMajor)])
+  [[unroll]] for (uint i_ = 0; i_ < FRAG_ELEMS; ++i_)      \
+    frag.e[i_] = float(arr[FRAG_ELEMENT_INDEX_(i_, offset, stride, colMajor)])
 #define FRAG_LOAD_B(frag, arr, offset, stride, colMajor) FRAG_LOAD_A(frag, arr, offset, stride, colMajor)
 #define FRAG_LOAD_ACC(frag, arr, offset, stride) FRAG_LOAD_A(frag, arr, offset, stride, false)
 #define FRAG_STORE_ACC(frag, arr, offset, stride) \
