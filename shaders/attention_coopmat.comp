@@ -20,8 +20,8 @@
 // across the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
 // Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
-// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final sum), P 16 R (T + pad) e,
-// emulation block 2048 R; R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
+// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final sum), P 16 R (T + pad) e;
+// R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (multiple of 16),
 // 11 ALIGNED, 15 STAGES, 16 LANES = subgroup size, which must be fixed). Dispatch: one workgroup
@@ -77,7 +77,6 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 
-#define FRAG_SUBGROUPS ROWS
 #include "fragment.glsl"
 
 const uint LANES = SUBGROUP_SIZE;

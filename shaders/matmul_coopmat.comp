@@ -57,7 +57,6 @@ layout(constant_id = MATMUL_SPEC_FRAGS) const uint FRAGS = 2;  // a subgroup's q
 layout(constant_id = MATMUL_SPEC_BK) const uint BK = 32;   // K per staged slice, a multiple of 16
 layout(constant_id = MATMUL_SPEC_STAGES) const uint STAGES = 2;
 
-#define FRAG_SUBGROUPS 4
 #include "fragment.glsl"
 
 const uint TILE = 32 * FRAGS;

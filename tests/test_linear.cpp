@@ -28,10 +28,11 @@ constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activ
 
 using Shape3 = std::tuple<int64_t, int64_t, int64_t>;  // M, N, K
 
-// Whether this device can run the emulated fragments (compiled for fixed 8-lane subgroups).
+// Whether this device can run the emulated fragments (compiled for fixed 8-lane subgroups with
+// shuffles).
 bool emulatedFragmentsRun(const Context& ctx) {
   const DeviceInfo& i = ctx.info();
-  return i.subgroupSize == 8 && i.minSubgroupSize == i.maxSubgroupSize;
+  return i.subgroupSize == 8 && i.minSubgroupSize == i.maxSubgroupSize && i.subgroupShuffle;
 }
 
 // Test names: the emulated kernel's cases get their own `vkattn conformance` row ("kernel_").
@@ -46,7 +47,7 @@ class LinearTest : public VkattnTest, public ::testing::WithParamInterface<Matmu
   void SetUp() override {
     VkattnTest::SetUp();
     if (variant() == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
-      GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups";
+      GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
   }
   MatmulVariant variant() const { return GetParam(); }
   void checkLinear(int64_t m, int64_t n, int64_t k, uint64_t seed);
@@ -245,7 +246,7 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
     return LinearOptions{.activation = act, .variant = variant};
   };
   if (variant == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
-    GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups";
+    GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
   if (variant == MatmulVariant::Coopmat && !ctx().info().cooperativeMatrixF16) {
     Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16), w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
     try {

@@ -114,7 +114,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
   for (const Option& o : kOptions) {
     const uint64_t bytes = o.stages * o.keys * (dk + dv + 2 * pad) * e + 64 * o.rows * (o.keys + 4) +
-                           16 * o.rows * (o.keys + pad) * e + (emulated ? 2048 * o.rows : 0);
+                           16 * o.rows * (o.keys + pad) * e;
     if (bytes <= info.maxSharedMemoryBytes && o.rows * info.subgroupSize <= info.maxWorkgroupInvocations) {
       AttentionKernelShape s;
       s.subgroup = info.subgroupSize;

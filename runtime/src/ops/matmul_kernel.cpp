@@ -101,6 +101,8 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
       throw Unsupported(op + ": " + kernel + " is compiled for a fixed subgroup size of " +
                         std::to_string(kEmulatedFragmentLanes) + "; " + info.name + " has " +
                         std::to_string(info.minSubgroupSize) + ".." + std::to_string(info.maxSubgroupSize));
+    if (!info.subgroupShuffle)
+      throw Unsupported(op + ": " + kernel + " needs subgroup shuffles; " + info.name + " lacks them");
     if (dtype == DType::F16 && !info.shaderFloat16)
       throw Unsupported(op + ": " + kernel + " with f16 operands needs shaderFloat16; " + info.name + " lacks it");
   } else {
@@ -116,8 +118,8 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
   constexpr FragmentShape kOptions[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2}, {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
   for (const FragmentShape& s : kOptions) {
     const uint64_t tile = 32 * s.frags;
-    // a and B slices (B [N, K] is the larger layout), the epilogue blocks, the emulation's blocks.
-    const uint64_t bytes = 2 * s.stages * tile * (s.bk + pad) * e + 4 * 16 * 20 * 4 + (emulated ? 4 * 2048 : 0);
+    // a and B slices (B [N, K] is the larger layout), and the epilogue blocks.
+    const uint64_t bytes = 2 * s.stages * tile * (s.bk + pad) * e + 4 * 16 * 20 * 4;
     if (bytes <= info.maxSharedMemoryBytes) return s;
   }
   throw Unsupported(op + ": " + kernel + " needs more shared memory than " + info.name + " has");
