@@ -28,10 +28,17 @@ struct KernelRow {
   std::vector<std::string> failures;
 };
 
-// Kernel name from the case's source file: tests/test_softmax.cpp -> softmax.
+// Kernel name from the case's source file: tests/test_softmax.cpp -> softmax; a case whose
+// parameter name starts with "kernel_" adds that kernel: Attention.OddLengths/kernel_coopmat_emulated
+// -> attention_coopmat_emulated (a "__" ends the kernel part of the name).
 std::string kernelOf(const ::testing::TestInfo& info) {
   std::string stem = std::filesystem::path(info.file()).stem().string();
-  return stem.rfind("test_", 0) == 0 ? stem.substr(5) : stem;
+  if (stem.rfind("test_", 0) == 0) stem = stem.substr(5);
+  const std::string name = info.name();
+  const std::size_t at = name.find("/kernel_");
+  if (at == std::string::npos) return stem;
+  const std::string kernel = name.substr(at + 8);
+  return stem + "_" + kernel.substr(0, kernel.find("__"));
 }
 
 class TableListener : public ::testing::EmptyTestEventListener {

@@ -1,40 +1,74 @@
 #version 450
-// Fused attention on tensor cores (VK_NV_cooperative_matrix, f16 storage, fp32 accumulation and
-// softmax): O = softmax(scale * Q K^T + mask) V, FlashAttention-style. A workgroup is ROWS
-// subgroups and owns 16 * ROWS consecutive query rows of one (batch, head); each subgroup owns 16
-// of them. The workgroup stages its Q rows once and K/V tiles of KEY_BLOCK keys (16 or 32) in
-// shared memory, rows padded by 8 halves (16 bytes) against bank conflicts. Per tile each subgroup
-// computes S = Q K^T for its rows with 16 x 16 x 16 products into sS (fp32), its lanes turn one row
-// each into probabilities with the online softmax (scale, masks and bias applied in fp32; P stored
-// as f16 in sP, the rescale factor in sAlpha), rescale the running output sO (fp32, shared) and
-// add P V to it with products loaded from and stored back to sO. Subgroups touch only their own
-// rows of sS, sP, sAlpha and sO, so they sync with subgroup barriers; only the K/V tiles need
-// workgroup barriers. The tile loop is uniform across the workgroup (bounds from the block's
-// first and last rows).
-// Requires: DK and DV multiples of 16, subgroup size >= 16 and fixed (WG_SIZE = ROWS x it), a
-// 16 x 16 x 16 f16 x f16 -> f32 cooperative-matrix shape. Shared memory (bytes): Q 32 R (DK + 8),
-// K 2 T (DK + 8), V 2 T (DV + 8), S 64 R (T + 4), P 32 R (T + 8), O 64 R (DV + 4), alpha/l 128 R,
-// with R = ROWS and T = KEY_BLOCK; the runtime picks R and T to fit.
-// Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV, 3-7
-// mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK). Dispatch: one workgroup per
-// (b, h, block of 16 * ROWS rows), flat over x then y. Rows whose keys are all masked give zeros
+// Fused attention on matrix fragments, FlashAttention-2 style: O = softmax(scale Q K^T + mask) V
+// with QK^T and PV as 16 x 16 x 16 fragment products (fragment.glsl: VK_NV_cooperative_matrix on
+// tensor cores, or its plain-GLSL emulation with FRAG_EMULATED), fp32 accumulation and softmax.
+// A workgroup is ROWS subgroups and owns 16 ROWS consecutive query rows of one (batch, head); each
+// subgroup owns 16 of them. Q (as DKP / 16 A fragments) and the output accumulator O (DVP / 16
+// fragments) stay in fragments for the whole key loop. K/V tiles of KEY_BLOCK keys are staged in
+// shared memory with 4-element loads (vec4: 16 bytes for f32, f16vec4 for f16; scalar when a view
+// is unaligned), double-buffered (STAGES = 2: one workgroup barrier per tile, the next tile's
+// loads are issued before this tile's math) or single-buffered where shared memory is short.
+// Per tile a subgroup computes S = Q K^T into its rows of sS (fragment element order is opaque, so
+// row-wise work goes through shared memory), then every lane takes part in the softmax (16 / LANES
+// rows per lane on 8-wide subgroups, LANES / 16 lanes per row on wider ones, reduced with
+// shuffles): scale (scaleLog2 carries log2 e, so exp2), masks and bias in fp32, P rounded to the
+// fragment input type into sP, and O += P V. Lazy rescale: a row keeps its (stale) running max
+// until a tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
+// overflow) and O is rescaled (through shared memory, one fragment at a time) only on those rare
+// tiles; l and O share the stale max, so O / l and lse = (m + log2 l) ln 2 stay exact. Subgroups
+// skip tiles outside their own rows' band (causal, windows); the tile loop itself is uniform
+// across the workgroup (bounds from the block's first and last rows) as its barriers need.
+// Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
+// Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
+// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final sum), P 16 R (T + pad) e;
+// R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
+// Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
+// 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (multiple of 16),
+// 11 ALIGNED, 15 STAGES, 16 LANES = subgroup size, which must be fixed). Dispatch: one workgroup
+// per (b, h, block of 16 ROWS rows), flat over x then y. Rows whose keys are all masked give zeros
 // and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
-// Tolerance (tests): as the other kernels for f16: 2e-3 + 5e-3 |ref| (P is rounded to f16 before
-// the P V product, as in FlashAttention).
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
+// Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV, as in FlashAttention);
+// the emulated f32 build keeps fp32 throughout: 2e-5 + 1e-4 |ref|; lse 2e-5 + 1e-5 |ref|.
+//
+// Performance model (hardware build, H100: 132 SMs, 228 KiB shared per SM of which the driver
+// offers 48 KiB per workgroup, 64K registers per SM; d = DK = DV = 128, R = 4, T = 32, STAGES 2):
+// - per tile and workgroup: 2 * 64 * 32 * (128 + 128) = 1.05 MFLOP on tensor cores;
+// - shared memory: 16 KiB of K/V written; each subgroup reads the whole K and V tile as fragments
+//   (16 KiB) and moves S (fp32 store + reload, 4 KiB) and P (f16 store + load, 2 KiB): ~104 KiB
+//   per 1.05 MFLOP = ~10 FLOP/byte; at ~128 B/clk/SM (~30 TB/s over the chip) that caps the
+//   kernel near 300 TFLOP/s before the softmax's latency is counted;
+// - global: 16 KiB of K/V per tile per workgroup, shared through L2 by the Lq / 64 workgroups of a
+//   head; 65 FLOP/byte even if every read came from HBM (3 TB/s -> ~195 TFLOP/s), so L2 hits make
+//   global traffic a non-issue at Lq >= 1024;
+// - registers per thread (32 lanes): O 16 x 128 fp32 / 32 = 64, Q 16 x 128 f16 / 32 = 32, one S
+//   accumulator 8, operand fragments ~16, softmax state and addresses ~30: ~150;
+// - occupancy: shared memory 49152 B -> 4 workgroups per SM, registers 128 x 150 -> 3: 12 warps
+//   per SM (19%), too few to hide the per-tile subgroup barriers between the S, softmax and PV
+//   phases. Expected bound: shared-memory traffic and barrier latency, 120-200 TFLOP/s on long
+//   sequences (FlashAttention-2: ~370, which keeps S and P in registers with a known mma layout).
+// Written, not yet verified on hardware; the emulated build runs the same code in CI.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 #include "kernel_interface.h"
 #include "push_constants.h"
+
+#ifdef STORAGE_F16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define FRAG_IN float16_t
+const uint PAD = 8;  // 16 bytes of f16
+#else
+#define FRAG_IN float
+const uint PAD = 4;
+#endif
 
 layout(push_constant) uniform Push { AttentionParams p; };
 layout(std430, set = 0, binding = ATTN_BINDING_Q) readonly buffer Q { ELEM q[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K4 { ELEM4 k4[]; };  // same data, when ALIGNED
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V4 { ELEM4 v4[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
@@ -43,150 +77,249 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 
-const uint BLOCK = 16 * ROWS;  // query rows per workgroup
-const uint LDQ = DK + 8, LDK = DK + 8, LDV = DV + 8;
-const uint LDS = KEY_BLOCK + 4, LDP = KEY_BLOCK + 8, LDO = DV + 4;
-shared float16_t sQ[BLOCK * LDQ];
-shared float16_t sK[KEY_BLOCK * LDK];
-shared float16_t sV[KEY_BLOCK * LDV];
-shared float sS[BLOCK * LDS];
-shared float16_t sP[BLOCK * LDP];
-shared float sO[BLOCK * LDO];
-shared float sAlpha[BLOCK];
-shared float sL[BLOCK];
+#include "fragment.glsl"
+
+const uint LANES = SUBGROUP_SIZE;
+const uint DKP = (DK + 15) / 16 * 16, DVP = (DV + 15) / 16 * 16;
+const uint LDK = DKP + PAD, LDV = DVP + PAD;
+const uint LDS = KEY_BLOCK + 4, LDP = KEY_BLOCK + PAD;
+const uint ALPHA_COL = KEY_BLOCK, SUM_COL = KEY_BLOCK + 1;  // sS padding columns
+const uint LPR = LANES >= 16 ? LANES / 16 : 1;  // lanes per row in the softmax
+const uint RPL = 16 * LPR / LANES;              // rows per lane
+const uint KPL = KEY_BLOCK / LPR;               // keys per lane and row
+const float LAZY_RESCALE = 8.0;
+
+shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
+shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
+shared float sS[16 * ROWS * LDS];
+shared FRAG_IN sP[16 * ROWS * LDP];
 
 void subgroupSync() {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
 }
 
+vec4 loadK4(uint at) {
+  return ALIGNED ? vec4(k4[at / 4]) : vec4(float(k[at]), float(k[at + 1]), float(k[at + 2]), float(k[at + 3]));
+}
+vec4 loadV4(uint at) {
+  return ALIGNED ? vec4(v4[at / 4]) : vec4(float(v[at]), float(v[at + 1]), float(v[at + 2]), float(v[at + 3]));
+}
+
+// Stages keys j0 .. j0 + KEY_BLOCK - 1 into buffer `stage`: zeros past hi and in the padded columns.
+void stageTile(uint kBase, uint vBase, int j0, int hi, uint stage, inout bool nanK, inout bool nanV) {
+  const uint DK4P = DKP / 4, DV4P = DVP / 4;
+  [[unroll]] for (uint it = 0; it < (KEY_BLOCK * DK4P + WG_SIZE - 1) / WG_SIZE; ++it) {
+    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    if (s < KEY_BLOCK * DK4P) {
+      const uint key = s / DK4P, d = (s % DK4P) * 4;
+      const int j = j0 + int(key);
+      const vec4 x = j < hi && d < DK ? loadK4(kBase + uint(j) * p.kStrideL + d) : vec4(0.0);
+      nanK = nanK || any(isnan(x));
+      const uint at = (stage * KEY_BLOCK + key) * LDK + d;
+      sK[at] = FRAG_IN(x.x);
+      sK[at + 1] = FRAG_IN(x.y);
+      sK[at + 2] = FRAG_IN(x.z);
+      sK[at + 3] = FRAG_IN(x.w);
+    }
+  }
+  [[unroll]] for (uint it = 0; it < (KEY_BLOCK * DV4P + WG_SIZE - 1) / WG_SIZE; ++it) {
+    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    if (s < KEY_BLOCK * DV4P) {
+      const uint key = s / DV4P, d = (s % DV4P) * 4;
+      const int j = j0 + int(key);
+      const vec4 x = j < hi && d < DV ? loadV4(vBase + uint(j) * p.vStrideL + d) : vec4(0.0);
+      nanV = nanV || any(isnan(x));
+      const uint at = (stage * KEY_BLOCK + key) * LDV + d;
+      sV[at] = FRAG_IN(x.x);
+      sV[at + 1] = FRAG_IN(x.y);
+      sV[at + 2] = FRAG_IN(x.z);
+      sV[at + 3] = FRAG_IN(x.w);
+    }
+  }
+}
+
+float rowReduceMax(float x) {
+  [[unroll]] for (uint off = 1; off < LPR; off *= 2) x = max(x, subgroupShuffleXor(x, off));
+  return x;
+}
+float rowReduceAdd(float x) {
+  [[unroll]] for (uint off = 1; off < LPR; off *= 2) x += subgroupShuffleXor(x, off);
+  return x;
+}
+
 void main() {
+  const uint BLOCK = 16 * ROWS;
   const uint blocks = (p.lq + BLOCK - 1) / BLOCK;
   const uint group = flatGroupIndex();
   if (group >= p.batch * p.heads * blocks) return;  // whole workgroup: barriers stay uniform
-  const uint lid = gl_LocalInvocationID.x;
   const uint lane = gl_SubgroupInvocationID;
   const uint r0 = gl_SubgroupID * 16;  // this subgroup's first row in the block
-  const uint block = group % blocks;
   const uint h = (group / blocks) % p.heads;
   const uint b = group / blocks / p.heads;
   const uint kvh = h / p.kvGroup;
-  const uint first = block * BLOCK;
+  const uint first = (group % blocks) * BLOCK;
   const uint last = min(first + BLOCK, p.lq) - 1;
-
   bool nanQ = false, nanK = false, nanV = false, nanBias = false;
-  for (uint e = lid; e < BLOCK * DK; e += WG_SIZE) {
-    const uint r = e / DK, d = e % DK;
-    const uint i = min(first + r, last);
-    const ELEM x = q[p.qOffset + b * p.qStrideB + h * p.qStrideH + i * p.qStrideL + d];
-    nanQ = nanQ || isnan(float(x));
-    sQ[r * LDQ + d] = x;
-  }
-  for (uint e = lid; e < BLOCK * DV; e += WG_SIZE) sO[(e / DV) * LDO + e % DV] = 0.0;
-  barrier();  // sQ and sO are set before any subgroup reads its rows (even with no key tiles)
 
-  // Lane r < 16 of each subgroup keeps row r0 + r's softmax state.
-  const uint myRow = r0 + lane;
-  const uint i = min(first + myRow, last);
-  float m = NEG_INF, l = 0.0;
+  // Q fragments, 16 columns at a time through this subgroup's rows of sP (rows past Lq repeat the
+  // last row; they are never written).
+  FragA qf[DKP / 16];
+  const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
+  FRAG_LOOP for (uint d = 0; d < DKP / 16; ++d) {
+    [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
+      const uint x = lane + it * LANES, c = d * 16 + x % 16;
+      const uint i = min(first + r0 + x / 16, last);
+      const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
+      nanQ = nanQ || isnan(val);
+      sP[(r0 + x / 16) * LDP + x % 16] = FRAG_IN(val);
+    }
+    subgroupSync();  // the 16 x 16 block is whole before it is loaded as a fragment
+    FRAG_LOAD_A(qf[d], sP, r0 * LDP, LDP, false);
+    subgroupSync();  // loaded before the next block overwrites it
+  }
+  FragAcc of[DVP / 16];
+  FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) of[d] = fragFill(0.0);
+
+  float m[RPL], l[RPL];
+  [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
+    m[rr] = NEG_INF;
+    l[rr] = 0.0;
+  }
+  const uint sub = lane % LPR;
 
   int lo, hi;
   keyRange(b, first, last, lo, hi);
+  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
+  int ownLo, ownHi;
+  keyRange(b, min(first + r0, last), min(first + r0 + 15, last), ownLo, ownHi);
   const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
   const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
-  for (int j0 = lo; j0 < hi; j0 += int(KEY_BLOCK)) {
-    barrier();  // everyone is done with the previous tile before it is overwritten
-    for (uint e = lid; e < KEY_BLOCK * DK; e += WG_SIZE) {
-      const int j = j0 + int(e / DK);
-      const ELEM x = j < hi ? k[kBase + uint(j) * p.kStrideL + e % DK] : ELEM(0.0);  // past hi: masked
-      nanK = nanK || isnan(float(x));
-      sK[(e / DK) * LDK + e % DK] = x;
-    }
-    for (uint e = lid; e < KEY_BLOCK * DV; e += WG_SIZE) {
-      const int j = j0 + int(e / DV);
-      const ELEM x = j < hi ? v[vBase + uint(j) * p.vStrideL + e % DV] : ELEM(0.0);
-      nanV = nanV || isnan(float(x));
-      sV[(e / DV) * LDV + e % DV] = x;
-    }
-    barrier();  // the tile is staged
+  const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;
+  if (STAGES == 2 && tiles > 0) stageTile(kBase, vBase, lo, hi, 0, nanK, nanV);
+  barrier();  // the first tile is staged (double-buffered) before anyone reads it
 
-    // S = Q K^T for this subgroup's 16 rows: B(d, key) = sK[key][d], column-major.
-    [[unroll]] for (uint c = 0; c < KEY_BLOCK; c += 16) {
-      fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> s = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-      for (uint d = 0; d < DK; d += 16) {
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> qa, kb;
-        coopMatLoadNV(qa, sQ, r0 * LDQ + d, LDQ, false);
-        coopMatLoadNV(kb, sK, c * LDK + d, LDK, true);
-        s = coopMatMulAddNV(qa, kb, s);
-      }
-      coopMatStoreNV(s, sS, r0 * LDS + c, LDS, false);
+  for (uint t = 0; t < tiles; ++t) {
+    const int j0 = lo + int(t * KEY_BLOCK);
+    uint stage = 0;
+    if (STAGES == 1) {
+      if (t > 0) barrier();  // everyone is done with the previous tile before it is overwritten
+      stageTile(kBase, vBase, j0, hi, 0, nanK, nanV);
+      barrier();  // the tile is staged
+    } else {
+      stage = t & 1u;
+      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
+      if (t + 1 < tiles) stageTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, stage ^ 1u, nanK, nanV);
     }
-    subgroupSync();
 
-    if (lane < 16) {
-      float tileMax = NEG_INF;
-      for (uint c = 0; c < KEY_BLOCK; ++c) {
-        const int j = j0 + int(c);
-        float sc = sS[myRow * LDS + c] * p.scaleLog2;
-        if (!keyVisible(b, h, i, j, lo, hi)) {
-          sc = NEG_INF;
-        } else if (HAS_BIAS) {
-          const float bb = biasAt(b, h, i, j);
-          nanBias = nanBias || isnan(bb);
-          sc += bb * LOG2E;
+    if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
+      // S = Q K^T: B(d, key) = sK[key][d], column-major.
+      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / 16; ++c) {
+        FragAcc s = fragFill(0.0);
+        FRAG_LOOP for (uint d = 0; d < DKP / 16; ++d) {
+          FragB kf;
+          FRAG_LOAD_B(kf, sK, (stage * KEY_BLOCK + c * 16) * LDK + d * 16, LDK, true);
+          s = fragMulAdd(qf[d], kf, s);
         }
-        sS[myRow * LDS + c] = sc;
-        tileMax = max(tileMax, sc);
+        FRAG_STORE_ACC(s, sS, r0 * LDS + c * 16, LDS);
       }
-      const float mNew = max(m, tileMax);
-      const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
-      const float alpha = exp2(m - mSafe);
-      m = mNew;
-      l *= alpha;
-      for (uint c = 0; c < KEY_BLOCK; ++c) {
-        const float pr = exp2(sS[myRow * LDS + c] - mSafe);
-        l += pr;  // fp32, so the LSE keeps fp32 accuracy; P V uses P rounded to f16
-        sP[myRow * LDP + c] = float16_t(pr);
-      }
-      sAlpha[myRow] = alpha;
-    }
-    subgroupSync();
+      subgroupSync();  // S is in shared memory before the lanes read rows of it
 
-    for (uint e = lane; e < 16 * DV; e += gl_SubgroupSize) sO[(r0 + e / DV) * LDO + e % DV] *= sAlpha[r0 + e / DV];
-    subgroupSync();
-
-    // O += P V: B(key, d) = sV[key][d], row-major.
-    for (uint d = 0; d < DV; d += 16) {
-      fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc;
-      coopMatLoadNV(acc, sO, r0 * LDO + d, LDO, false);
-      [[unroll]] for (uint c = 0; c < KEY_BLOCK; c += 16) {
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> pa, vb;
-        coopMatLoadNV(pa, sP, r0 * LDP + c, LDP, false);
-        coopMatLoadNV(vb, sV, c * LDV + d, LDV, false);
-        acc = coopMatMulAddNV(pa, vb, acc);
+      bool rescale = false;
+      [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
+        const uint row = r0 + lane / LPR + rr * (LANES / LPR);
+        const uint i = min(first + row, last);
+        float sc[KPL];
+        float tileMax = NEG_INF;
+        [[unroll]] for (uint kk = 0; kk < KPL; ++kk) {
+          const uint c = sub + kk * LPR;
+          const int j = j0 + int(c);
+          float x = sS[row * LDS + c] * p.scaleLog2;
+          if (!keyVisible(b, h, i, j, lo, hi)) {
+            x = NEG_INF;
+          } else if (HAS_BIAS) {
+            const float bb = biasAt(b, h, i, j);
+            nanBias = nanBias || isnan(bb);
+            x += bb * LOG2E;
+          }
+          sc[kk] = x;
+          tileMax = max(tileMax, x);
+        }
+        tileMax = rowReduceMax(tileMax);
+        // A row with no visible key yet has O = 0 and l = 0: it takes the tile's max for free.
+        const bool grows = m[rr] != NEG_INF && tileMax > m[rr] + LAZY_RESCALE;
+        const float mNew = m[rr] == NEG_INF || grows ? tileMax : m[rr];
+        const float alpha = grows ? exp2(m[rr] - mNew) : 1.0;
+        const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
+        float sum = 0.0;
+        [[unroll]] for (uint kk = 0; kk < KPL; ++kk) {
+          const float pr = exp2(sc[kk] - mSafe);
+          sum += pr;  // fp32, so the LSE keeps fp32 accuracy; PV uses P rounded to FRAG_IN
+          sP[row * LDP + sub + kk * LPR] = FRAG_IN(pr);
+        }
+        l[rr] = l[rr] * alpha + rowReduceAdd(sum);
+        m[rr] = mNew;
+        if (sub == 0) sS[row * LDS + ALPHA_COL] = alpha;
+        rescale = rescale || grows;
       }
-      coopMatStoreNV(acc, sO, r0 * LDO + d, LDO, false);
+      subgroupSync();  // P and the rescale factors are in shared memory
+
+      if (subgroupAny(rescale)) {  // rare: some row's max grew past LAZY_RESCALE
+        FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+          FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
+          subgroupSync();  // the fragment is in shared memory
+          [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
+            const uint x = lane + it * LANES, row = r0 + x / 16;
+            sS[row * LDS + x % 16] *= sS[row * LDS + ALPHA_COL];
+          }
+          subgroupSync();  // rows are rescaled
+          FRAG_LOAD_ACC(of[d], sS, r0 * LDS, LDS);
+          subgroupSync();  // reloaded before the next fragment overwrites the block
+        }
+      }
+
+      // O += P V: A = P (16 x 16 keys), B(key, d) = sV[key][d], row-major.
+      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / 16; ++c) {
+        FragA pf;
+        FRAG_LOAD_A(pf, sP, r0 * LDP + c * 16, LDP, false);
+        FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+          FragB vf;
+          FRAG_LOAD_B(vf, sV, (stage * KEY_BLOCK + c * 16) * LDV + d * 16, LDV, false);
+          of[d] = fragMulAdd(pf, vf, of[d]);
+        }
+      }
+      subgroupSync();  // P has been read before the next tile's softmax overwrites it
     }
-    subgroupSync();
+    if (STAGES == 2) barrier();  // tile t + 1 is staged and tile t's buffer is free again
   }
 
-  if (lane < 16) {
-    sL[myRow] = l;
-    if (WRITE_LSE && first + myRow < p.lq) lse[(b * p.heads + h) * p.lq + i] = l > 0.0 ? (m + log2(l)) * LN2 : NEG_INF;
+  // Row sums next to the rows, lse, then O / l one fragment at a time through sS.
+  [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
+    const uint row = r0 + lane / LPR + rr * (LANES / LPR);
+    if (sub == 0) {
+      sS[row * LDS + SUM_COL] = l[rr];
+      if (WRITE_LSE && first + row < p.lq)
+        lse[(b * p.heads + h) * p.lq + first + row] = l[rr] > 0.0 ? (m[rr] + log2(l[rr])) * LN2 : NEG_INF;
+    }
   }
-  subgroupSync();
   bool nanOut = false;
-  for (uint e = lane; e < 16 * DV; e += gl_SubgroupSize) {
-    const uint r = r0 + e / DV, d = e % DV;
-    if (first + r < p.lq) {
-      const float sum = sL[r];
-      const float val = sum > 0.0 ? sO[r * LDO + d] / sum : 0.0;
-      nanOut = nanOut || isnan(val);
-      o[p.oOffset + b * p.oStrideB + h * p.oStrideH + (first + r) * p.oStrideL + d] = TO_ELEM(val);
+  const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
+  FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+    FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
+    subgroupSync();  // the fragment and the row sums are in shared memory
+    [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
+      const uint x = lane + it * LANES, row = r0 + x / 16, col = d * 16 + x % 16;
+      if (first + row < p.lq && col < DV) {
+        const float sum = sS[row * LDS + SUM_COL];
+        const float val = sum > 0.0 ? sS[row * LDS + x % 16] / sum : 0.0;
+        nanOut = nanOut || isnan(val);
+        o[oBase + (first + row) * p.oStrideL + col] = TO_ELEM(val);
+      }
     }
+    subgroupSync();  // read before the next fragment overwrites the block
   }
+
   uint bits = (nanQ ? 1u : 0u) | (nanK ? 2u : 0u) | (nanV ? 4u : 0u) | (nanBias ? 8u : 0u);
   if (nanOut && bits == 0u) bits = 4u;  // overflow to inf - inf: blamed on v as the other kernels do
-  bits = subgroupOr(bits);
-  if (bits != 0u && subgroupElect()) atomicOr(status[p.statusSlot], bits);
+  if (bits != 0u) atomicOr(status[p.statusSlot], bits);
 }

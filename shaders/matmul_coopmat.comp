@@ -1,35 +1,134 @@
 #version 450
-// Matrix product on tensor cores (VK_NV_cooperative_matrix, fp16 operands, fp32 accumulation):
-// c = act(alpha a B + bias) + residual (see matmul_common.glsl), f16 storage only.
-// A workgroup is 4 subgroups (WG_SIZE = 4 x the subgroup size) and owns a 64 x 64 tile of c; each
-// subgroup owns one 32 x 32 quadrant as 2 x 2 accumulators of 16 x 16 fp32. K advances 32 at a
-// time: the workgroup stages a 64 x 32 slice of a and of B ([n][k], so B is read column-major)
-// in shared memory with elements past M, N, K as zeros, so any shape works; rows are padded to
-// 40 halves (80 bytes, a multiple of 16) against bank conflicts. The accumulators go through
-// shared memory to the common epilogue (bias, activation, residual, NaN report).
-// Requires a 16 x 16 x 16 f16 x f16 -> f32 shape among the device's cooperative-matrix properties
-// (the runtime checks it). Bindings, push constants, spec constants 0-1: matmul_common.glsl (2-6
-// unused). Dispatch: as matmul_tiled.comp. Tolerance: as matmul_rows.comp for f16.
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
+// Matrix product on 16 x 16 matrix fragments (fragment.glsl: VK_NV_cooperative_matrix on tensor
+// cores, or its plain-GLSL emulation with FRAG_EMULATED), fp32 accumulation:
+// c = act(alpha a B + bias) + residual (see matmul_common.glsl).
+// A workgroup is 2 x 2 subgroups and owns a TILE x TILE tile of c (TILE = 32 FRAGS); each subgroup
+// owns a (16 FRAGS)^2 quadrant as FRAGS x FRAGS accumulator fragments that stay in registers for
+// the whole K loop. K advances BK (16 or 32) at a time: the workgroup stages a TILE x BK slice of a
+// ([m][k]) and of B ([n][k], read column-major; or [k][n] when B_KN, read row-major) in shared
+// memory with 4-element loads where rows are aligned (vec4: 16 bytes for f32, f16vec4 for f16),
+// scalar loads at the edges, zeros past M, N, K so any shape works; rows are padded by 16 bytes.
+// STAGES = 2 double-buffers the slices (one barrier per slice, the next slice's loads issued
+// before this slice's products). The epilogue goes one fragment at a time through a 16 x 16
+// shared block per subgroup to the common output code (bias, activation, residual, NaN report).
+// Bindings, push constants, spec constants 0-1, 4-5: matmul_common.glsl (ALIGNED_B here covers B
+// in either layout); 7 FRAGS, 8 BK, 9 STAGES. Dispatch: as matmul_tiled.comp with TILE-sized tiles.
+// Tolerance: as matmul_rows.comp (f16: P-free, fp32 accumulation; the emulated f32 build is fp32
+// throughout).
+//
+// Performance model (hardware build, H100, FRAGS = 4 -> 128 x 128 tile, BK = 32, STAGES = 2, f16):
+// - per K slice and workgroup: 2 * 128 * 128 * 32 = 1.05 MFLOP;
+// - shared memory 46 KiB (a and B slices 2 x 2 x 128 x 40 halves, epilogue 5 KiB); per slice 16 KiB
+//   written and each subgroup reads a 64 x 32 slice of a and of B (8 KiB): 48 KiB moved per
+//   1.05 MFLOP = 21 FLOP/byte, ~600 TFLOP/s at ~30 TB/s of chip-wide shared bandwidth;
+// - global: 16 KiB per slice per workgroup = 64 FLOP/byte; a 4096^3 product reads each operand
+//   32 times through L2;
+// - registers per thread (32 lanes): 16 accumulators x 8 = 128, operand fragments 8 x 4 = 32,
+//   addresses ~20: ~180;
+// - occupancy: registers allow 2 workgroups per SM (65536 / (128 x 180)), shared memory 4
+//   (228 KiB / 46 KiB): 8 warps per SM on 132 SMs, so a product needs >= 264 tiles (e.g.
+//   2048 x 2048) to fill the chip;
+// - expected bound: tensor-core issue with mma.sync-class instructions and little latency hiding
+//   at 8 warps, roughly 300-500 TFLOP/s of the 989 peak for large square products; small M (decode)
+//   is bound by reading B: 3 TB/s.
+// Written, not yet verified on hardware; the emulated build runs the same code in CI.
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #include "common.glsl"
 #include "kernel_interface.h"
 #include "push_constants.h"
 
+#ifdef STORAGE_F16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define FRAG_IN float16_t
+const uint PAD = 8;  // 16 bytes of f16
+#else
+#define FRAG_IN float
+const uint PAD = 4;
+#endif
+
 layout(push_constant) uniform Push { MatmulParams p; };
 layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A { ELEM a[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B { ELEM b[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A4 { ELEM4 a4[]; };  // same data, when aligned
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B4 { ELEM4 b4[]; };
 #include "matmul_common.glsl"
 
-const uint TILE = 64;
-const uint BK = 32;
-const uint LDS = BK + 8;           // staged row stride in halves
-const uint LDC = TILE + 4;         // epilogue row stride in floats
-shared float16_t sA[TILE * LDS];   // [m][k]
-shared float16_t sB[TILE * LDS];   // [n][k]
-shared float sC[TILE * LDC];       // [m][n]
+layout(constant_id = MATMUL_SPEC_FRAGS) const uint FRAGS = 2;  // a subgroup's quadrant is FRAGS x FRAGS fragments
+layout(constant_id = MATMUL_SPEC_BK) const uint BK = 32;   // K per staged slice, a multiple of 16
+layout(constant_id = MATMUL_SPEC_STAGES) const uint STAGES = 2;
+
+#include "fragment.glsl"
+
+const uint TILE = 32 * FRAGS;
+const uint LDA = BK + PAD;                        // sA [m][k], and sB [n][k]
+const uint LDB = B_KN ? TILE + PAD : BK + PAD;    // sB [k][n] when B_KN
+const uint SLICE_B = B_KN ? BK * LDB : TILE * LDB;
+const uint LDE = 20;                              // epilogue block row stride (floats)
+shared FRAG_IN sA[STAGES * TILE * LDA];
+shared FRAG_IN sB[STAGES * SLICE_B];
+shared float sE[4 * 16 * LDE];
+
+void subgroupSync() {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+}
+
+// Four consecutive elements of a from (m, k), zeros past M and K.
+vec4 loadA4(uint bt, uint m, uint k) {
+  if (m >= p.m) return vec4(0.0);
+  const uint at = aIndex(bt, m, k);
+  if (ALIGNED_A && k + 3 < p.k) return vec4(a4[at / 4]);
+  vec4 x = vec4(0.0);
+  [[unroll]] for (uint i = 0; i < 4; ++i)
+    if (k + i < p.k) x[i] = float(a[at + i]);
+  return x;
+}
+
+// Four consecutive elements of B's stored rows: B(n, k..k+3) for [N, K], B(k, n..n+3) for [K, N].
+vec4 loadB4(uint bt, uint row, uint col, uint rows, uint cols) {
+  if (row >= rows) return vec4(0.0);
+  const uint at = p.bOffset + bt * p.bStrideB + row * p.bStrideRow + col;
+  if (ALIGNED_B && col + 3 < cols) return vec4(b4[at / 4]);
+  vec4 x = vec4(0.0);
+  [[unroll]] for (uint i = 0; i < 4; ++i)
+    if (col + i < cols) x[i] = float(b[at + i]);
+  return x;
+}
+
+void stageSlice(uint bt, uint m0, uint n0, uint k0, uint stage) {
+  [[unroll]] for (uint it = 0; it < (TILE * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
+    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    if (s < TILE * BK / 4) {
+      const uint r = s / (BK / 4), kk = (s % (BK / 4)) * 4;
+      const vec4 x = loadA4(bt, m0 + r, k0 + kk);
+      const uint at = (stage * TILE + r) * LDA + kk;
+      sA[at] = FRAG_IN(x.x);
+      sA[at + 1] = FRAG_IN(x.y);
+      sA[at + 2] = FRAG_IN(x.z);
+      sA[at + 3] = FRAG_IN(x.w);
+    }
+  }
+  [[unroll]] for (uint it = 0; it < (TILE * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
+    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    if (s < TILE * BK / 4) {
+      vec4 x;
+      uint at;
+      if (B_KN) {  // row k of the slice, columns n .. n + 3
+        const uint r = s / (TILE / 4), c = (s % (TILE / 4)) * 4;
+        x = loadB4(bt, k0 + r, n0 + c, p.k, p.n);
+        at = stage * SLICE_B + r * LDB + c;
+      } else {     // row n of the slice, columns k .. k + 3
+        const uint r = s / (BK / 4), c = (s % (BK / 4)) * 4;
+        x = loadB4(bt, n0 + r, k0 + c, p.n, p.k);
+        at = stage * SLICE_B + r * LDB + c;
+      }
+      sB[at] = FRAG_IN(x.x);
+      sB[at + 1] = FRAG_IN(x.y);
+      sB[at + 2] = FRAG_IN(x.z);
+      sB[at + 3] = FRAG_IN(x.w);
+    }
+  }
+}
 
 void main() {
   const uint tiles = p.tilesM * p.tilesN;
@@ -39,48 +138,59 @@ void main() {
   const uint bt = group / tiles;
   const uint m0 = ((group % tiles) / p.tilesN) * TILE;
   const uint n0 = (group % p.tilesN) * TILE;
-  const uint t = gl_LocalInvocationID.x;
-  const uint quadrant = gl_SubgroupID;  // 0..3
-  const uint qm = (quadrant / 2) * 32, qn = (quadrant % 2) * 32;
+  const uint qm = (gl_SubgroupID / 2) * 16 * FRAGS, qn = (gl_SubgroupID % 2) * 16 * FRAGS;
 
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4];
-  [[unroll]] for (uint i = 0; i < 4; ++i) acc[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  FragAcc acc[FRAGS * FRAGS];
+  FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) acc[f] = fragFill(0.0);
 
-  for (uint k0 = 0; k0 < p.k; k0 += BK) {
-    for (uint e = t; e < TILE * BK; e += WG_SIZE) {
-      const uint r = e / BK, kk = e % BK, k = k0 + kk;  // consecutive invocations: consecutive k
-      const uint m = m0 + r, n = n0 + r;
-      sA[r * LDS + kk] = m < p.m && k < p.k ? a[aIndex(bt, m, k)] : float16_t(0.0);
-      sB[r * LDS + kk] = n < p.n && k < p.k ? b[bIndex(bt, n, k)] : float16_t(0.0);
+  const uint slices = (p.k + BK - 1) / BK;
+  if (STAGES == 2 && slices > 0) stageSlice(bt, m0, n0, 0, 0);
+  barrier();  // the first slice is staged (double-buffered) before anyone reads it
+  for (uint t = 0; t < slices; ++t) {
+    uint stage = 0;
+    if (STAGES == 1) {
+      if (t > 0) barrier();  // every read of the previous slice is done before it is overwritten
+      stageSlice(bt, m0, n0, t * BK, 0);
+      barrier();  // the slice is staged
+    } else {
+      stage = t & 1u;
+      // The other buffer was last read in slice t - 1, which the barrier ending it closed.
+      if (t + 1 < slices) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
     }
-    barrier();  // the staged slices are complete before anyone reads them
-    [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ma[2], mb[2];
-      [[unroll]] for (uint i = 0; i < 2; ++i)
-        coopMatLoadNV(ma[i], sA, (qm + 16 * i) * LDS + kk, LDS, false);
-      [[unroll]] for (uint j = 0; j < 2; ++j)
-        coopMatLoadNV(mb[j], sB, (qn + 16 * j) * LDS + kk, LDS, true);  // B(k, n) = sB[n][k]
-      [[unroll]] for (uint i = 0; i < 2; ++i)
-        [[unroll]] for (uint j = 0; j < 2; ++j) acc[i * 2 + j] = coopMatMulAddNV(ma[i], mb[j], acc[i * 2 + j]);
+    FRAG_LOOP for (uint kk = 0; kk < BK; kk += 16) {
+      FragA fa[FRAGS];
+      FragB fb[FRAGS];
+      FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
+        FRAG_LOAD_A(fa[i], sA, (stage * TILE + qm + 16 * i) * LDA + kk, LDA, false);
+      FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) {
+        if (B_KN) {  // B(k, n) = sB[k][n]
+          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + kk * LDB + qn + 16 * j, LDB, false);
+        } else {     // B(k, n) = sB[n][k]
+          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + (qn + 16 * j) * LDB + kk, LDB, true);
+        }
+      }
+      FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
+        FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) acc[i * FRAGS + j] = fragMulAdd(fa[i], fb[j], acc[i * FRAGS + j]);
     }
-    barrier();  // every read of this slice is done before the next one overwrites it
+    if (STAGES == 2) barrier();  // slice t + 1 is staged and slice t's buffer is free again
   }
-
-  [[unroll]] for (uint i = 0; i < 2; ++i)
-    [[unroll]] for (uint j = 0; j < 2; ++j)
-      coopMatStoreNV(acc[i * 2 + j], sC, (qm + 16 * i) * LDC + qn + 16 * j, LDC, false);
-  barrier();  // the whole tile is in sC
 
   uint bits = 0u;
   bool pending = false;
   uint nanM = 0u, nanN = 0u;
-  for (uint e = t; e < TILE * TILE; e += WG_SIZE) {
-    const uint m = m0 + e / TILE, n = n0 + e % TILE;
-    if (m < p.m && n < p.n && storeOutput(bt, m, n, sC[(e / TILE) * LDC + e % TILE], bits) && !pending) {
-      pending = true;
-      nanM = m;
-      nanN = n;
+  const uint block = gl_SubgroupID * 16 * LDE;
+  FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) {
+    FRAG_STORE_ACC(acc[f], sE, block, LDE);
+    subgroupSync();  // the fragment is in shared memory
+    for (uint x = gl_SubgroupInvocationID; x < 256; x += gl_SubgroupSize) {
+      const uint m = m0 + qm + 16 * (f / FRAGS) + x / 16, n = n0 + qn + 16 * (f % FRAGS) + x % 16;
+      if (m < p.m && n < p.n && storeOutput(bt, m, n, sE[block + (x / 16) * LDE + x % 16], bits) && !pending) {
+        pending = true;
+        nanM = m;
+        nanN = n;
+      }
     }
+    subgroupSync();  // read before the next fragment overwrites the block
   }
   if (pending) bits |= blameNan(bt, nanM, nanN);
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);

@@ -1,5 +1,6 @@
 // linear / matmul conformance against the double reference, for every kernel variant forced on
-// this device (rows, tiled, naive): odd shapes (1, 5, 7, 33, 100, 1000, 4099), bias, each
+// this device (rows, tiled, naive, and the cooperative-matrix kernel with emulated fragments
+// wherever those run, so CI executes its tiling and staging): odd shapes (1, 5, 7, 33, 100, 1000, 4099), bias, each
 // activation, residual (also in place), f16 storage, strided rows, batched matmul with B as
 // [K, N] and [N, K], grids past the dispatch limit; and bad input named in the error.
 #include <cmath>
@@ -27,8 +28,27 @@ constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activ
 
 using Shape3 = std::tuple<int64_t, int64_t, int64_t>;  // M, N, K
 
+// Whether this device can run the emulated fragments (compiled for fixed 8-lane subgroups with
+// shuffles).
+bool emulatedFragmentsRun(const Context& ctx) {
+  const DeviceInfo& i = ctx.info();
+  return i.subgroupSize == 8 && i.minSubgroupSize == i.maxSubgroupSize && i.subgroupShuffle;
+}
+
+// Test names: the emulated kernel's cases get their own `vkattn conformance` row ("kernel_").
+std::string variantTestName(MatmulVariant v) {
+  if (v == MatmulVariant::Coopmat) return "kernel_coopmat";
+  if (v == MatmulVariant::CoopmatEmulated) return "kernel_coopmat_emulated";
+  return toString(v);
+}
+
 class LinearTest : public VkattnTest, public ::testing::WithParamInterface<MatmulVariant> {
  protected:
+  void SetUp() override {
+    VkattnTest::SetUp();
+    if (variant() == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
+      GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
+  }
   MatmulVariant variant() const { return GetParam(); }
   void checkLinear(int64_t m, int64_t n, int64_t k, uint64_t seed);
 };
@@ -212,13 +232,22 @@ TEST_F(VkattnTest, RowsKernelWithoutSubgroupShuffles) {
   EXPECT_EQ(resolveMatmulVariant(gpu), MatmulVariant::Tiled);
 }
 
-// The tensor-core kernel runs wherever the device has what it needs (so conformance runs on such a
-// GPU pick it up); elsewhere asking for it must be refused by name.
-TEST_F(VkattnTest, CooperativeMatrixKernel) {
-  const auto opts = [](Activation act = Activation::None) {
-    return LinearOptions{.activation = act, .variant = MatmulVariant::Coopmat};
+// The fragment kernel's own f16 case list: on tensor cores wherever the device has them (so
+// conformance runs on such a GPU pick it up; elsewhere asking for it must be refused by name), and
+// with emulated fragments wherever those run.
+class FragmentMatmul : public VkattnTest, public ::testing::WithParamInterface<MatmulVariant> {};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul, ::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated),
+                         [](const auto& info) { return variantTestName(info.param); });
+
+TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
+  const MatmulVariant variant = GetParam();
+  const auto opts = [variant](Activation act = Activation::None) {
+    return LinearOptions{.activation = act, .variant = variant};
   };
-  if (!ctx().info().cooperativeMatrixF16) {
+  if (variant == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
+    GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
+  if (variant == MatmulVariant::Coopmat && !ctx().info().cooperativeMatrixF16) {
     Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16), w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
     try {
       linear(ctx(), x, w, opts());
@@ -228,8 +257,10 @@ TEST_F(VkattnTest, CooperativeMatrixKernel) {
     }
     return;
   }
-  Tensor fx = ctx().tensor({4, 16}, randomValues(64, 1)), fw = ctx().tensor({8, 16}, randomValues(128, 2));
-  EXPECT_THROW(linear(ctx(), fx, fw, opts()), Unsupported);  // f16 operands only
+  if (variant == MatmulVariant::Coopmat) {
+    Tensor fx = ctx().tensor({4, 16}, randomValues(64, 1)), fw = ctx().tensor({8, 16}, randomValues(128, 2));
+    EXPECT_THROW(linear(ctx(), fx, fw, opts()), Unsupported);  // f16 operands only
+  }
   const Shape3 shapes[] = {{1, 1, 1},     {5, 7, 33},    {64, 64, 64},  {65, 63, 17}, {100, 33, 100},
                            {32, 384, 128}, {1, 384, 128}, {257, 130, 1000}, {1024, 1024, 1024}};
   uint64_t seed = 900;
@@ -250,14 +281,15 @@ TEST_F(VkattnTest, CooperativeMatrixKernel) {
     }
     // B as [K, N], batched.
     Tensor a3 = ctx().tensor({1, m, k}, x, DType::F16), bkn = ctx().tensor({1, k, n}, w, DType::F16);
-    EXPECT_TRUE(dotClose(matmul(ctx(), a3, bkn, {.alpha = 0.5f, .variant = MatmulVariant::Coopmat}).download(),
+    EXPECT_TRUE(dotClose(matmul(ctx(), a3, bkn, {.alpha = 0.5f, .variant = variant}).download(),
                          matmulRef(x, w, 1, M, N, K, false, false, 0.5), kAtolF16, kRtolF16, kDotF16));
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, LinearTest,
-                         ::testing::Values(MatmulVariant::Rows, MatmulVariant::Tiled, MatmulVariant::Naive),
-                         [](const auto& info) { return std::string(toString(info.param)); });
+                         ::testing::Values(MatmulVariant::Rows, MatmulVariant::Tiled, MatmulVariant::Naive,
+                                           MatmulVariant::CoopmatEmulated),
+                         [](const auto& info) { return variantTestName(info.param); });
 
 TEST_F(VkattnTest, MatmulVariantFollowsTheProfileAndTheEnvironment) {
   ::unsetenv("VKATTN_MATMUL_VARIANT");
@@ -267,6 +299,8 @@ TEST_F(VkattnTest, MatmulVariantFollowsTheProfileAndTheEnvironment) {
   EXPECT_EQ(resolveMatmulVariant(ctx()), MatmulVariant::Tiled);
   EXPECT_EQ(resolveMatmulVariant(ctx(), MatmulVariant::Naive), MatmulVariant::Naive);
   EXPECT_EQ(resolveMatmulVariant(ctx(), MatmulVariant::Coopmat), MatmulVariant::Coopmat);
+  ::setenv("VKATTN_MATMUL_VARIANT", "coopmat-emulated", 1);
+  EXPECT_EQ(resolveMatmulVariant(ctx()), MatmulVariant::CoopmatEmulated);
   ::setenv("VKATTN_MATMUL_VARIANT", "fastest", 1);
   EXPECT_THROW(resolveMatmulVariant(ctx()), InvalidArgument);
   ::unsetenv("VKATTN_MATMUL_VARIANT");

@@ -29,6 +29,10 @@ layout(constant_id = ATTN_SPEC_SPLITS) const uint SPLITS = 1;  // combine kernel
 // Decode mode of the rows kernel: the workgroup (one subgroup) shares its ROWS query rows and its
 // lanes take turns over the keys; subgroup ops merge the lanes' softmax states at the end.
 layout(constant_id = ATTN_SPEC_LANE_KEYS) const bool LANE_KEYS = false;
+// Fragment kernel: K/V buffers in shared memory (2: double-buffered), and the subgroup size its
+// lane-to-row mapping is built for (the subgroup size must be fixed).
+layout(constant_id = ATTN_SPEC_STAGES) const uint STAGES = 2;
+layout(constant_id = ATTN_SPEC_SUBGROUP_SIZE) const uint SUBGROUP_SIZE = 32;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4

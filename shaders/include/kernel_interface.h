@@ -25,6 +25,14 @@
 #define MATMUL_SPEC_ALIGNED_A 4  // bool
 #define MATMUL_SPEC_ALIGNED_B 5  // bool
 #define MATMUL_SPEC_KC 6         // uint: rows kernel, K per step
+#define MATMUL_SPEC_FRAGS 7      // uint: coopmat kernel, a subgroup's quadrant is FRAGS x FRAGS fragments
+#define MATMUL_SPEC_BK 8         // uint: coopmat kernel, K per staged slice
+#define MATMUL_SPEC_STAGES 9     // uint: coopmat kernel, slice buffers in shared memory (1 or 2)
+
+// Fragment layer (fragment.glsl, hardware build): the row counts of the A and B fragment types,
+// both 16 and never set; distinct ids make distinct SPIR-V types.
+#define FRAG_SPEC_A_ROWS 90
+#define FRAG_SPEC_B_ROWS 91
 
 // Attention kernels (attention_common.glsl).
 #define ATTN_SPEC_DK 1          // uint: query/key head dim
@@ -40,6 +48,8 @@
 #define ATTN_SPEC_SPLIT 12      // bool: rows kernel writes split-K partial records
 #define ATTN_SPEC_SPLITS 13     // uint: combine kernel, partial records per row
 #define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
+#define ATTN_SPEC_STAGES 15     // uint: coopmat kernel, K/V tile buffers in shared memory (1 or 2)
+#define ATTN_SPEC_SUBGROUP_SIZE 16  // uint: coopmat kernel, the (fixed) subgroup size
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

@@ -1,7 +1,7 @@
 // Fused attention: picks the kernel family (rows for CPU drivers, tiled for GPUs, coopmat when
-// asked for on tensor-core devices), sizes it for the head dims and the device, checks the
-// per-invocation loop count, splits long key ranges (split-K) and records one dispatch, or two
-// with the split-K combine pass.
+// asked for on tensor-core devices, its emulated build when asked for anywhere), sizes it for the
+// head dims and the device, checks the per-invocation loop count, splits long key ranges
+// (split-K) and records one dispatch, or two with the split-K combine pass.
 #include "vkattn/ops/attention.hpp"
 
 #include <algorithm>
@@ -26,8 +26,10 @@ std::optional<AttentionVariant> variantFromEnvironment() {
   if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
   if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
   if (s == "coopmat") return AttentionVariant::Coopmat;
+  if (s == "coopmat-emulated") return AttentionVariant::CoopmatEmulated;
   if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_ATTENTION_VARIANT", "'" + s + "', expected rows, tiled, coopmat or auto");
+  throw InvalidArgument("VKATTN_ATTENTION_VARIANT",
+                        "'" + s + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
 }
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
@@ -73,37 +75,69 @@ AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
   return s;
 }
 
-// Cooperative-matrix kernel: ROWS subgroups of 16 query rows each per workgroup and KEY_BLOCK keys
-// per tile, the largest that fit shared memory (the byte count of attention_coopmat.comp's header).
-AttentionKernelShape coopmatShape(const Context& ctx, const AttentionPlan& plan) {
+// The subgroup size the emulated fragments are compiled for (fragment.glsl's FRAG_LANES).
+constexpr uint32_t kEmulatedFragmentLanes = 8;
+
+uint64_t roundUp16(int64_t x) { return (static_cast<uint64_t>(x) + 15) / 16 * 16; }
+
+// Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of 16
+// query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
+// the configurations below, in order of expected speed, whose shared memory (the byte count of
+// the shader's header) fits the device.
+AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan, bool emulated) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {
-    return Unsupported("cooperative-matrix attention " + why + " (variant Coopmat)");
+    return Unsupported(std::string(emulated ? "emulated " : "") + "cooperative-matrix attention " + why +
+                       (emulated ? " (variant CoopmatEmulated)" : " (variant Coopmat)"));
   };
-  const CoopmatChoice choice = coopmatChoiceFor(info, "attention_coopmat");
-  if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
-  const uint32_t subgroupSize = choice.subgroupSize;
-  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
-  if (plan.dk % 16 != 0 || plan.dv % 16 != 0)
-    throw refuse("needs head dims that are multiples of 16, got " + std::to_string(plan.dk) + "/" +
-                 std::to_string(plan.dv));
-  if (subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
-  const uint64_t dk = static_cast<uint64_t>(plan.dk), dv = static_cast<uint64_t>(plan.dv);
-  for (uint32_t rows : {4u, 2u, 1u}) {
-    for (uint32_t keys : {32u, 16u}) {
-      const uint64_t bytes = 32 * rows * (dk + 8) + 2 * keys * (dk + 8) + 2 * keys * (dv + 8) + 64 * rows * (keys + 4) +
-                             32 * rows * (keys + 8) + 64 * rows * (dv + 4) + 128 * rows;
-      if (bytes <= info.maxSharedMemoryBytes && rows * subgroupSize <= info.maxWorkgroupInvocations) {
-        AttentionKernelShape s;
-        s.workgroup = rows * subgroupSize;
-        s.rows = rows;
-        s.keyBlock = keys;
-        return s;
-      }
+  uint32_t lanes = info.subgroupSize;  // the emulation's fixed size, or the hardware flavour's
+  if (emulated) {
+    if (info.minSubgroupSize != info.maxSubgroupSize || info.subgroupSize != kEmulatedFragmentLanes)
+      throw refuse("is compiled for a fixed subgroup size of " + std::to_string(kEmulatedFragmentLanes) + "; " +
+                   info.name + " has " + std::to_string(info.minSubgroupSize) + ".." +
+                   std::to_string(info.maxSubgroupSize));
+    if (!info.subgroupShuffle) throw refuse("needs subgroup shuffles; " + info.name + " lacks them");
+    if (plan.dtype == DType::F16 && !info.shaderFloat16)
+      throw refuse("with f16 storage needs shaderFloat16; " + info.name + " lacks it");
+  } else {
+    // The KHR twin or the NV module, and the subgroup size it is sized for (required where it varies).
+    const CoopmatChoice choice = coopmatChoiceFor(info, "attention_coopmat");
+    if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
+    if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
+    if (choice.subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
+    lanes = choice.subgroupSize;
+  }
+  const uint64_t e = plan.dtype == DType::F16 ? 2 : 4, pad = 16 / e;
+  const uint64_t dk = roundUp16(plan.dk), dv = roundUp16(plan.dv);
+  struct Option {
+    uint32_t rows, keys, stages;
+  };
+  constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
+                                 {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  for (const Option& o : kOptions) {
+    const uint64_t bytes = o.stages * o.keys * (dk + dv + 2 * pad) * e + 64 * o.rows * (o.keys + 4) +
+                           16 * o.rows * (o.keys + pad) * e;
+    if (bytes <= info.maxSharedMemoryBytes && o.rows * lanes <= info.maxWorkgroupInvocations) {
+      AttentionKernelShape s;
+      s.subgroup = lanes;
+      s.workgroup = o.rows * lanes;
+      s.rows = o.rows;
+      s.keyBlock = o.keys;
+      s.stages = o.stages;
+      return s;
     }
   }
   throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
                " needs more shared memory than " + info.name + " has");
+}
+
+// Loop iterations of one fragment-kernel invocation that stay loops (the emulated build keeps
+// its loops over fragments rolled): per tile the S and PV products and a rescale, plus Q and the
+// output once.
+uint64_t fragmentLoopIterations(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+  const uint64_t dk = roundUp16(plan.dk) / 16, dv = roundUp16(plan.dv) / 16, c = shape.keyBlock / 16;
+  const uint64_t tiles = (static_cast<uint64_t>(plan.lk) + shape.keyBlock - 1) / shape.keyBlock;
+  return tiles * (1 + c * (1 + dk) + c * (1 + dv) + dv) + dk + 2 * dv;
 }
 
 // Key splits for the rows kernel: enough that each split's key loop stays under the driver's
@@ -145,6 +179,8 @@ const char* toString(AttentionVariant variant) noexcept {
       return "tiled";
     case AttentionVariant::Coopmat:
       return "coopmat";
+    case AttentionVariant::CoopmatEmulated:
+      return "coopmat-emulated";
   }
   return "?";
 }
@@ -173,10 +209,11 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   }
   const AttentionVariant variant = attentionVariantFor(ctx, options.variant, plan.lq);
   const bool rows = variant == AttentionVariant::Rows;
-  const bool coopmat = variant == AttentionVariant::Coopmat;
+  const bool emulated = variant == AttentionVariant::CoopmatEmulated;
+  const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
   if (!rows && options.keySplits > 1) throw InvalidArgument("keySplits", "only the rows variant splits keys");
   AttentionKernelShape shape =
-      rows ? rowsShape(ctx, plan) : (coopmat ? coopmatShape(ctx, plan) : tiledShape(ctx, plan));
+      rows ? rowsShape(ctx, plan) : (coopmat ? fragmentShape(ctx, plan, emulated) : tiledShape(ctx, plan));
   shape.writeLse = options.lse.has_value();
   // One workgroup per (batch, head, block of query rows), times the key splits.
   const uint64_t rowsPerGroup = rows      ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup)
@@ -191,13 +228,18 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   const uint64_t keysPerSplit = (static_cast<uint64_t>(plan.lk) + splits - 1) / splits;
   const uint64_t keysPerStep = uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1);
   const uint64_t steps = (keysPerSplit + keysPerStep - 1) / keysPerStep + (shape.split ? 1 : 0);
-  detail::requireLoopBudget(ctx, rows ? steps : steps * (1 + shape.keyBlock / 4),
+  detail::requireLoopBudget(ctx,
+                            rows      ? steps
+                            : coopmat ? fragmentLoopIterations(plan, shape)
+                                      : steps * (1 + shape.keyBlock / 4),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
 
-  const CoopmatChoice coopmatChoice = coopmat ? coopmatChoiceFor(ctx.info(), "attention_coopmat") : CoopmatChoice{};
-  const std::string shader = rows      ? "attention_rows"
-                             : coopmat ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
-                                       : "attention_tiled";
+  const CoopmatChoice coopmatChoice =
+      variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info(), "attention_coopmat") : CoopmatChoice{};
+  const std::string shader = rows       ? "attention_rows"
+                             : emulated ? "attention_coopmat_emu"
+                             : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
+                                        : "attention_tiled";
   const Pipeline& pipeline =
       ctx.pipelines().get({detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape),

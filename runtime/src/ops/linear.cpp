@@ -94,6 +94,7 @@ const char* toString(MatmulVariant variant) noexcept {
     case MatmulVariant::Tiled: return "tiled";
     case MatmulVariant::Naive: return "naive";
     case MatmulVariant::Coopmat: return "coopmat";
+    case MatmulVariant::CoopmatEmulated: return "coopmat-emulated";
   }
   return "?";
 }

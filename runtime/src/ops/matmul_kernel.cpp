@@ -28,8 +28,10 @@ std::optional<MatmulVariant> variantFromEnvironment() {
   if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
   if (s == "naive") return MatmulVariant::Naive;
   if (s == "coopmat") return MatmulVariant::Coopmat;
+  if (s == "coopmat-emulated") return MatmulVariant::CoopmatEmulated;
   if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_MATMUL_VARIANT", "'" + s + "', expected rows, tiled, naive, coopmat or auto");
+  throw InvalidArgument("VKATTN_MATMUL_VARIANT",
+                        "'" + s + "', expected rows, tiled, naive, coopmat, coopmat-emulated or auto");
 }
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
@@ -82,6 +84,47 @@ RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint
   return s;
 }
 
+// The fragment kernel's shape (matmul_coopmat.comp): a subgroup quadrant of FRAGS x FRAGS
+// fragments, K slices of BK and STAGES slice buffers; the first of the configurations below, in
+// order of expected speed, whose shared memory fits the device.
+struct FragmentShape {
+  uint32_t frags = 2, bk = 32, stages = 1;
+};
+
+// The subgroup size the emulated fragments are compiled for (fragment.glsl's FRAG_LANES).
+constexpr uint32_t kEmulatedFragmentLanes = 8;
+
+// `lanes`: the subgroup size the kernel runs with (chosen with the hardware flavour, or the device's
+// fixed size for the emulation).
+FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, const std::string& op, uint32_t lanes) {
+  const DeviceInfo& info = ctx.info();
+  const std::string kernel = emulated ? "the emulated cooperative-matrix kernel" : "the cooperative-matrix kernel";
+  if (emulated) {
+    if (info.minSubgroupSize != info.maxSubgroupSize || info.subgroupSize != kEmulatedFragmentLanes)
+      throw Unsupported(op + ": " + kernel + " is compiled for a fixed subgroup size of " +
+                        std::to_string(kEmulatedFragmentLanes) + "; " + info.name + " has " +
+                        std::to_string(info.minSubgroupSize) + ".." + std::to_string(info.maxSubgroupSize));
+    if (!info.subgroupShuffle)
+      throw Unsupported(op + ": " + kernel + " needs subgroup shuffles; " + info.name + " lacks them");
+    if (dtype == DType::F16 && !info.shaderFloat16)
+      throw Unsupported(op + ": " + kernel + " with f16 operands needs shaderFloat16; " + info.name + " lacks it");
+  } else if (dtype != DType::F16) {
+    throw Unsupported(op + ": " + kernel + " takes f16 operands only");
+  }
+  if (4 * lanes > info.maxWorkgroupInvocations)
+    throw Unsupported(op + ": " + kernel + " needs workgroups of " + std::to_string(4 * lanes) + " invocations on " +
+                      info.name);
+  const uint64_t e = dtype == DType::F16 ? 2 : 4, pad = 16 / e;
+  constexpr FragmentShape kOptions[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2}, {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
+  for (const FragmentShape& s : kOptions) {
+    const uint64_t tile = 32 * s.frags;
+    // a and B slices (B [N, K] is the larger layout), and the epilogue blocks.
+    const uint64_t bytes = 2 * s.stages * tile * (s.bk + pad) * e + 4 * 16 * 20 * 4;
+    if (bytes <= info.maxSharedMemoryBytes) return s;
+  }
+  throw Unsupported(op + ": " + kernel + " needs more shared memory than " + info.name + " has");
+}
+
 }  // namespace
 
 MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) {
@@ -130,22 +173,33 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     constants.set(SPEC_WORKGROUP_SIZE, uint32_t{256}).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = "matmul_tiled";
-  } else if (variant == MatmulVariant::Coopmat) {
-    const DeviceInfo& info = ctx.info();
-    const CoopmatChoice choice = coopmatChoiceFor(info, "matmul_coopmat");
-    if (choice.flavour == CoopmatFlavour::None)
-      throw Unsupported(op + ": the cooperative-matrix kernel cannot run: " + choice.reason);
-    if (call.dtype != DType::F16)
-      throw Unsupported(op + ": the cooperative-matrix kernel takes f16 operands only");
-    const uint32_t workgroup = 4 * choice.subgroupSize;  // one 32 x 32 quadrant per subgroup
-    if (workgroup > info.maxWorkgroupInvocations)
-      throw Unsupported(op + ": the cooperative-matrix kernel needs workgroups of " + std::to_string(workgroup) +
-                        " invocations on " + info.name);
-    p.tilesM = ceilDiv(p.m, 64);
-    p.tilesN = ceilDiv(p.n, 64);
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_B_KN, call.bKN);
+  } else if (variant == MatmulVariant::Coopmat || variant == MatmulVariant::CoopmatEmulated) {
+    const bool emulated = variant == MatmulVariant::CoopmatEmulated;
+    CoopmatChoice choice;  // hardware: the KHR twin or the NV module, and the subgroup size
+    if (!emulated) {
+      choice = coopmatChoiceFor(ctx.info(), "matmul_coopmat");
+      if (choice.flavour == CoopmatFlavour::None)
+        throw Unsupported(op + ": the cooperative-matrix kernel cannot run: " + choice.reason);
+    }
+    const uint32_t lanes = emulated ? ctx.info().subgroupSize : choice.subgroupSize;
+    const FragmentShape f = fragmentShape(ctx, call.dtype, emulated, op, lanes);
+    const uint64_t slices = (uint64_t{p.k} + f.bk - 1) / f.bk;
+    const uint64_t perSlice = 1 + f.bk / 16 * (1 + 2 * f.frags + f.frags * (1 + f.frags));
+    requireLoopBudget(ctx, slices * perSlice + f.frags * f.frags * 33 + k4,
+                      op + " (" + toString(variant) + " kernel) with K = " + std::to_string(p.k));
+    const bool alignedA = multipleOf4({p.aOffset, p.aStrideM, p.aStrideB});
+    const bool alignedB = multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB});
+    p.tilesM = ceilDiv(p.m, 32 * f.frags);
+    p.tilesN = ceilDiv(p.n, 32 * f.frags);
+    constants.set(SPEC_WORKGROUP_SIZE, 4 * lanes)
+        .set(MATMUL_SPEC_B_KN, call.bKN)
+        .set(MATMUL_SPEC_ALIGNED_A, alignedA)
+        .set(MATMUL_SPEC_ALIGNED_B, alignedB)
+        .set(MATMUL_SPEC_FRAGS, f.frags)
+        .set(MATMUL_SPEC_BK, f.bk)
+        .set(MATMUL_SPEC_STAGES, f.stages);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = coopmatShader("matmul_coopmat", choice.flavour);
+    shader = emulated ? "matmul_coopmat_emu" : coopmatShader("matmul_coopmat", choice.flavour);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));

@@ -24,13 +24,16 @@ enum class MaskAlignment {
 
 // Fused kernel families: Rows (several query rows per invocation, no shared memory, no
 // barriers: CPU drivers) and Tiled (a workgroup per query block, K/V tiles in shared memory:
-// GPUs). Coopmat computes QK^T and PV on tensor cores (VK_NV_cooperative_matrix, f16 storage,
-// head dims multiples of 16) where DeviceInfo::cooperativeMatrixF16 holds; asked for elsewhere it
-// throws Unsupported. Auto picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it
-// has not yet been measured on hardware), overridden by
-// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat; without an override, decode shapes (Lq <= 8) take
-// the rows kernel's decode mode on every device.
-enum class AttentionVariant { Auto, Rows, Tiled, Coopmat };
+// GPUs). Coopmat is FlashAttention-2 style on 16 x 16 matrix fragments: QK^T and PV on tensor
+// cores (VK_NV_cooperative_matrix, f16 storage) where DeviceInfo::cooperativeMatrixF16 holds;
+// asked for elsewhere it throws Unsupported. CoopmatEmulated runs the same kernel with the
+// fragments emulated in plain GLSL (f16 or f32 storage, devices with a fixed subgroup size of 8
+// such as lavapipe): slow, there so that CI executes the coopmat kernel's logic; never picked
+// automatically. Auto picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it has
+// not yet been measured on hardware), overridden by
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat-emulated; without an override, decode
+// shapes (Lq <= 8) take the rows kernel's decode mode on every device.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated };
 
 struct AttentionOptions {
   // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.

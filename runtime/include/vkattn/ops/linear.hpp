@@ -5,10 +5,13 @@
 // Kernel families: Rows (register-blocked, vec4 loads, no shared memory or barriers: CPU drivers),
 // Tiled (64 x 64 shared-memory tiles, 4 x 4 outputs per invocation: GPUs) and Naive (one output
 // per invocation: the benchmarks' baseline). Coopmat runs f16 operands on tensor cores through
-// VK_NV_cooperative_matrix (64 x 64 tiles, 16 x 16 x 16 fp16 products, fp32 accumulation) where
-// DeviceInfo::cooperativeMatrixF16 holds; asked for on another device it throws Unsupported. Auto
-// picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it has not yet been measured
-// on hardware), overridden by VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat.
+// VK_NV_cooperative_matrix (up to 128 x 128 tiles of 16 x 16 x 16 fp16 fragment products, fp32
+// accumulation) where DeviceInfo::cooperativeMatrixF16 holds; asked for on another device it
+// throws Unsupported. CoopmatEmulated runs the same kernel with the fragments emulated in plain
+// GLSL (f32 or f16, devices with a fixed subgroup size of 8 such as lavapipe) so that CI executes
+// it; it is slow and never picked automatically. Auto picks Rows or Tiled by ctx.profile()
+// (Coopmat only when asked for: it has not yet been measured on hardware), overridden by
+// VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat|coopmat-emulated.
 #pragma once
 
 #include <optional>
@@ -27,7 +30,7 @@ enum class Activation {
   Silu,      // v / (1 + exp(-v))
 };
 
-enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat };
+enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated };
 
 const char* toString(Activation activation) noexcept;
 const char* toString(MatmulVariant variant) noexcept;
