@@ -37,6 +37,13 @@ void useDevice(const std::optional<std::string>& device) {
   s.context = std::make_unique<Context>(ContextOptions{.device = device});
 }
 
+void closeSession() noexcept {
+  std::lock_guard<std::mutex> lock(sessionMutex());
+  Session& s = state();
+  s.resources.clear();
+  s.context.reset();
+}
+
 SizeLimits sizeLimits() {
   const uint64_t binding = onDevice([](Context& ctx) { return ctx.info().maxStorageBufferRange; });
   return SizeLimits{.hostBytes = hostMemoryBytes(), .bindingBytes = binding};

@@ -38,6 +38,10 @@ auto onDevice(Work&& work) {
   return work(session());
 }
 
+// Drops the resources and the context. Registered with Python's atexit: at the C++ static
+// destructors the Vulkan driver may already have torn itself down (lavapipe crashed there).
+void closeSession() noexcept;
+
 // Size limits of the session's device for checkArraySize.
 SizeLimits sizeLimits();
 
