@@ -1,6 +1,9 @@
 #include "arguments.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cctype>
+#include <cstdlib>
 
 #include "vkattn/core/error.hpp"
 
@@ -46,6 +49,19 @@ double Arguments::number(const std::string& flag, double fallback) const {
   } catch (const std::exception&) {
     throw InvalidArgument(flag, "expected a number, got '" + *v + "'");
   }
+}
+
+int64_t Arguments::integer(const std::string& flag, int64_t fallback, int64_t min, int64_t max) const {
+  auto v = get(flag);
+  if (!v) return fallback;
+  const std::string range = std::to_string(min) + " .. " + std::to_string(max);
+  // strtoll, not a cast from number(): a double beyond int64 would make the cast undefined.
+  char* end = nullptr;
+  errno = 0;
+  const long long n = v->empty() || std::isspace(static_cast<unsigned char>(v->front())) ? 0 : std::strtoll(v->c_str(), &end, 10);
+  if (!end || end != v->c_str() + v->size()) throw InvalidArgument(flag, "expected a whole number, got '" + *v + "'");
+  if (errno == ERANGE || n < min || n > max) throw InvalidArgument(flag, "is " + *v + ", expected " + range);
+  return n;
 }
 
 }  // namespace vkattn::cli

@@ -2,6 +2,7 @@
 // used at most once; unknown flags are errors that name them.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +20,8 @@ class Arguments {
   std::optional<std::string> get(const std::string& flag) const;
   std::string require(const std::string& flag) const;
   double number(const std::string& flag, double fallback) const;
+  // A whole number in [min, max] written in decimal (no fraction, no exponent), else fallback.
+  int64_t integer(const std::string& flag, int64_t fallback, int64_t min, int64_t max) const;
   bool has(const std::string& flag) const { return m_switches.count(flag) > 0; }
   const std::vector<std::string>& positional() const { return m_positional; }
 

@@ -1,6 +1,7 @@
 // `vkattn bench <kernel>`: one kernel at a chosen shape, verified, then timed beside its baseline.
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -18,10 +19,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
   const std::string kernel = a.positional()[0];
-  auto count = [&](const std::string& flag, double fallback) {
-    const double v = a.number(flag, fallback);
-    if (v < 1 || v != static_cast<int64_t>(v)) throw InvalidArgument(flag, "must be a positive integer");
-    return static_cast<int64_t>(v);
+  auto count = [&](const std::string& flag, int64_t fallback) {
+    return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());
   };
   const DType dtype = a.has("--f16") ? DType::F16 : DType::F32;
   Context ctx({.device = options.device});
@@ -32,7 +31,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     const int64_t len = count("--len", 1024);
     m = measureAttention(ctx, {.batch = count("--batch", 1),
                                .heads = count("--heads", 8),
-                               .queries = count("--queries", static_cast<double>(len)),
+                               .queries = count("--queries", len),
                                .len = len,
                                .dim = count("--dim", 64),
                                .causal = a.has("--causal"),

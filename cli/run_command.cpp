@@ -1,5 +1,6 @@
 // `vkattn run <op>`: one kernel on .npy inputs, writing a float32 .npy output.
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "arguments.hpp"
@@ -74,8 +75,8 @@ int runCommand(const CommonOptions& options, const std::vector<std::string>& arg
     }
   } else if (op == "rope") {
     RopeOptions o{.theta = a.number("--theta", 10000.0), .interleaved = a.has("--interleaved"),
-                  .rotaryDim = static_cast<int64_t>(a.number("--rotary-dim", 0)),
-                  .positionOffset = static_cast<int64_t>(a.number("--offset", 0))};
+                  .rotaryDim = a.integer("--rotary-dim", 0, 0, std::numeric_limits<int32_t>::max()),
+                  .positionOffset = a.integer("--offset", 0, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())};
     std::optional<Tensor> positions;
     if (auto p = a.get("--positions")) {
       NpyArray arr = readNpy(*p);

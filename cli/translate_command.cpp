@@ -3,6 +3,7 @@
 // and kind, [heads, rows, cols]) with the tokens as text files, and the logits of every step.
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "arguments.hpp"
 #include "commands.hpp"
@@ -57,7 +58,7 @@ int translateCommand(const CommonOptions& options, const std::vector<std::string
   const auto dump = a.get("--dump-attention");
   const auto logitsPath = a.get("--logits");
   TranslateOptions o;
-  o.maxTokens = static_cast<int64_t>(a.number("--max-tokens", 64));
+  o.maxTokens = a.integer("--max-tokens", 64, 1, std::numeric_limits<int32_t>::max());
   o.attention = dump.has_value();
   o.logits = logitsPath.has_value();
   const Translation t = model.translate(english, o);

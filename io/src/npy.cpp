@@ -5,6 +5,7 @@
 #include <limits>
 #include <regex>
 
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 
@@ -61,9 +62,9 @@ NpyArray readNpy(const std::filesystem::path& path) {
     if (digits.size() > 12) throw InvalidArgument(name, "dimension " + digits + " is too large");
     array.shape.push_back(std::stoll(digits));
   }
-  const int64_t count = elementCount(array.shape);
+  const int64_t count = checkedElementCount(array.shape, name);
   if (count <= 0) throw InvalidArgument(name, "empty array of shape " + toString(array.shape));
-  const std::size_t dataBytes = static_cast<std::size_t>(count) * itemSize(array.descr);
+  const std::size_t dataBytes = checkedByteCount(array.shape, itemSize(array.descr), name);
   const std::size_t dataStart = headerStart + headerLength;
   if (bytes.size() - dataStart != dataBytes)
     throw InvalidArgument(name, "holds " + std::to_string(bytes.size() - dataStart) + " data bytes, shape " +

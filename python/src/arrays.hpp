@@ -1,11 +1,18 @@
-// NumPy arrays <-> vkattn tensors. float32 and float16 keep their dtype, float64 is computed as
-// float32; anything else is a TypeError naming the argument.
+// NumPy arrays <-> vkattn tensors, in two halves around the device work: with the GIL, inputs
+// become HostArrays (size-checked, contiguous, in the tensor's dtype) and HostResults become
+// arrays; without it, HostArrays are uploaded and tensors downloaded into HostResults.
+// float32 and float16 keep their dtype, float64 is computed as float32; any other dtype is a
+// TypeError naming the argument.
 #pragma once
 
 #include <pybind11/numpy.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "input_checks.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
 
@@ -13,13 +20,37 @@ namespace vkattn::python {
 
 namespace py = pybind11;
 
-// A contiguous float array (float32 or float16) ready to upload; float64 becomes float32.
-py::array floatArray(const py::handle& value, const std::string& name);
-Shape shapeOf(const py::array& array);
-DType dtypeOf(const py::array& array);
+// An input's elements, C-contiguous in `dtype`. `array` owns them, so data() may be read without
+// the GIL for as long as this lives; copy or destroy it only with the GIL held.
+struct HostArray {
+  py::array array;
+  Shape shape;
+  DType dtype = DType::F32;
+  const void* data() const { return array.data(); }
+};
 
-Tensor toTensor(Context& ctx, const py::array& array);
-Tensor toIntTensor(Context& ctx, const py::handle& value, const std::string& name);
-py::array toArray(const Tensor& tensor);
+// A float input (array, list or tuple). `as` forces float32 or float16; by default float16 stays
+// float16 and float32/float64 become float32. Sizes are checked before anything is copied.
+HostArray floatInput(const py::handle& value, const std::string& name, const SizeLimits& limits,
+                     std::optional<DType> as = std::nullopt);
+// An integer input narrowed to int32 after checking every value lies in [min, max].
+HostArray intInput(const py::handle& value, const std::string& name, const SizeLimits& limits, int64_t min,
+                   int64_t max);
+// An already contiguous array of a dtype HostArray supports (e.g. after a NumPy reordering).
+HostArray hostArray(py::array contiguous, DType dtype);
+
+// Without the GIL:
+Tensor upload(Context& ctx, const HostArray& input);
+
+struct HostResult {
+  Shape shape;
+  DType dtype = DType::F32;
+  std::vector<uint8_t> bytes;
+};
+// Without the GIL. `shape` (same element count) replaces the tensor's when given.
+HostResult download(const Tensor& tensor, std::optional<Shape> shape = std::nullopt);
+
+// With the GIL.
+py::array toNumpy(const HostResult& result);
 
 }  // namespace vkattn::python

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <limits>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -16,7 +17,7 @@ namespace vkattn::python {
 namespace {
 
 // Views a shape (..., H, L, E) as [B, H, L, E], folding the leading dims into B; a rank-2 (L, E)
-// is one head of one batch.
+// is one head of one batch. The product cannot overflow: checkArraySize bounded every input.
 Shape asBhle(const Shape& s, const std::string& name) {
   if (s.size() < 2) throw py::value_error("'" + name + "' must have shape (..., L, E), got rank " + std::to_string(s.size()));
   if (s.size() == 2) return {1, 1, s[0], s[1]};
@@ -25,62 +26,65 @@ Shape asBhle(const Shape& s, const std::string& name) {
   return {batch, s[s.size() - 3], s[s.size() - 2], s[s.size() - 1]};
 }
 
+TensorView bhle(const Tensor& t) { return t.view().reshaped(asBhle(t.shape(), "tensor")); }
+
 struct Inputs {
-  Tensor q, k, v;
-  Shape qShape;  // the caller's shape of query
+  HostArray q, k, v;
 };
 
-Inputs loadQkv(Context& ctx, const py::object& query, const py::object& key, const py::object& value, bool enableGqa) {
-  py::array q = floatArray(query, "query"), k = floatArray(key, "key"), v = floatArray(value, "value");
-  if (dtypeOf(k) != dtypeOf(q) || dtypeOf(v) != dtypeOf(q))
-    throw py::type_error("'key' and 'value' must have query's dtype");
-  // Check the shapes before uploading anything.
-  if (shapeOf(q).size() != shapeOf(k).size() || shapeOf(q).size() != shapeOf(v).size())
+Inputs qkvInputs(const py::object& query, const py::object& key, const py::object& value, bool enableGqa,
+                 const SizeLimits& limits) {
+  HostArray q = floatInput(query, "query", limits);
+  Inputs in{q, floatInput(key, "key", limits, q.dtype), floatInput(value, "value", limits, q.dtype)};
+  if (in.k.shape.size() != q.shape.size() || in.v.shape.size() != q.shape.size())
     throw py::value_error("'key' and 'value' must have query's rank");
-  const Shape qs = asBhle(shapeOf(q), "query"), ks = asBhle(shapeOf(k), "key");
-  asBhle(shapeOf(v), "value");
+  const Shape qs = asBhle(q.shape, "query"), ks = asBhle(in.k.shape, "key");
+  asBhle(in.v.shape, "value");
   if (!enableGqa && ks[1] != qs[1])
     throw py::value_error("'key' has " + std::to_string(ks[1]) + " heads, query " + std::to_string(qs[1]) +
                           "; pass enable_gqa=True for grouped-query attention");
-  return Inputs{toTensor(ctx, q), toTensor(ctx, k), toTensor(ctx, v), shapeOf(q)};
+  return in;
 }
 
-TensorView bhle(const Tensor& t, const std::string& name) {
-  TensorView view = t.view();
-  view.shape = asBhle(t.shape(), name);
-  view.strides = contiguousStrides(view.shape);
-  return view;
-}
-
-// Broadcasts a PyTorch-style mask (bool: keep; float: add) to rank 4 [B|1, H|1, Lq|1, Lk].
-struct Mask {
-  std::optional<Tensor> keep, bias;
+// A PyTorch-style mask (bool: keep; float: add) as a rank-4 host array [B|1, H|1, Lq|1, Lk].
+struct MaskInput {
+  std::optional<HostArray> keep, bias;
 };
 
-Mask loadMask(Context& ctx, const py::object& mask, const Shape& q4) {
-  Mask m;
+MaskInput maskInput(const py::object& mask, const SizeLimits& limits, int64_t batch) {
+  MaskInput m;
   if (mask.is_none()) return m;
-  py::array a = py::array::ensure(mask);
-  if (!a) throw py::type_error("'attn_mask' must be a numpy array");
-  Shape s = shapeOf(a);
-  if (s.size() > 4 && q4[0] > 1) throw py::value_error("'attn_mask' of rank > 4 is not supported");
-  while (s.size() < 4) s.insert(s.begin(), 1);
+  py::array a = py::module_::import("numpy").attr("asarray")(mask);
+  if (a.ndim() > 4 && batch > 1) throw py::value_error("'attn_mask' of rank > 4 is not supported");
+  HostArray h;
   if (a.dtype().kind() == 'b') {
-    auto ints = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a.attr("astype")("int32"));
-    m.keep = Tensor(ctx.device(), s, DType::I32);
-    m.keep->uploadBytes(ints.data(), m.keep->bytes());
+    checkArraySize(a, dtypeSize(DType::I32), "attn_mask", limits);
+    h = hostArray(py::module_::import("numpy").attr("ascontiguousarray")(a, py::arg("dtype") = "int32"), DType::I32);
   } else if (a.dtype().kind() == 'f') {
-    auto floats = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a);
-    m.bias = ctx.tensor(s);
-    m.bias->uploadBytes(floats.data(), m.bias->bytes());
+    h = floatInput(a, "attn_mask", limits, DType::F32);
   } else {
-    throw py::type_error("'attn_mask' must be bool (True = take part) or float (added)");
+    throw py::type_error("'attn_mask' must be bool (True = take part) or float (added), got dtype " +
+                         std::string(py::str(a.dtype())));
   }
+  while (h.shape.size() < 4) h.shape.insert(h.shape.begin(), 1);
+  (h.dtype == DType::I32 ? m.keep : m.bias) = std::move(h);
   return m;
 }
 
-py::array reshaped(const Tensor& t, const Shape& shape) {
-  return toArray(t).attr("reshape")(py::tuple(py::cast(std::vector<py::ssize_t>(shape.begin(), shape.end()))));
+struct MaskTensors {
+  std::optional<Tensor> keep, bias;
+};
+
+MaskTensors uploadMask(Context& ctx, const MaskInput& mask, AttentionOptions& o) {
+  MaskTensors t;
+  if (mask.keep) o.keepMask = (t.keep = upload(ctx, *mask.keep))->view();
+  if (mask.bias) o.bias = (t.bias = upload(ctx, *mask.bias))->view();
+  return t;
+}
+
+std::optional<float> scaleArgument(const py::object& scale) {
+  if (scale.is_none()) return std::nullopt;
+  return static_cast<float>(finiteArgument(scale, "scale"));
 }
 
 }  // namespace
@@ -89,32 +93,32 @@ void bindAttention(py::module_& m) {
   m.def(
       "scaled_dot_product_attention",
       [](const py::object& query, const py::object& key, const py::object& value, const py::object& attnMask,
-         bool isCausal, const std::optional<double>& scale, bool enableGqa, const std::optional<std::pair<int64_t, int64_t>>& window,
-         bool returnLse) -> py::object {
-        Context& ctx = session();
-        Inputs in = loadQkv(ctx, query, key, value, enableGqa);
-        TensorView q = bhle(in.q, "query"), k = bhle(in.k, "key"), v = bhle(in.v, "value");
-        Mask mask = loadMask(ctx, attnMask, q.shape);
+         bool isCausal, const py::object& scale, bool enableGqa, const py::object& window, bool returnLse) -> py::object {
+        const SizeLimits limits = sizeLimits();
+        const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
+        const MaskInput mask = maskInput(attnMask, limits, asBhle(in.q.shape, "query")[0]);
         AttentionOptions o{.causal = isCausal};
-        if (scale) o.scale = static_cast<float>(*scale);
-        if (window) {
-          o.windowLeft = window->first;
-          o.windowRight = window->second;
+        o.scale = scaleArgument(scale);
+        if (!window.is_none()) {
+          const auto sides = py::cast<py::sequence>(window);
+          if (sides.size() != 2) throw py::value_error("'window' must be a pair (left, right)");
+          o.windowLeft = intArgument(sides[0], "window", 0, std::numeric_limits<int64_t>::max());
+          o.windowRight = intArgument(sides[1], "window", 0, std::numeric_limits<int64_t>::max());
         }
-        if (mask.keep) o.keepMask = mask.keep->view();
-        if (mask.bias) o.bias = mask.bias->view();
-        std::optional<Tensor> lse;
-        if (returnLse) {
-          lse = ctx.tensor({q.shape[0], q.shape[1], q.shape[2]});
-          o.lse = lse->view();
-        }
-        Tensor out = attention(ctx, q, k, v, o);
-        Shape outShape = in.qShape;
-        outShape.back() = v.shape[3];
-        py::array result = reshaped(out, outShape);
-        if (!returnLse) return result;
-        Shape lseShape(in.qShape.begin(), in.qShape.end() - 1);
-        return py::make_tuple(result, reshaped(*lse, lseShape));
+        Shape outShape = in.q.shape;
+        outShape.back() = in.v.shape.back();
+        const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
+        auto [out, lse] = onDevice([&](Context& ctx) {
+          Tensor q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
+          const MaskTensors masks = uploadMask(ctx, mask, o);
+          const TensorView q4 = bhle(q);
+          std::optional<Tensor> lse;
+          if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
+          HostResult result = download(attention(ctx, q4, bhle(k), bhle(v), o), outShape);
+          return std::pair{std::move(result), lse ? std::optional(download(*lse, lseShape)) : std::nullopt};
+        });
+        if (!returnLse) return toNumpy(out);
+        return py::make_tuple(toNumpy(out), toNumpy(*lse));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
@@ -124,20 +128,24 @@ void bindAttention(py::module_& m) {
       "diagonal; rows with every key masked give zeros. With return_lse, also the log-sum-exp (..., H, L).");
   m.def(
       "attention_weights",
-      [](const py::object& query, const py::object& key, const std::optional<std::vector<int64_t>>& heads,
-         const py::object& attnMask, bool isCausal, const std::optional<double>& scale) {
-        Context& ctx = session();
-        py::array qa = floatArray(query, "query"), ka = floatArray(key, "key");
-        Tensor tq = toTensor(ctx, qa), tk = toTensor(ctx, ka);
-        TensorView q = bhle(tq, "query"), k = bhle(tk, "key");
-        if (q.shape[1] % k.shape[1] != 0)
-          throw py::value_error("'key' heads must divide query heads");
-        Mask mask = loadMask(ctx, attnMask, q.shape);
+      [](const py::object& query, const py::object& key, const py::object& headsValue, const py::object& attnMask,
+         bool isCausal, const py::object& scale) {
+        const SizeLimits limits = sizeLimits();
+        const HostArray q = floatInput(query, "query", limits);
+        const HostArray k = floatInput(key, "key", limits, q.dtype);
+        const Shape q4 = asBhle(q.shape, "query"), k4 = asBhle(k.shape, "key");
+        if (q4[1] % k4[1] != 0) throw py::value_error("'key' heads must divide query heads");
+        std::vector<int64_t> heads;
+        if (!headsValue.is_none())
+          for (const py::handle h : py::cast<py::sequence>(headsValue)) heads.push_back(intArgument(h, "heads", 0, q4[1] - 1));
+        const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
-        if (scale) o.scale = static_cast<float>(*scale);
-        if (mask.keep) o.keepMask = mask.keep->view();
-        if (mask.bias) o.bias = mask.bias->view();
-        return toArray(attentionWeights(ctx, q, k, heads.value_or(std::vector<int64_t>{}), o));
+        o.scale = scaleArgument(scale);
+        return toNumpy(onDevice([&](Context& ctx) {
+          Tensor tq = upload(ctx, q), tk = upload(ctx, k);
+          const MaskTensors masks = uploadMask(ctx, mask, o);
+          return download(attentionWeights(ctx, bhle(tq), bhle(tk), heads, o));
+        }));
       },
       py::arg("query"), py::arg("key"), py::arg("heads") = py::none(), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(),
@@ -146,34 +154,22 @@ void bindAttention(py::module_& m) {
       "additive_attention",
       [](const py::object& query, const py::object& key, const py::object& value, const py::object& wQ,
          const py::object& wK, const py::object& v, const py::object& attnMask) {
-        Context& ctx = session();
-        auto f32 = [&](const py::object& x, const std::string& name) {
-          py::array a = floatArray(x, name);
-          if (dtypeOf(a) != DType::F32) a = py::array(a.attr("astype")("float32"));
-          return toTensor(ctx, a);
-        };
-        Tensor q = f32(query, "query"), k = f32(key, "key"), val = f32(value, "value"), wq = f32(wQ, "w_q"),
-               wk = f32(wK, "w_k"), vv = f32(v, "v");
-        AdditiveAttentionOptions o;
-        std::optional<Tensor> keep, bias;
-        if (!attnMask.is_none()) {
-          Mask mask = loadMask(ctx, attnMask, {1, 1, 1, 1});
-          auto drop = [](Tensor& t) {  // rank 4 [1, B|1, Lq|1, Lk] -> rank 3
-            TensorView view = t.view();
-            view.shape.erase(view.shape.begin());
-            view.strides = contiguousStrides(view.shape);
-            return view;
-          };
-          if (mask.keep) {
-            keep = std::move(mask.keep);
-            o.keepMask = drop(*keep);
-          }
-          if (mask.bias) {
-            bias = std::move(mask.bias);
-            o.bias = drop(*bias);
-          }
-        }
-        return toArray(additiveAttention(ctx, q, k, val, wq, wk, vv, o));
+        const SizeLimits limits = sizeLimits();
+        const HostArray q = floatInput(query, "query", limits, DType::F32), k = floatInput(key, "key", limits, DType::F32),
+                        val = floatInput(value, "value", limits, DType::F32),
+                        wq = floatInput(wQ, "w_q", limits, DType::F32), wk = floatInput(wK, "w_k", limits, DType::F32),
+                        vv = floatInput(v, "v", limits, DType::F32);
+        const MaskInput mask = maskInput(attnMask, limits, 1);
+        return toNumpy(onDevice([&](Context& ctx) {
+          AdditiveAttentionOptions o;
+          AttentionOptions rank4;  // the masks as uploaded: [1, B|1, Lq|1, Lk]
+          const MaskTensors masks = uploadMask(ctx, mask, rank4);
+          auto drop = [](const TensorView& view) { return view.reshaped(Shape(view.shape.begin() + 1, view.shape.end())); };
+          if (rank4.keepMask) o.keepMask = drop(*rank4.keepMask);
+          if (rank4.bias) o.bias = drop(*rank4.bias);
+          return download(additiveAttention(ctx, upload(ctx, q), upload(ctx, k), upload(ctx, val), upload(ctx, wq),
+                                            upload(ctx, wk), upload(ctx, vv), o));
+        }));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("w_q"), py::arg("w_k"), py::arg("v"),
       py::arg("attn_mask") = py::none(),

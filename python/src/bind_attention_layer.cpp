@@ -4,6 +4,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <limits>
+#include <mutex>
+
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
@@ -12,62 +15,68 @@
 namespace vkattn::python {
 namespace {
 
-py::array f32Array(const py::handle& value, const std::string& name) {
-  py::array a = floatArray(value, name);
-  if (dtypeOf(a) != DType::F32) throw py::type_error("'" + name + "' must be float32 or float64");
-  return a;
-}
+constexpr int64_t kMaxHeads = std::numeric_limits<int32_t>::max();
 
-std::optional<py::array> optionalArray(const py::object& value, const std::string& name) {
+std::optional<HostArray> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits) {
   if (value.is_none()) return std::nullopt;
-  return f32Array(value, name);
+  return floatInput(value, name, limits, DType::F32);
 }
 
 class PyAttentionLayer {
  public:
   PyAttentionLayer(const py::object& q, const py::object& k, const py::object& v, const py::object& o,
-                   int64_t numHeads, std::optional<int64_t> numKvHeads, const py::object& qBias,
+                   const py::object& numHeads, const py::object& numKvHeads, const py::object& qBias,
                    const py::object& kBias, const py::object& vBias, const py::object& oBias, bool rope,
-                   double ropeTheta)
-      : m_q(f32Array(q, "q_weight")),
-        m_k(f32Array(k, "k_weight")),
-        m_v(f32Array(v, "v_weight")),
-        m_o(f32Array(o, "o_weight")),
-        m_qBias(optionalArray(qBias, "q_bias")),
-        m_kBias(optionalArray(kBias, "k_bias")),
-        m_vBias(optionalArray(vBias, "v_bias")),
-        m_oBias(optionalArray(oBias, "o_bias")) {
-    if (shapeOf(m_o).size() != 2) throw py::value_error("'o_weight' must be (d_model, num_heads * head_dim)");
-    m_config.modelDim = shapeOf(m_o)[0];
-    m_config.heads = numHeads;
-    m_config.kvHeads = numKvHeads.value_or(numHeads);
-    if (numHeads < 1) throw py::value_error("'num_heads' must be positive");
-    if (shapeOf(m_q).size() != 2 || shapeOf(m_q)[0] % numHeads != 0)
+                   const py::object& ropeTheta)
+      : m_limits(sizeLimits()),
+        m_q(floatInput(q, "q_weight", m_limits, DType::F32)),
+        m_k(floatInput(k, "k_weight", m_limits, DType::F32)),
+        m_v(floatInput(v, "v_weight", m_limits, DType::F32)),
+        m_o(floatInput(o, "o_weight", m_limits, DType::F32)),
+        m_qBias(optionalInput(qBias, "q_bias", m_limits)),
+        m_kBias(optionalInput(kBias, "k_bias", m_limits)),
+        m_vBias(optionalInput(vBias, "v_bias", m_limits)),
+        m_oBias(optionalInput(oBias, "o_bias", m_limits)) {
+    if (m_o.shape.size() != 2) throw py::value_error("'o_weight' must be (d_model, num_heads * head_dim)");
+    m_config.modelDim = m_o.shape[0];
+    m_config.heads = intArgument(numHeads, "num_heads", 1, kMaxHeads);
+    m_config.kvHeads = numKvHeads.is_none() ? m_config.heads : intArgument(numKvHeads, "num_kv_heads", 1, kMaxHeads);
+    if (m_q.shape.size() != 2 || m_q.shape[0] % m_config.heads != 0)
       throw py::value_error("'q_weight' must be (num_heads * head_dim, d_model)");
-    m_config.headDim = shapeOf(m_q)[0] / numHeads;
-    if (rope) m_config.rope = RopeOptions{.theta = ropeTheta};
-    layer(session());  // uploads now, so every shape is checked here rather than at the first call
+    m_config.headDim = m_q.shape[0] / m_config.heads;
+    if (rope) m_config.rope = RopeOptions{.theta = finiteArgument(ropeTheta, "rope_theta")};
+    // Uploads now, so every shape is checked here rather than at the first call.
+    onDevice([&](Context& ctx) { return &layer(ctx); });
   }
-  ~PyAttentionLayer() { dropSessionResource(this); }
+  ~PyAttentionLayer() {
+    // With the GIL held: safe, since no thread waits for the GIL while it holds the session.
+    std::lock_guard<std::mutex> lock(sessionMutex());
+    dropSessionResource(this);
+  }
   PyAttentionLayer(const PyAttentionLayer&) = delete;
   PyAttentionLayer& operator=(const PyAttentionLayer&) = delete;
 
   py::object call(const py::object& x, const py::object& source, bool causal, bool needWeights) {
-    Context& ctx = session();
-    MultiHeadAttention& attention = layer(ctx);
-    py::array xa = f32Array(x, "x");
-    Tensor tx = toTensor(ctx, xa);
-    std::optional<Tensor> ts;
-    if (!source.is_none()) ts = toTensor(ctx, f32Array(source, "source"));
-    Tensor weights;
-    Tensor out = attention.forward(ctx, tx, ts ? ts->view() : tx.view(),
-                               {.causal = causal, .weights = needWeights ? &weights : nullptr});
-    py::array result = toArray(out);
-    if (!needWeights) return result;
-    py::array probs = toArray(weights);
-    if (shapeOf(xa).size() == 2) probs = probs.attr("reshape")(py::make_tuple(weights.shape()[1], weights.shape()[2],
-                                                                           weights.shape()[3]));
-    return py::make_tuple(result, probs);
+    const HostArray hx = floatInput(x, "x", m_limits, DType::F32);
+    const std::optional<HostArray> hs = optionalInput(source, "source", m_limits);
+    auto [out, weights] = onDevice([&](Context& ctx) {
+      MultiHeadAttention& attention = layer(ctx);
+      Tensor tx = upload(ctx, hx);
+      std::optional<Tensor> ts;
+      if (hs) ts = upload(ctx, *hs);
+      Tensor w;
+      Tensor o = attention.forward(ctx, tx, ts ? ts->view() : tx.view(),
+                                   {.causal = causal, .weights = needWeights ? &w : nullptr});
+      std::optional<HostResult> probs;
+      if (needWeights) {
+        Shape shape = w.shape();
+        if (hx.shape.size() == 2) shape.erase(shape.begin());  // (L, d) input: no batch dimension
+        probs = download(w, shape);
+      }
+      return std::pair{download(o), std::move(probs)};
+    });
+    if (!needWeights) return toNumpy(out);
+    return py::make_tuple(toNumpy(out), toNumpy(*weights));
   }
 
   int64_t modelDim() const { return m_config.modelDim; }
@@ -81,24 +90,26 @@ class PyAttentionLayer {
     MultiHeadAttention layer;
   };
 
-  // The layer with its weights on the session's device, uploaded on first use there.
+  // The layer with its weights on the session's device, uploaded on first use there. Runs
+  // inside onDevice.
   MultiHeadAttention& layer(Context& ctx) {
     if (auto* uploaded = sessionResource(this)) return static_cast<Uploaded*>(uploaded)->layer;
     return static_cast<Uploaded&>(setSessionResource(this, std::make_unique<Uploaded>(build(ctx)))).layer;
   }
 
   MultiHeadAttention build(Context& ctx) const {
-    auto upload = [&](const std::optional<py::array>& a) -> std::optional<Tensor> {
+    auto optional = [&](const std::optional<HostArray>& a) -> std::optional<Tensor> {
       if (!a) return std::nullopt;
-      return toTensor(ctx, *a);
+      return upload(ctx, *a);
     };
-    AttentionLayerWeights w{toTensor(ctx, m_q), toTensor(ctx, m_k), toTensor(ctx, m_v), toTensor(ctx, m_o),
-                            upload(m_qBias),    upload(m_kBias),    upload(m_vBias),    upload(m_oBias)};
+    AttentionLayerWeights w{upload(ctx, m_q),   upload(ctx, m_k),   upload(ctx, m_v),   upload(ctx, m_o),
+                            optional(m_qBias), optional(m_kBias), optional(m_vBias), optional(m_oBias)};
     return MultiHeadAttention(ctx, m_config, std::move(w));
   }
 
-  py::array m_q, m_k, m_v, m_o;
-  std::optional<py::array> m_qBias, m_kBias, m_vBias, m_oBias;
+  SizeLimits m_limits;  // of the device current at construction; the ops check the current one again
+  HostArray m_q, m_k, m_v, m_o;
+  std::optional<HostArray> m_qBias, m_kBias, m_vBias, m_oBias;
   AttentionLayerConfig m_config;
 };
 
@@ -109,9 +120,9 @@ void bindAttentionLayer(py::module_& m) {
                                "Multi-head attention with q/k/v/o projections (torch.nn.Linear layout: weight is "
                                "(out, in)). num_kv_heads < num_heads gives grouped-query attention (1: multi-query). "
                                "Call with x (L, d) or (B, L, d); source defaults to x (self-attention).")
-      .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&, int64_t,
-                    std::optional<int64_t>, const py::object&, const py::object&, const py::object&,
-                    const py::object&, bool, double>(),
+      .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&, const py::object&,
+                    const py::object&, const py::object&, const py::object&, const py::object&,
+                    const py::object&, bool, const py::object&>(),
            py::arg("q_weight"), py::arg("k_weight"), py::arg("v_weight"), py::arg("o_weight"), py::kw_only(),
            py::arg("num_heads"), py::arg("num_kv_heads") = py::none(), py::arg("q_bias") = py::none(),
            py::arg("k_bias") = py::none(), py::arg("v_bias") = py::none(), py::arg("o_bias") = py::none(),

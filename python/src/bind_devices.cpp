@@ -1,7 +1,12 @@
 // devices() and use_device(): what the machine offers and which device the module uses.
 #include <pybind11/stl.h>
 
+#include <limits>
+#include <mutex>
+#include <vector>
+
 #include "bindings.hpp"
+#include "input_checks.hpp"
 #include "session.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/instance.hpp"
@@ -12,8 +17,13 @@ void bindDevices(py::module_& m) {
   m.def(
       "devices",
       [] {
+        std::vector<DeviceInfo> infos;
+        {
+          py::gil_scoped_release released;  // creating an instance takes a while; no session state is touched
+          infos = Context::listDevices();
+        }
         py::list out;
-        for (const DeviceInfo& d : Context::listDevices()) {
+        for (const DeviceInfo& d : infos) {
           py::dict info;
           info["index"] = d.index;
           info["name"] = d.name;
@@ -38,14 +48,20 @@ void bindDevices(py::module_& m) {
       "use_device",
       [](const py::object& device) {
         std::optional<std::string> choice;
-        if (py::isinstance<py::int_>(device)) choice = std::to_string(device.cast<int>());
-        else if (py::isinstance<py::str>(device)) choice = device.cast<std::string>();
-        else if (!device.is_none()) throw py::type_error("'index_or_name' must be an int, a str or None");
+        if (py::isinstance<py::str>(device))
+          choice = device.cast<std::string>();
+        else if (!device.is_none())
+          choice = std::to_string(intArgument(device, "index_or_name", 0, std::numeric_limits<uint32_t>::max()));
+        // Not onDevice: that would first open the default device just to replace it.
+        py::gil_scoped_release released;
+        std::lock_guard<std::mutex> lock(sessionMutex());
         useDevice(choice);
         return session().info().name;
       },
       py::arg("index_or_name"), "Switch to a device by index or name substring; returns its name.");
-  m.def("current_device", [] { return session().info().name; }, "Name of the device in use.");
+  m.def(
+      "current_device", [] { return onDevice([](Context& ctx) { return ctx.info().name; }); },
+      "Name of the device in use.");
   m.def(
       "validation_message_count", [] { return Instance::processValidationMessageCount(); },
       "Khronos validation messages seen so far in this process (VKATTN_VALIDATION=1 turns the layer on).");

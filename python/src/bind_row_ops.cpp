@@ -2,6 +2,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <limits>
+
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
@@ -11,34 +13,34 @@
 namespace vkattn::python {
 namespace {
 
-std::optional<Tensor> optionalTensor(Context& ctx, const py::object& value, const std::string& name, DType dtype) {
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+// The rope kernel keeps positions within +-2^30 so that its phase arithmetic stays exact.
+constexpr int64_t kPositionLimit = int64_t{1} << 30;
+
+std::optional<HostArray> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits,
+                                       DType dtype) {
   if (value.is_none()) return std::nullopt;
-  py::array a = floatArray(value, name);
-  if (dtypeOf(a) != dtype) a = py::array(a.attr("astype")(dtype == DType::F16 ? "float16" : "float32"));
-  return toTensor(ctx, a);
+  return floatInput(value, name, limits, dtype);
 }
 
-py::array softmaxArray(const py::object& xValue, int axis) {
-  Context& ctx = session();
-  py::array x = floatArray(xValue, "x");
-  if (x.ndim() == 0) throw py::value_error("'x' must have at least one dimension");
-  if (axis < -x.ndim() || axis >= x.ndim())
-    throw py::value_error("'axis' " + std::to_string(axis) + " is out of range for an array of " +
-                          std::to_string(x.ndim()) + " dimensions");
-  const int last = static_cast<int>(x.ndim()) - 1;
-  const int a = axis < 0 ? axis + static_cast<int>(x.ndim()) : axis;
+py::array softmaxArray(const py::object& xValue, const py::object& axisValue) {
+  const SizeLimits limits = sizeLimits();
+  HostArray x = floatInput(xValue, "x", limits);
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0) throw py::value_error("'x' must have at least one dimension");
+  const int64_t a = intArgument(axisValue, "axis", -rank, rank - 1), axis = a < 0 ? a + rank : a;
+  const int64_t last = rank - 1;
   py::module_ np = py::module_::import("numpy");
-  py::array moved = a == last ? x : py::array(np.attr("ascontiguousarray")(np.attr("moveaxis")(x, a, last)));
-  Tensor t = toTensor(ctx, moved);
-  const Shape shape = t.shape();
-  // The kernel takes rank <= 4; rows are independent, so fold the leading dims into one.
-  Tensor flat = ctx.tensor({t.numel() / shape.back(), shape.back()}, t.dtype());
-  TensorView in = t.view();
-  in.shape = flat.shape();
-  in.strides = contiguousStrides(in.shape);
-  softmax(ctx, in, flat);
-  py::array out = toArray(flat).attr("reshape")(py::tuple(py::cast(std::vector<py::ssize_t>(shape.begin(), shape.end()))));
-  return a == last ? out : py::array(np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, a)));
+  if (axis != last) x = hostArray(np.attr("ascontiguousarray")(np.attr("moveaxis")(x.array, axis, last)), x.dtype);
+  HostResult result = onDevice([&](Context& ctx) {
+    Tensor t = upload(ctx, x);
+    // The kernel takes rank <= 4; rows are independent, so fold the leading dims into one.
+    Tensor flat = ctx.tensor({t.numel() / x.shape.back(), x.shape.back()}, t.dtype());
+    softmax(ctx, t.view().reshaped(flat.shape()), flat);
+    return download(flat, x.shape);
+  });
+  py::array out = toNumpy(result);
+  return axis == last ? out : py::array(np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, axis)));
 }
 
 }  // namespace
@@ -48,45 +50,57 @@ void bindRowOps(py::module_& m) {
         "softmax over one axis (exp(x - max) / sum). Rows of all -inf give zeros.");
   m.def(
       "layer_norm",
-      [](const py::object& xValue, const py::object& weight, const py::object& bias, double eps) {
-        Context& ctx = session();
-        py::array x = floatArray(xValue, "x");
-        Tensor t = toTensor(ctx, x);
-        auto w = optionalTensor(ctx, weight, "weight", t.dtype());
-        auto b = optionalTensor(ctx, bias, "bias", t.dtype());
-        LayerNormOptions o{.eps = static_cast<float>(eps)};
-        if (w) o.weight = w->view();
-        if (b) o.bias = b->view();
-        return toArray(layerNorm(ctx, t, o));
+      [](const py::object& xValue, const py::object& weight, const py::object& bias, const py::object& epsValue) {
+        const SizeLimits limits = sizeLimits();
+        const HostArray x = floatInput(xValue, "x", limits);
+        const auto w = optionalInput(weight, "weight", limits, x.dtype), b = optionalInput(bias, "bias", limits, x.dtype);
+        const double eps = finiteArgument(epsValue, "eps");
+        return toNumpy(onDevice([&](Context& ctx) {
+          Tensor t = upload(ctx, x);
+          std::optional<Tensor> tw, tb;
+          LayerNormOptions o{.eps = static_cast<float>(eps)};
+          if (w) o.weight = (tw = upload(ctx, *w))->view();
+          if (b) o.bias = (tb = upload(ctx, *b))->view();
+          return download(layerNorm(ctx, t, o));
+        }));
       },
       py::arg("x"), py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
       "LayerNorm over the last axis (biased variance, as torch.nn.functional.layer_norm).");
   m.def(
       "rms_norm",
-      [](const py::object& xValue, const py::object& weight, double eps) {
-        Context& ctx = session();
-        Tensor t = toTensor(ctx, floatArray(xValue, "x"));
-        auto w = optionalTensor(ctx, weight, "weight", t.dtype());
-        RmsNormOptions o{.eps = static_cast<float>(eps)};
-        if (w) o.weight = w->view();
-        return toArray(rmsNorm(ctx, t, o));
+      [](const py::object& xValue, const py::object& weight, const py::object& epsValue) {
+        const SizeLimits limits = sizeLimits();
+        const HostArray x = floatInput(xValue, "x", limits);
+        const auto w = optionalInput(weight, "weight", limits, x.dtype);
+        const double eps = finiteArgument(epsValue, "eps");
+        return toNumpy(onDevice([&](Context& ctx) {
+          Tensor t = upload(ctx, x);
+          std::optional<Tensor> tw;
+          RmsNormOptions o{.eps = static_cast<float>(eps)};
+          if (w) o.weight = (tw = upload(ctx, *w))->view();
+          return download(rmsNorm(ctx, t, o));
+        }));
       },
       py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 1e-6, "RMSNorm over the last axis.");
   m.def(
       "rope",
-      [](const py::object& xValue, const py::object& positions, double theta, bool interleaved,
-         const std::optional<int64_t>& rotaryDim) {
-        Context& ctx = session();
-        Tensor t = toTensor(ctx, floatArray(xValue, "x"));
-        RopeOptions o{.theta = theta, .interleaved = interleaved, .rotaryDim = rotaryDim.value_or(0)};
-        std::optional<Tensor> pos;
-        if (py::isinstance<py::int_>(positions)) {
-          o.positionOffset = positions.cast<int64_t>();
-        } else {
-          pos = toIntTensor(ctx, positions, "positions");
-          o.positions = pos->view();
-        }
-        return toArray(rope(ctx, t, o));
+      [](const py::object& xValue, const py::object& positions, const py::object& thetaValue, bool interleaved,
+         const py::object& rotaryDim) {
+        const SizeLimits limits = sizeLimits();
+        const HostArray x = floatInput(xValue, "x", limits);
+        RopeOptions o{.theta = finiteArgument(thetaValue, "theta"), .interleaved = interleaved};
+        if (!rotaryDim.is_none()) o.rotaryDim = intArgument(rotaryDim, "rotary_dim", 1, kInt32Max);
+        std::optional<HostArray> pos;
+        if (PyIndex_Check(positions.ptr()) && !py::isinstance<py::array>(positions))
+          o.positionOffset = intArgument(positions, "positions", -kPositionLimit, kPositionLimit);
+        else
+          pos = intInput(positions, "positions", limits, -kPositionLimit, kPositionLimit);
+        return toNumpy(onDevice([&](Context& ctx) {
+          Tensor t = upload(ctx, x);
+          std::optional<Tensor> tp;
+          if (pos) o.positions = (tp = upload(ctx, *pos))->view();
+          return download(rope(ctx, t, o));
+        }));
       },
       py::arg("x"), py::arg("positions"), py::arg("theta") = 10000.0, py::arg("interleaved") = false,
       py::arg("rotary_dim") = py::none(),

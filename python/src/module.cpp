@@ -1,5 +1,6 @@
 // The `vkattn` Python module: vkattn's kernels on NumPy arrays, errors as ValueError/TypeError.
 #include "bindings.hpp"
+#include "session.hpp"
 #include "vkattn/core/error.hpp"
 
 PYBIND11_MODULE(vkattn, m) {
@@ -23,4 +24,8 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindAttention(m);
   python::bindAttentionLayer(m);
   python::bindViewer(m);
+  pybind11::module_::import("atexit").attr("register")(pybind11::cpp_function([] {
+    pybind11::gil_scoped_release released;
+    python::closeSession();
+  }));
 }

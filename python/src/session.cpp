@@ -1,3 +1,4 @@
+// The session: its context, its resources and the mutex guarding both.
 #include "session.hpp"
 
 #include <unordered_map>
@@ -18,6 +19,11 @@ Session& state() {
 
 }  // namespace
 
+std::mutex& sessionMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 Context& session() {
   auto& ctx = state().context;
   if (!ctx) ctx = std::make_unique<Context>();
@@ -29,6 +35,18 @@ void useDevice(const std::optional<std::string>& device) {
   s.resources.clear();  // their buffers belong to the old device
   s.context.reset();    // one device at a time: release the old one first
   s.context = std::make_unique<Context>(ContextOptions{.device = device});
+}
+
+void closeSession() noexcept {
+  std::lock_guard<std::mutex> lock(sessionMutex());
+  Session& s = state();
+  s.resources.clear();
+  s.context.reset();
+}
+
+SizeLimits sizeLimits() {
+  const uint64_t binding = onDevice([](Context& ctx) { return ctx.info().maxStorageBufferRange; });
+  return SizeLimits{.hostBytes = hostMemoryBytes(), .bindingBytes = binding};
 }
 
 SessionResource* sessionResource(const void* owner) {

@@ -8,6 +8,7 @@
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/core/timing.hpp"
 #include "vkattn/ops/additive_attention.hpp"

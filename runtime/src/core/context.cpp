@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -74,7 +75,7 @@ Context::~Context() {
 TensorView Context::scratch(Shape shape, DType dtype) {
   for (int64_t d : shape)
     if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(shape));
-  const auto bytes = static_cast<std::size_t>(elementCount(shape)) * dtypeSize(dtype);
+  const std::size_t bytes = checkedByteCount(shape, dtype, "shape");
   const Buffer& buffer = m_recorder->keepAlive(Buffer(*m_device, bytes));
   Shape strides = contiguousStrides(shape);
   return TensorView{&buffer, dtype, std::move(shape), std::move(strides), 0};

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
@@ -95,7 +96,7 @@ TensorView TensorView::reshaped(Shape newShape) const {
 Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
   for (int64_t d : m_shape)
     if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(m_shape));
-  m_buffer = Buffer(device, bytes());
+  m_buffer = Buffer(device, checkedByteCount(m_shape, m_dtype, "shape"));
 }
 
 Tensor Tensor::fromHost(const Device& device, Shape shape, std::span<const float> values, DType dtype) {
