@@ -16,7 +16,6 @@
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 #include "vkattn/core/instance.hpp"
-#include "vkattn/io/json_text.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
@@ -168,17 +167,6 @@ TEST(Validation, MessagesAreCountedPerInstanceAndPerProcess) {
 
 // RFC 8259: quote, backslash and control characters escaped, other bytes (UTF-8) kept as they are;
 // JSON has no spelling for NaN or infinities, so they are written as null.
-TEST(JsonText, EscapesStringsAndWritesNonFiniteNumbersAsNull) {
-  EXPECT_EQ(jsonQuoted("plain"), "\"plain\"");
-  EXPECT_EQ(jsonQuoted("a\"b\\c\nd\te"), "\"a\\\"b\\\\c\\u000ad\\u0009e\"");
-  EXPECT_EQ(jsonQuoted("ao\xc3\xbbt \xe6\xb3\xa8"), "\"ao\xc3\xbbt \xe6\xb3\xa8\"");
-  EXPECT_EQ(jsonNumber(0.1), "0.1");
-  EXPECT_EQ(jsonNumber(-1.5e-300), "-1.5e-300");
-  EXPECT_EQ(jsonNumber(123456789.0), "123456789");
-  EXPECT_EQ(jsonNumber(std::nan("")), "null");
-  EXPECT_EQ(jsonNumber(-INFINITY), "null");
-}
-
 TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
   auto path = std::filesystem::temp_directory_path() / ("vkattn-cache-test-" + std::to_string(::getpid()) + ".bin");
   std::filesystem::remove(path);

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "json_lite.hpp"
+#include <nlohmann/json.hpp>
 #include "render/colormap.hpp"
 #include "render/fonts.hpp"
 #include "vkattn/io/npy.hpp"
@@ -24,8 +24,7 @@ namespace {
 
 using vkattn::viewer::ColorScale;
 using vkattn::viewer::Rgb;
-using vkattn::viewer::test::Json;
-using vkattn::viewer::test::JsonParser;
+using Json = nlohmann::json;
 
 int failures = 0;
 
@@ -57,7 +56,7 @@ int makeNpy(const std::filesystem::path& dir) {
 
 std::vector<double> numbers(const Json& array) {
   std::vector<double> out;
-  for (const Json& item : array.items) out.push_back(item.number);
+  for (const Json& item : array) out.push_back(item.get<double>());
   return out;
 }
 
@@ -76,7 +75,7 @@ std::size_t discordantPairs(const std::vector<double>& position, const std::vect
   std::size_t bad = 0;
   for (std::size_t i = 0; i < position.size(); i += step)
     for (std::size_t j = 0; j < position.size(); j += step)
-      if (position[i] > position[j] + gap && light[i] <= light[j]) ++bad;
+      if (position.at(i) > position.at(j) + gap && light.at(i) <= light.at(j)) ++bad;
   return bad;
 }
 
@@ -99,51 +98,51 @@ bool hasCjk(const std::string& text) {
 // Checks of the figure as a whole, from the layout alone.
 void checkFigure(const Json& layout, int width, const std::string& sameArea, double minLabelPixels,
                  const std::string& titleHas, const std::string& titleLacks, const std::string& unknownWord) {
-  const Json& cells = layout["cells"];
-  if (!cells["stretch"].boolean)
-    check(std::fabs(cells["width"].number - cells["height"].number) < 1e-3,
-          "cells are " + std::to_string(cells["width"].number) + " x " + std::to_string(cells["height"].number) +
+  const Json& cells = layout.at("cells");
+  if (!cells.at("stretch").get<bool>())
+    check(std::fabs(cells.at("width").get<double>() - cells.at("height").get<double>()) < 1e-3,
+          "cells are " + std::to_string(cells.at("width").get<double>()) + " x " + std::to_string(cells.at("height").get<double>()) +
               " px, not square");
-  const Json& bar = layout["colorBar"];
-  check(bar["labelRight"].number <= width, "colour bar labels reach x = " + std::to_string(bar["labelRight"].number) +
+  const Json& bar = layout.at("colorBar");
+  check(bar.at("labelRight").get<double>() <= width, "colour bar labels reach x = " + std::to_string(bar.at("labelRight").get<double>()) +
                                                ", past the image's " + std::to_string(width) + " px");
-  check(!bar["ticks"].items.empty(), "the colour bar has no ticks");
-  for (const Json& tick : bar["ticks"].items)
-    check(isRoundTick(tick.number), "colour bar tick " + std::to_string(tick.number) + " is not a round value");
-  const Json& columns = layout["labels"]["columns"];
-  for (const Json& label : columns.items) {
-    const auto col = static_cast<std::size_t>(label["col"].number);
-    if (col < layout["colTokens"].items.size() && hasCjk(layout["colTokens"][col].text))
-      check(label["mode"].text != "rotated", "CJK column label " + std::to_string(col) + " is turned sideways");
+  check(!bar.at("ticks").empty(), "the colour bar has no ticks");
+  for (const Json& tick : bar.at("ticks"))
+    check(isRoundTick(tick.get<double>()), "colour bar tick " + std::to_string(tick.get<double>()) + " is not a round value");
+  const Json& columns = layout.at("labels").at("columns");
+  for (const Json& label : columns) {
+    const auto col = static_cast<std::size_t>(label.at("col").get<double>());
+    if (col < layout.at("colTokens").size() && hasCjk(layout.at("colTokens").at(col).get<std::string>()))
+      check(label.at("mode").get<std::string>() != "rotated", "CJK column label " + std::to_string(col) + " is turned sideways");
   }
   if (minLabelPixels > 0)
-    check(layout["labels"]["rowPixels"].number >= minLabelPixels &&
-              layout["labels"]["colPixels"].number >= minLabelPixels,
-          "labels are " + std::to_string(layout["labels"]["rowPixels"].number) + " px, expected at least " +
+    check(layout.at("labels").at("rowPixels").get<double>() >= minLabelPixels &&
+              layout.at("labels").at("colPixels").get<double>() >= minLabelPixels,
+          "labels are " + std::to_string(layout.at("labels").at("rowPixels").get<double>()) + " px, expected at least " +
               std::to_string(minLabelPixels));
-  const std::string& title = layout["map"]["title"].text;
+  const std::string& title = layout.at("map").at("title").get<std::string>();
   if (!titleHas.empty())
     check(title.find(titleHas) != std::string::npos, "title '" + title + "' lacks '" + titleHas + "'");
   if (!titleLacks.empty())
     check(title.find(titleLacks) == std::string::npos, "title '" + title + "' has '" + titleLacks + "'");
   if (!unknownWord.empty()) {
     bool found = false;
-    for (const Json& c : layout["unknownCols"].items) {
-      const auto col = static_cast<std::size_t>(c.number);
-      found |= col < layout["colTokens"].items.size() && layout["colTokens"][col].text == unknownWord;
+    for (const Json& c : layout.at("unknownCols")) {
+      const auto col = static_cast<std::size_t>(c.get<double>());
+      found |= col < layout.at("colTokens").size() && layout.at("colTokens").at(col).get<std::string>() == unknownWord;
     }
     check(found, "'" + unknownWord + "' is not marked unknown");
-    check(layout["warning"].text.find(unknownWord) != std::string::npos, "no warning names '" + unknownWord + "'");
+    check(layout.at("warning").get<std::string>().find(unknownWord) != std::string::npos, "no warning names '" + unknownWord + "'");
   }
   if (!sameArea.empty()) {
     std::ifstream in(sameArea);
     std::stringstream text;
     text << in.rdbuf();
-    const Json other = JsonParser(text.str()).parse();
+    const Json other = Json::parse(text.str());
     for (const char* edge : {"x0", "y0", "x1", "y1"})
-      check(std::fabs(layout["heatmap"][edge].number - other["heatmap"][edge].number) <= 1.5,
-            std::string("heatmap edge ") + edge + " is " + std::to_string(layout["heatmap"][edge].number) + ", " +
-                sameArea + " has " + std::to_string(other["heatmap"][edge].number));
+      check(std::fabs(layout.at("heatmap").at(edge).get<double>() - other.at("heatmap").at(edge).get<double>()) <= 1.5,
+            std::string("heatmap edge ") + edge + " is " + std::to_string(layout.at("heatmap").at(edge).get<double>()) + ", " +
+                sameArea + " has " + std::to_string(other.at("heatmap").at(edge).get<double>()));
   }
 }
 
@@ -151,32 +150,32 @@ void checkFigure(const Json& layout, int width, const std::string& sameArea, dou
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 2 && args[0] == "--make-npy") return makeNpy(args[1]);
+  if (args.size() == 2 && args.at(0) == "--make-npy") return makeNpy(args.at(1));
   std::string imagePath, layoutPath, size, sameArea, titleHas, titleLacks, unknownWord;
   std::size_t minRows = 3;  // rows whose largest value stands out, at least
   double minLabelPixels = 0;
   std::size_t minSpecial = 0;  // hidden or masked bins expected
   bool usage = args.size() % 2 != 0;
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--image")
+    if (args.at(i) == "--image")
       imagePath = args[i + 1];
-    else if (args[i] == "--layout")
+    else if (args.at(i) == "--layout")
       layoutPath = args[i + 1];
-    else if (args[i] == "--size")
+    else if (args.at(i) == "--size")
       size = args[i + 1];
-    else if (args[i] == "--min-rows")
+    else if (args.at(i) == "--min-rows")
       minRows = std::stoul(args[i + 1]);
-    else if (args[i] == "--same-area")
+    else if (args.at(i) == "--same-area")
       sameArea = args[i + 1];
-    else if (args[i] == "--min-label-pixels")
+    else if (args.at(i) == "--min-label-pixels")
       minLabelPixels = std::stod(args[i + 1]);
-    else if (args[i] == "--min-special")
+    else if (args.at(i) == "--min-special")
       minSpecial = std::stoul(args[i + 1]);
-    else if (args[i] == "--title-has")
+    else if (args.at(i) == "--title-has")
       titleHas = args[i + 1];
-    else if (args[i] == "--title-lacks")
+    else if (args.at(i) == "--title-lacks")
       titleLacks = args[i + 1];
-    else if (args[i] == "--unknown-word")
+    else if (args.at(i) == "--unknown-word")
       unknownWord = args[i + 1];
     else
       usage = true;
@@ -202,7 +201,7 @@ int main(int argc, char** argv) {
 
   auto pixel = [&](int x, int y) {
     const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 4;
-    return Rgb{pixels[i], pixels[i + 1], pixels[i + 2]};
+    return Rgb{pixels.at(i), pixels[i + 1], pixels[i + 2]};
   };
   // Not blank: many colours and real contrast.
   std::vector<uint32_t> colors;
@@ -229,39 +228,39 @@ int main(int argc, char** argv) {
   std::ifstream in(layoutPath);
   std::stringstream text;
   text << in.rdbuf();
-  const Json layout = JsonParser(text.str()).parse();
-  check(layout["image"]["width"].number == width && layout["image"]["height"].number == height,
+  const Json layout = Json::parse(text.str());
+  check(layout.at("image").at("width").get<double>() == width && layout.at("image").at("height").get<double>() == height,
         "layout's image size differs from the PNG's");
-  const Json& heatmap = layout["heatmap"];
-  check(heatmap["x0"].number >= 0 && heatmap["y0"].number >= 0 && heatmap["x1"].number <= width &&
-            heatmap["y1"].number <= height && heatmap["x1"].number - heatmap["x0"].number > 16 &&
-            heatmap["y1"].number - heatmap["y0"].number > 16,
+  const Json& heatmap = layout.at("heatmap");
+  check(heatmap.at("x0").get<double>() >= 0 && heatmap.at("y0").get<double>() >= 0 && heatmap.at("x1").get<double>() <= width &&
+            heatmap.at("y1").get<double>() <= height && heatmap.at("x1").get<double>() - heatmap.at("x0").get<double>() > 16 &&
+            heatmap.at("y1").get<double>() - heatmap.at("y0").get<double>() > 16,
         "heatmap rectangle lies outside the image or is tiny");
 
   checkFigure(layout, width, sameArea, minLabelPixels, titleHas, titleLacks, unknownWord);
 
-  const Json& grid = layout["grid"];
-  const auto rowPx = numbers(grid["rowPixels"]), colPx = numbers(grid["colPixels"]);
-  const auto rows = static_cast<std::size_t>(grid["rows"].number), cols = static_cast<std::size_t>(grid["cols"].number);
+  const Json& grid = layout.at("grid");
+  const auto rowPx = numbers(grid.at("rowPixels")), colPx = numbers(grid.at("colPixels"));
+  const auto rows = static_cast<std::size_t>(grid.at("rows").get<double>()), cols = static_cast<std::size_t>(grid.at("cols").get<double>());
   check(rowPx.size() == rows + 1 && colPx.size() == cols + 1, "grid edges do not match its size");
-  if (!grid.has("values") || failures) return failures ? 1 : 0;
+  if (!grid.contains("values") || failures) return failures ? 1 : 0;
 
-  const auto map = vkattn::viewer::colormapFromString(layout["colormap"].text);
+  const auto map = vkattn::viewer::colormapFromString(layout.at("colormap").get<std::string>());
   const ColorScale scale(*map,
-                         layout["scale"].text == "log" ? vkattn::viewer::Scale::Log : vkattn::viewer::Scale::Linear,
-                         static_cast<float>(layout["range"][0].number), static_cast<float>(layout["range"][1].number));
+                         layout.at("scale").get<std::string>() == "log" ? vkattn::viewer::Scale::Log : vkattn::viewer::Scale::Linear,
+                         static_cast<float>(layout.at("range").at(0).get<double>()), static_cast<float>(layout.at("range").at(1).get<double>()));
   std::vector<double> positions, lights;
   std::size_t sampled = 0, colourMisses = 0, rowsChecked = 0, special = 0, specialMisses = 0;
   for (std::size_t r = 0; r < rows; ++r) {
-    const Json& row = grid["values"][r];
+    const Json& row = grid.at("values").at(r);
     double best = -1e300, second = -1e300, brightest = -1;
     std::size_t bestCol = 0, brightestCol = 0;
     bool rowSampled = true;
     for (std::size_t c = 0; c < cols; ++c) {
-      const double v = row[c].number;
+      const double v = row.at(c).get<double>();
       // The part of the bin inside the heatmap, and a pixel whose centre lies well inside it.
-      const double x0 = std::max(colPx[c], heatmap["x0"].number), x1 = std::min(colPx[c + 1], heatmap["x1"].number);
-      const double y0 = std::max(rowPx[r], heatmap["y0"].number), y1 = std::min(rowPx[r + 1], heatmap["y1"].number);
+      const double x0 = std::max(colPx.at(c), heatmap.at("x0").get<double>()), x1 = std::min(colPx[c + 1], heatmap.at("x1").get<double>());
+      const double y0 = std::max(rowPx.at(r), heatmap.at("y0").get<double>()), y1 = std::min(rowPx[r + 1], heatmap.at("y1").get<double>());
       const int px = insidePixel(x0, x1), py = insidePixel(y0, y1);
       if (px < 0 || py < 0 || px >= width || py >= height) {
         rowSampled = false;
@@ -269,7 +268,7 @@ int main(int argc, char** argv) {
       }
       const Rgb got = pixel(px, py);
       const Rgb want = scale.color(static_cast<float>(v));
-      if (grid.has("kinds") && grid["kinds"][r][c].number != 0) {
+      if (grid.contains("kinds") && grid.at("kinds").at(r).at(c).get<double>() != 0) {
         // Hidden or masked: drawn in greys (with hatching), unlike the colour of its value.
         ++special;
         const int spread = std::max({got.r, got.g, got.b}) - std::min({got.r, got.g, got.b});

@@ -7,8 +7,9 @@
 #include <iostream>
 #include <numeric>
 
+#include <nlohmann/json.hpp>
+
 #include "vkattn/core/error.hpp"
-#include "vkattn/io/json_text.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -29,9 +30,8 @@ Summary summarise(std::vector<double> ms) {
   return s;
 }
 
-std::string json(const Summary& s) {
-  return "{\"steps\": " + std::to_string(s.count) + ", \"max_ms\": " + jsonNumber(s.max) +
-         ", \"median_ms\": " + jsonNumber(s.median) + ", \"mean_ms\": " + jsonNumber(s.mean) + "}";
+nlohmann::ordered_json json(const Summary& s) {
+  return {{"steps", s.count}, {"max_ms", s.max}, {"median_ms", s.median}, {"mean_ms", s.mean}};
 }
 
 }  // namespace
@@ -73,12 +73,11 @@ void reportFrameTimes(const FrameTimer& timer, const App& app, const Context& ct
       all.mean, z.max, p.max);
   if (args.measureJson.empty()) return;
   std::ofstream out(args.measureJson);
-  out << "{\"source\": " << jsonQuoted(app.sourceName()) << ", \"device\": " << jsonQuoted(ctx.info().name)
-      << ", \"width\": " << args.width << ", \"height\": " << args.height << ",\n \"all\": " << json(all)
-      << ",\n \"zoom\": " << json(z) << ",\n \"pan\": " << json(p) << ",\n \"steps_ms\": [";
-  for (std::size_t i = 0; i < timer.milliseconds().size(); ++i)
-    out << (i ? ", " : "") << jsonNumber(timer.milliseconds()[i]);
-  out << "]}\n";
+  const nlohmann::ordered_json report = {{"source", app.sourceName()}, {"device", ctx.info().name},
+                                         {"width", args.width},         {"height", args.height},
+                                         {"all", json(all)},            {"zoom", json(z)},
+                                         {"pan", json(p)},              {"steps_ms", timer.milliseconds()}};
+  out << report.dump(1) << "\n";
   if (!out) throw InvalidArgument("--measure-json", "cannot write " + args.measureJson);
 }
 

@@ -3,35 +3,13 @@
 #include <stb_image_write.h>
 
 #include <fstream>
-#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "render/color_bar.hpp"
 #include "vkattn/core/error.hpp"
-#include "vkattn/io/json_text.hpp"
 
 namespace vkattn::viewer {
-namespace {
-
-template <typename T>
-std::string list(const std::vector<T>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    out += jsonNumber(static_cast<double>(values[i]));
-  }
-  return out + "]";
-}
-
-std::string strings(const std::vector<std::string>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    out += jsonQuoted(values[i]);
-  }
-  return out + "]";
-}
-
-}  // namespace
 
 void writePng(const std::filesystem::path& path, uint32_t width, uint32_t height, const std::vector<uint8_t>& rgba,
               const std::string& argument) {
@@ -44,73 +22,65 @@ void writePng(const std::filesystem::path& path, uint32_t width, uint32_t height
 }
 
 void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& record, const std::string& argument) {
+  using Json = nlohmann::ordered_json;
   const FigureLayout& f = *record.figure;
   const DrawnGrid& g = f.grid;
-  std::ostringstream out;
-  out << "{\n  \"image\": {\"width\": " << record.imageWidth << ", \"height\": " << record.imageHeight << "},\n";
-  out << "  \"source\": " << jsonQuoted(record.source) << ",\n  \"view\": " << jsonQuoted(record.view) << ",\n";
-  out << "  \"heatmap\": {\"x0\": " << jsonNumber(f.heatmapMin.x) << ", \"y0\": " << jsonNumber(f.heatmapMin.y)
-      << ", \"x1\": " << jsonNumber(f.heatmapMax.x) << ", \"y1\": " << jsonNumber(f.heatmapMax.y) << "},\n";
+  Json out;
+  out["image"] = {{"width", record.imageWidth}, {"height", record.imageHeight}};
+  out["source"] = record.source;
+  out["view"] = record.view;
+  out["heatmap"] = {{"x0", f.heatmapMin.x}, {"y0", f.heatmapMin.y}, {"x1", f.heatmapMax.x}, {"y1", f.heatmapMax.y}};
   if (record.map) {
-    out << "  \"map\": {\"rows\": " << record.map->values.rows << ", \"cols\": " << record.map->values.cols
-        << ", \"signed\": " << (record.map->signedValues ? "true" : "false")
-        << ", \"title\": " << jsonQuoted(record.map->title) << "},\n";
-    out << "  \"rowTokens\": " << strings(record.map->rowTokens) << ",\n";
-    out << "  \"colTokens\": " << strings(record.map->colTokens) << ",\n";
-    out << "  \"hiddenColumns\": " << list(record.map->hiddenColumns)
-        << ", \"causalMask\": " << (record.map->causal ? "true" : "false")
-        << ", \"probability\": " << (record.map->probability ? "true" : "false")
-        << ", \"renormalised\": " << (record.map->renormalised ? "true" : "false") << ",\n";
-    out << "  \"normalisation\": " << jsonQuoted(record.map->normalisation) << ",\n";
-    out << "  \"unknownRows\": " << list(record.map->unknownRows)
-        << ", \"unknownCols\": " << list(record.map->unknownCols) << ",\n";
+    const auto& m = *record.map;
+    out["map"] = {{"rows", m.values.rows}, {"cols", m.values.cols}, {"signed", m.signedValues}, {"title", m.title}};
+    out["rowTokens"] = m.rowTokens;
+    out["colTokens"] = m.colTokens;
+    out["hiddenColumns"] = m.hiddenColumns;
+    out["causalMask"] = m.causal;
+    out["probability"] = m.probability;
+    out["renormalised"] = m.renormalised;
+    out["normalisation"] = m.normalisation;
+    out["unknownRows"] = m.unknownRows;
+    out["unknownCols"] = m.unknownCols;
   }
-  out << "  \"stale\": " << (record.stale ? "true" : "false") << ", \"warning\": " << jsonQuoted(record.warning)
-      << ",\n";
-  out << "  \"cells\": {\"width\": " << jsonNumber(f.cellWidth) << ", \"height\": " << jsonNumber(f.cellHeight)
-      << ", \"stretch\": " << (f.stretch ? "true" : "false") << "},\n";
-  out << "  \"labels\": {\"rowPixels\": " << jsonNumber(f.rowLabelPixels)
-      << ", \"colPixels\": " << jsonNumber(f.colLabelPixels) << ", \"columns\": [";
+  out["stale"] = record.stale;
+  out["warning"] = record.warning;
+  out["cells"] = {{"width", f.cellWidth}, {"height", f.cellHeight}, {"stretch", f.stretch}};
+  Json columns = Json::array();
   for (std::size_t i = 0; i < f.colLabels.size() && i < 512; ++i)
-    out << (i ? ", " : "") << "{\"col\": " << f.colLabels[i].col << ", \"mode\": \"" << toString(f.colLabels[i].mode)
-        << "\"}";
-  out << "]},\n";
-  out << "  \"colorBar\": {\"x0\": " << jsonNumber(f.colorBarMin.x) << ", \"y0\": " << jsonNumber(f.colorBarMin.y)
-      << ", \"x1\": " << jsonNumber(f.colorBarMax.x) << ", \"y1\": " << jsonNumber(f.colorBarMax.y)
-      << ", \"labelRight\": " << jsonNumber(f.colorBarRight) << ", \"ticks\": [";
-  const auto ticks = colorBarTicks(record.scale);
-  for (std::size_t i = 0; i < ticks.size(); ++i) out << (i ? ", " : "") << jsonNumber(ticks[i].value);
-  out << "]},\n";
-  out << "  \"region\": {\"rowBegin\": " << jsonNumber(f.region.rowBegin)
-      << ", \"rowEnd\": " << jsonNumber(f.region.rowEnd) << ", \"colBegin\": " << jsonNumber(f.region.colBegin)
-      << ", \"colEnd\": " << jsonNumber(f.region.colEnd) << "},\n";
-  out << "  \"colormap\": " << jsonQuoted(toString(record.scale.colormap()))
-      << ", \"scale\": " << jsonQuoted(toString(record.scale.scale())) << ", \"range\": ["
-      << jsonNumber(record.scale.min()) << ", " << jsonNumber(record.scale.max()) << "],\n";
-  out << "  \"grid\": {\"rows\": " << g.values.rows << ", \"cols\": " << g.values.cols
-      << ", \"reduced\": " << (g.reduced ? "true" : "false") << ",\n    \"rowEdges\": " << list(g.rowEdges)
-      << ",\n    \"colEdges\": " << list(g.colEdges) << ",\n    \"rowPixels\": " << list(g.rowPixels)
-      << ",\n    \"colPixels\": " << list(g.colPixels);
-  if (g.values.rows <= 512 && g.values.cols <= 512) {
-    out << ",\n    \"values\": [";
+    columns.push_back({{"col", f.colLabels[i].col}, {"mode", toString(f.colLabels[i].mode)}});
+  out["labels"] = {{"rowPixels", f.rowLabelPixels}, {"colPixels", f.colLabelPixels}, {"columns", columns}};
+  Json ticks = Json::array();
+  for (const auto& tick : colorBarTicks(record.scale)) ticks.push_back(tick.value);
+  out["colorBar"] = {{"x0", f.colorBarMin.x}, {"y0", f.colorBarMin.y},   {"x1", f.colorBarMax.x},
+                     {"y1", f.colorBarMax.y}, {"labelRight", f.colorBarRight}, {"ticks", ticks}};
+  out["region"] = {{"rowBegin", f.region.rowBegin},
+                   {"rowEnd", f.region.rowEnd},
+                   {"colBegin", f.region.colBegin},
+                   {"colEnd", f.region.colEnd}};
+  out["colormap"] = toString(record.scale.colormap());
+  out["scale"] = toString(record.scale.scale());
+  out["range"] = {record.scale.min(), record.scale.max()};
+  Json grid = {{"rows", g.values.rows},       {"cols", g.values.cols},       {"reduced", g.reduced},
+               {"rowEdges", g.rowEdges},      {"colEdges", g.colEdges},      {"rowPixels", g.rowPixels},
+               {"colPixels", g.colPixels}};
+  if (g.values.rows <= 512 && g.values.cols <= 512) {  // small maps carry their values for the tests
+    Json values = Json::array(), kinds = Json::array();
     for (int64_t r = 0; r < g.values.rows; ++r) {
-      std::vector<float> row(g.values.values.begin() + r * g.values.cols,
-                             g.values.values.begin() + (r + 1) * g.values.cols);
-      out << (r ? ",\n      " : "\n      ") << list(row);
+      const auto begin = static_cast<std::size_t>(r * g.values.cols), end = begin + static_cast<std::size_t>(g.values.cols);
+      values.push_back(std::vector<float>(g.values.values.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          g.values.values.begin() + static_cast<std::ptrdiff_t>(end)));
+      Json kindRow = Json::array();
+      for (std::size_t i = begin; i < end; ++i) kindRow.push_back(static_cast<int>(g.kinds[i]));
+      kinds.push_back(std::move(kindRow));
     }
-    out << "],\n    \"kinds\": [";
-    for (int64_t r = 0; r < g.values.rows; ++r) {
-      out << (r ? ",\n      [" : "\n      [");
-      for (int64_t c = 0; c < g.values.cols; ++c)
-        out << (c ? "," : "") << static_cast<int>(g.kinds[static_cast<std::size_t>(r * g.values.cols + c)]);
-      out << "]";
-    }
-    out << "]";
+    grid["values"] = std::move(values);
+    grid["kinds"] = std::move(kinds);
   }
-  out << "}\n}\n";
+  out["grid"] = std::move(grid);
   std::ofstream file(path);
   if (!file) throw InvalidArgument(argument, "cannot write " + path.string());
-  file << out.str();
+  file << out.dump(1) << "\n";
   if (!file) throw InvalidArgument(argument, "cannot write " + path.string());
 }
 
