@@ -9,11 +9,7 @@
 #include "vkattn/vkattn.hpp"
 
 namespace vkattn::cli {
-using io::NpyArray;
-using io::npyFloats;
-using io::npyInts;
-using io::readNpy;
-using io::writeNpy;
+using namespace vkattn::io;  // the .npy files every command here reads and writes
 namespace {
 
 Tensor load(Context& ctx, const std::string& path, DType dtype) {

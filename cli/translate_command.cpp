@@ -12,11 +12,6 @@
 #include "vkattn/models/translation_model.hpp"
 
 namespace vkattn::cli {
-using io::NpyArray;
-using io::npyFloats;
-using io::npyInts;
-using io::readNpy;
-using io::writeNpy;
 namespace {
 
 void writeTokens(const std::filesystem::path& path, const std::vector<std::string>& tokens) {
@@ -28,7 +23,7 @@ void writeTokens(const std::filesystem::path& path, const std::vector<std::strin
 void writeMaps(const std::filesystem::path& dir, const std::string& kind, const std::vector<AttentionMap>& maps) {
   for (std::size_t l = 0; l < maps.size(); ++l) {
     const AttentionMap& m = maps[l];
-    writeNpy(dir / (kind + "_layer" + std::to_string(l) + ".npy"), {m.heads, m.rows, m.cols}, m.weights);
+    io::writeNpy(dir / (kind + "_layer" + std::to_string(l) + ".npy"), {m.heads, m.rows, m.cols}, m.weights);
   }
 }
 
@@ -83,7 +78,7 @@ int translateCommand(const CommonOptions& options, const std::vector<std::string
   }
   if (logitsPath) {
     const auto steps = static_cast<int64_t>(t.targetTokens.size());
-    writeNpy(*logitsPath, {steps, model.targetVocabSize()}, t.logits);
+    io::writeNpy(*logitsPath, {steps, model.targetVocabSize()}, t.logits);
   }
   return 0;
 }
