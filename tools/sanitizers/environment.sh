@@ -8,7 +8,8 @@ export UBSAN_OPTIONS="suppressions=$here/ubsan.supp:print_stacktrace=1:halt_on_e
 # report cannot name a module that is gone; preloaded, they stay, so lsan.supp can match them.
 driver_libs=""
 for lib in libvulkan_lvp.so libVkLayer_khronos_validation.so; do
-  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib { print $NF; exit }')
+  # awk reads to the end: leaving early would stop ldconfig with SIGPIPE, a failure under pipefail.
+  path=$(ldconfig -p | awk -v lib="$lib" '$1 == lib && found == "" { found = $NF } END { print found }')
   [ -n "$path" ] && driver_libs="${driver_libs:+$driver_libs:}$path"
 done
 export LD_PRELOAD="${driver_libs}${LD_PRELOAD:+:$LD_PRELOAD}"
