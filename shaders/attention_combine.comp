@@ -2,10 +2,11 @@
 // Split-K epilogue of attention_rows.comp: merges the SPLITS partial records (unnormalised sums
 // acc, running max m in log2 units, running sum l) of each query row into
 //   out = sum_s acc_s 2^(m_s - M) / L,  L = sum_s l_s 2^(m_s - M),  M = max_s m_s,
-// and lse = (M + log2 L) ln 2. Rows with no visible key in any split give zeros and lse = -inf.
+// and lse = (M + log2 L) ln 2; with sinks, head h's sink logit then joins L (finishRow). Rows with
+// no visible key in any split give zeros and lse = -inf (or the sink's logit).
 // Bindings: 0 partials (f32, [SPLITS, B, Hq, Lq, DV + 2]), 1 out (ELEM, write), 2 lse (f32
-// [B, Hq, Lq], write when WRITE_LSE). Push: AttentionParams (batch, heads, lq, o*).
-// Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS).
+// [B, Hq, Lq], write when WRITE_LSE), 3 sinks (f32 [Hq]). Push: AttentionParams (batch, heads, lq, o*).
+// Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS, 18 HAS_SINKS).
 // Dispatch: one invocation per (b, h, i), flat over x then y. NaN is reported by the split pass.
 // Tolerance (tests): as attention_rows.comp.
 #include "common.glsl"
@@ -19,6 +20,8 @@ layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_LSE) writeonly buffer Lse
 #define ATTN_BIAS_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
 #define ATTN_KEEP_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
 #define ATTN_KEYLEN_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
+#define ATTN_SINKS_BINDING ATTN_COMBINE_BINDING_SINKS
+#define ATTN_ALIBI_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here: any declared binding
 #include "attention_common.glsl"
 
 void main() {
@@ -39,16 +42,11 @@ void main() {
     const float w = exp2(partial[rec + DV] - mSafe);  // 0 for a split that saw no key
     l += w * partial[rec + DV + 1];
     [[unroll]] for (uint d = 0; d < DV4; ++d)
-      acc[d] += w * vec4(partial[rec + 4 * d], partial[rec + 4 * d + 1], partial[rec + 4 * d + 2],
-                         partial[rec + 4 * d + 3]);
+      acc[d] += w * LOAD_HEAD4(partial, rec, d, DV);
   }
-  const float inv = l > 0.0 ? 1.0 / l : 0.0;
+  float inv, lseLog2;
+  finishRow(h, mMax, l, inv, lseLog2);  // the sink joins once, after the splits are merged
   const uint out_ = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
-  [[unroll]] for (uint d = 0; d < DV4; ++d) {
-    o[out_ + 4 * d] = TO_ELEM(acc[d].x * inv);
-    o[out_ + 4 * d + 1] = TO_ELEM(acc[d].y * inv);
-    o[out_ + 4 * d + 2] = TO_ELEM(acc[d].z * inv);
-    o[out_ + 4 * d + 3] = TO_ELEM(acc[d].w * inv);
-  }
-  if (WRITE_LSE) lse[row] = l > 0.0 ? (mMax + log2(l)) * LN2 : NEG_INF;
+  [[unroll]] for (uint d = 0; d < DV4; ++d) STORE_HEAD4(o, out_, d, DV, acc[d] * inv);
+  if (WRITE_LSE) lse[row] = lseLog2 * LN2;
 }

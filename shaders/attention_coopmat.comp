@@ -20,11 +20,12 @@
 // across the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
 // Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
-// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final sum), P 16 R (T + pad) e;
+// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final 1 / sum), P 16 R (T + pad) e;
 // R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (multiple of 16),
-// 11 ALIGNED, 15 STAGES, 16 LANES = subgroup size, which must be fixed). Dispatch: one workgroup
+// 11 ALIGNED, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20 softcap, sinks,
+// ALiBi; head dims 16..256 in steps of 8). Dispatch: one workgroup
 // per (b, h, block of 16 ROWS rows), flat over x then y. Rows whose keys are all masked give zeros
 // and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
 // Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV, as in FlashAttention);
@@ -74,6 +75,8 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
 #define ATTN_KEEP_BINDING ATTN_BINDING_KEEP
 #define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
+#define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
+#define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 
@@ -237,10 +240,13 @@ void main() {
           float x = sS[row * LDS + c] * p.scaleLog2;
           if (!keyVisible(b, h, i, j, lo, hi)) {
             x = NEG_INF;
-          } else if (HAS_BIAS) {
-            const float bb = biasAt(b, h, i, j);
-            nanBias = nanBias || isnan(bb);
-            x += bb * LOG2E;
+          } else {
+            x = shapeLogit(x, b, h, i, j);
+            if (HAS_BIAS) {
+              const float bb = biasAt(b, h, i, j);
+              nanBias = nanBias || isnan(bb);
+              x += bb * LOG2E;
+            }
           }
           sc[kk] = x;
           tileMax = max(tileMax, x);
@@ -293,13 +299,15 @@ void main() {
     if (STAGES == 2) barrier();  // tile t + 1 is staged and tile t's buffer is free again
   }
 
-  // Row sums next to the rows, lse, then O / l one fragment at a time through sS.
+  // Each row's output scale (1 / l, sinks included) next to the row, lse, then O times it one
+  // fragment at a time through sS.
   [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
     const uint row = r0 + lane / LPR + rr * (LANES / LPR);
     if (sub == 0) {
-      sS[row * LDS + SUM_COL] = l[rr];
-      if (WRITE_LSE && first + row < p.lq)
-        lse[(b * p.heads + h) * p.lq + first + row] = l[rr] > 0.0 ? (m[rr] + log2(l[rr])) * LN2 : NEG_INF;
+      float scale, lseLog2;
+      finishRow(h, m[rr], l[rr], scale, lseLog2);
+      sS[row * LDS + SUM_COL] = scale;
+      if (WRITE_LSE && first + row < p.lq) lse[(b * p.heads + h) * p.lq + first + row] = lseLog2 * LN2;
     }
   }
   bool nanOut = false;
@@ -310,8 +318,8 @@ void main() {
     [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
       const uint x = lane + it * LANES, row = r0 + x / 16, col = d * 16 + x % 16;
       if (first + row < p.lq && col < DV) {
-        const float sum = sS[row * LDS + SUM_COL];
-        const float val = sum > 0.0 ? sS[row * LDS + x % 16] / sum : 0.0;
+        const float scale = sS[row * LDS + SUM_COL];  // 0 for a row with no (or a NaN) sum: zeros
+        const float val = scale == 0.0 ? 0.0 : sS[row * LDS + x % 16] * scale;
         nanOut = nanOut || isnan(val);
         o[oBase + (first + row) * p.oStrideL + col] = TO_ELEM(val);
       }

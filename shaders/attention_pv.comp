@@ -17,6 +17,8 @@ layout(std430, set = 0, binding = ATTN_PV_BINDING_O) writeonly buffer O { ELEM o
 #define ATTN_BIAS_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
 #define ATTN_KEEP_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
 #define ATTN_KEYLEN_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
+#define ATTN_SINKS_BINDING ATTN_PV_BINDING_STATUS  // unused here: any declared binding
+#define ATTN_ALIBI_BINDING ATTN_PV_BINDING_STATUS  // unused here: any declared binding
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_PV_BINDING_STATUS)
 
@@ -29,16 +31,9 @@ void main() {
   const uint b = index / DV4 / p.lq / p.heads;
   const uint kvh = h / p.kvGroup;
   const uint pRow = ((b * p.heads + h) * p.lq + i) * p.lk;
-  const uint vCol = p.vOffset + b * p.vStrideB + kvh * p.vStrideH + 4 * d4;
+  const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
   vec4 acc = vec4(0.0);
-  for (uint j = 0; j < p.lk; ++j) {
-    const uint at = vCol + j * p.vStrideL;
-    acc = fma(vec4(probs[pRow + j]), vec4(float(v[at]), float(v[at + 1]), float(v[at + 2]), float(v[at + 3])), acc);
-  }
+  for (uint j = 0; j < p.lk; ++j) acc = fma(vec4(probs[pRow + j]), LOAD_HEAD4(v, vBase + j * p.vStrideL, d4, DV), acc);
   if (any(isnan(acc))) atomicOr(status[p.statusSlot], 4u);
-  const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL + 4 * d4;
-  o[row] = TO_ELEM(acc.x);
-  o[row + 1] = TO_ELEM(acc.y);
-  o[row + 2] = TO_ELEM(acc.z);
-  o[row + 3] = TO_ELEM(acc.w);
+  STORE_HEAD4(o, p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL, d4, DV, acc);
 }

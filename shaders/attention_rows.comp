@@ -9,9 +9,10 @@
 // pipeline creation, so the one loop that runs on the device is the key-block loop,
 // ceil(Lk / KEY_BLOCK) iterations, which the runtime keeps below llvmpipe's loop limit.
 // Bindings: 0 q, 1 k, 2 v (ELEM, read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write; any
-// buffer when unused), 5 bias (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status.
-// Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV, 3-7 mask/lse flags,
-// 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS
+// buffer when unused), 5 bias (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status,
+// 9 sinks (f32 [Hq]), 10 ALiBi slopes (f32 [Hq] or [B, Hq]).
+// Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV (any head dims
+// 1..576), 3-7 mask/lse flags, 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED, 17-20 softcap, sinks, ALiBi). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS
 // rows), flat over x then y.
 // With LANE_KEYS (decode, few query rows) the workgroup's lanes share ROWS rows and take every
 // WG_SIZE-th key block instead, merged with subgroup ops at the end.
@@ -41,10 +42,10 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
 #define ATTN_KEEP_BINDING ATTN_BINDING_KEEP
 #define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
+#define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
+#define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
-
-#define LOAD4(buf, idx) vec4(float(buf[idx]), float(buf[(idx) + 1]), float(buf[(idx) + 2]), float(buf[(idx) + 3]))
 
 void main() {
   // The workgroup owns one (batch, head) and WG_SIZE * ROWS consecutive rows; each invocation ROWS
@@ -72,7 +73,7 @@ void main() {
   const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const uint row = qBase + min(first + r, last) * p.qStrideL;
-    [[unroll]] for (uint d = 0; d < DK4; ++d) qr[r * DK4 + d] = LOAD4(q, row + 4 * d) * p.scaleLog2;
+    [[unroll]] for (uint d = 0; d < DK4; ++d) qr[r * DK4 + d] = LOAD_HEAD4(q, row, d, DK) * p.scaleLog2;
     [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = vec4(0.0);
     m[r] = NEG_INF;
     l[r] = 0.0;
@@ -99,7 +100,7 @@ void main() {
       vec4 dot4[ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = vec4(0.0);
       [[unroll]] for (uint d = 0; d < DK4; ++d) {
-        const vec4 kv = ALIGNED ? vec4(k4[kRow / 4 + d]) : LOAD4(k, kRow + 4 * d);
+        const vec4 kv = ALIGNED ? vec4(k4[kRow / 4 + d]) : LOAD_HEAD4(k, kRow, d, DK);
         [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = fma(qr[r * DK4 + d], kv, dot4[r]);
       }
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -108,10 +109,13 @@ void main() {
         nanScore = nanScore || isnan(sc);
         if (!keyVisible(b, h, i, j, lo, hi)) {
           sc = NEG_INF;
-        } else if (HAS_BIAS) {
-          const float bb = biasAt(b, h, i, j);
-          nanBias = nanBias || isnan(bb);
-          sc += bb * LOG2E;
+        } else {
+          sc = shapeLogit(sc, b, h, i, j);
+          if (HAS_BIAS) {
+            const float bb = biasAt(b, h, i, j);
+            nanBias = nanBias || isnan(bb);
+            sc += bb * LOG2E;
+          }
         }
         s[r * KEY_BLOCK + kk] = sc;
       }
@@ -136,7 +140,7 @@ void main() {
     [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
       const uint vRow = vBase + uint(min(j0 + int(kk), hi - 1)) * p.vStrideL;
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
-        const vec4 vv = ALIGNED ? vec4(v4[vRow / 4 + d]) : LOAD4(v, vRow + 4 * d);
+        const vec4 vv = ALIGNED ? vec4(v4[vRow / 4 + d]) : LOAD_HEAD4(v, vRow, d, DV);
         [[unroll]] for (uint r = 0; r < ROWS; ++r)
           acc[r * DV4 + d] = fma(vec4(s[r * KEY_BLOCK + kk]), vv, acc[r * DV4 + d]);
       }
@@ -168,9 +172,9 @@ void main() {
           const vec4 val = acc[r * DV4 + d];
           nanOut = nanOut || any(isnan(val));
           lse[rec + 4 * d] = val.x;
-          lse[rec + 4 * d + 1] = val.y;
-          lse[rec + 4 * d + 2] = val.z;
-          lse[rec + 4 * d + 3] = val.w;
+          if (4 * d + 1 < DV) lse[rec + 4 * d + 1] = val.y;
+          if (4 * d + 2 < DV) lse[rec + 4 * d + 2] = val.z;
+          if (4 * d + 3 < DV) lse[rec + 4 * d + 3] = val.w;
         }
         lse[rec + DV] = m[r];
         lse[rec + DV + 1] = l[r];
@@ -181,17 +185,15 @@ void main() {
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const uint i = ownFirst + r;
     if (!SPLIT && writer && i <= groupLast) {
-      const float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0;
+      float inv, lseLog2;
+      finishRow(h, m[r], l[r], inv, lseLog2);
       const uint row = oBase + i * p.oStrideL;
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
         const vec4 val = acc[r * DV4 + d] * inv;
         nanOut = nanOut || any(isnan(val));
-        o[row + 4 * d] = TO_ELEM(val.x);
-        o[row + 4 * d + 1] = TO_ELEM(val.y);
-        o[row + 4 * d + 2] = TO_ELEM(val.z);
-        o[row + 4 * d + 3] = TO_ELEM(val.w);
+        STORE_HEAD4(o, row, d, DV, val);
       }
-      if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = l[r] > 0.0 ? (m[r] + log2(l[r])) * LN2 : NEG_INF;
+      if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = lseLog2 * LN2;
     }
   }
   // A NaN score came from q or k: q's rows are in registers, so blame q if they hold one.

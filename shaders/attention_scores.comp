@@ -1,11 +1,13 @@
 #version 450
 // Attention scores for the naive path and for attention weights: one invocation per (b, selected
-// head hh, query row i, key j) writes the masked logit scale * q.k + bias (natural units, -inf where
-// masked) to S[b, hh, i, j]; attentionWeights then runs the softmax row op over S in place.
+// head hh, query row i, key j) writes the masked logit scale * q.k, softcapped, + ALiBi + bias
+// (natural units, -inf where masked) to S[b, hh, i, j]; attentionWeights then runs the softmax
+// row op over S in place.
 // Bindings (kernel_interface.h, ATTN_SCORES_BINDING_*): q, k (ELEM, read), S (f32, write), head
 // index (i32 [selected heads] -> query head), bias (f32), keep mask (i32), key lengths (i32),
-// status. Push: AttentionParams (o* strides describe S, heads = selected heads; no V is read).
-// Spec: attention_common.glsl (workgroup, DK, mask flags).
+// status, ALiBi slopes (f32 [Hq] or [B, Hq]). Push: AttentionParams (o* strides describe S, heads =
+// selected heads; no V is read). Spec: attention_common.glsl (workgroup, DK, mask flags, softcap,
+// ALiBi).
 // Dispatch: one invocation per S element, flat over x then y. NaN in q, k, bias sets status bits
 // 0, 1, 3 (the slot's names are q, k, v, bias).
 // Tolerance (tests): the weights after the softmax, 1e-5 abs + 1e-4 rel of the reference (f32).
@@ -21,6 +23,8 @@ layout(std430, set = 0, binding = ATTN_SCORES_BINDING_HEADS) readonly buffer Hea
 #define ATTN_BIAS_BINDING ATTN_SCORES_BINDING_BIAS
 #define ATTN_KEEP_BINDING ATTN_SCORES_BINDING_KEEP
 #define ATTN_KEYLEN_BINDING ATTN_SCORES_BINDING_KEYLEN
+#define ATTN_SINKS_BINDING ATTN_SCORES_BINDING_STATUS  // sinks are refused on this path: any declared binding
+#define ATTN_ALIBI_BINDING ATTN_SCORES_BINDING_ALIBI
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_SCORES_BINDING_STATUS)
 
@@ -48,10 +52,13 @@ void main() {
   }
   if (!keyVisible(b, h, i, int(j), lo, hi)) {
     logit = NEG_INF;
-  } else if (HAS_BIAS) {
-    const float bb = biasAt(b, h, i, int(j));
-    if (isnan(bb)) bits |= 8u;
-    logit += bb;
+  } else {
+    logit = shapeLogit(logit * LOG2E, b, h, i, int(j)) * LN2;
+    if (HAS_BIAS) {
+      const float bb = biasAt(b, h, i, int(j));
+      if (isnan(bb)) bits |= 8u;
+      logit += bb;
+    }
   }
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);
   const uint out_ = p.oOffset + b * p.oStrideB + hh * p.oStrideH + i * p.oStrideL + j;

@@ -9,7 +9,8 @@
 // pipeline creation, the tile is consumed 4 keys per step, so an invocation loops
 // ceil(keys / KEY_BLOCK) * (1 + KEY_BLOCK / 4) times.
 // Bindings: 0 q, 1 k, 2 v (ELEM, read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write), 5 bias
-// (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status.
+// (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status, 9 sinks (f32 [Hq]), 10 ALiBi
+// slopes (f32 [Hq] or [B, Hq]). Head dims 1..576 (a partial last vec4 word reads as zeros).
 // Push: AttentionParams. Spec: attention_common.glsl (0 workgroup = rows per workgroup, 1 DK,
 // 2 DV, 3-7 mask/lse flags, 9 KEY_BLOCK = keys per tile, a multiple of 4; shared memory KEY_BLOCK * (DK + DV) * 4
 // bytes). Dispatch: one workgroup per (b, h, block of WG_SIZE rows), flat over x then y.
@@ -34,10 +35,10 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
 #define ATTN_KEEP_BINDING ATTN_BINDING_KEEP
 #define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
+#define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
+#define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
-
-#define LOAD4(buf, idx) vec4(float(buf[idx]), float(buf[(idx) + 1]), float(buf[(idx) + 2]), float(buf[(idx) + 3]))
 
 shared vec4 sK[KEY_BLOCK * DK4];
 shared vec4 sV[KEY_BLOCK * DV4];
@@ -58,7 +59,7 @@ void main() {
   vec4 qr[DK4];
   vec4 acc[DV4];
   const uint qRow = p.qOffset + b * p.qStrideB + h * p.qStrideH + i * p.qStrideL;
-  [[unroll]] for (uint d = 0; d < DK4; ++d) qr[d] = LOAD4(q, qRow + 4 * d) * p.scaleLog2;
+  [[unroll]] for (uint d = 0; d < DK4; ++d) qr[d] = LOAD_HEAD4(q, qRow, d, DK) * p.scaleLog2;
   [[unroll]] for (uint d = 0; d < DV4; ++d) acc[d] = vec4(0.0);
   float m = NEG_INF, l = 0.0;
 
@@ -73,16 +74,16 @@ void main() {
       const uint t = c * WG_SIZE + lid;
       if (t < KEY_BLOCK * DK4) {
         const uint key = uint(min(j0 + int(t / DK4), hi - 1));  // clamped: in bounds, masked below
-        const uint at = kBase + key * p.kStrideL + 4 * (t % DK4);
-        sK[t] = ALIGNED ? vec4(k4[at / 4]) : LOAD4(k, at);
+        const uint row = kBase + key * p.kStrideL;
+        sK[t] = ALIGNED ? vec4(k4[row / 4 + t % DK4]) : LOAD_HEAD4(k, row, t % DK4, DK);
       }
     }
     [[unroll]] for (uint c = 0; c < (KEY_BLOCK * DV4 + WG_SIZE - 1) / WG_SIZE; ++c) {
       const uint t = c * WG_SIZE + lid;
       if (t < KEY_BLOCK * DV4) {
         const uint key = uint(min(j0 + int(t / DV4), hi - 1));
-        const uint at = vBase + key * p.vStrideL + 4 * (t % DV4);
-        sV[t] = ALIGNED ? vec4(v4[at / 4]) : LOAD4(v, at);
+        const uint row = vBase + key * p.vStrideL;
+        sV[t] = ALIGNED ? vec4(v4[row / 4 + t % DV4]) : LOAD_HEAD4(v, row, t % DV4, DV);
       }
     }
     barrier();  // the tile's shared-memory writes are visible before any row reads them
@@ -100,10 +101,13 @@ void main() {
         nanScore = nanScore || isnan(sc);
         if (!keyVisible(b, h, i, j, lo, hi)) {
           sc = NEG_INF;
-        } else if (HAS_BIAS) {
-          const float bb = biasAt(b, h, i, j);
-          nanBias = nanBias || isnan(bb);
-          sc += bb * LOG2E;
+        } else {
+          sc = shapeLogit(sc, b, h, i, j);
+          if (HAS_BIAS) {
+            const float bb = biasAt(b, h, i, j);
+            nanBias = nanBias || isnan(bb);
+            sc += bb * LOG2E;
+          }
         }
         s[kk] = sc;
         stepMax = max(stepMax, sc);
@@ -124,17 +128,15 @@ void main() {
 
   bool nanOut = false;
   if (first + lid < p.lq) {
-    const float inv = l > 0.0 ? 1.0 / l : 0.0;
+    float inv, lseLog2;
+    finishRow(h, m, l, inv, lseLog2);
     const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
     [[unroll]] for (uint d = 0; d < DV4; ++d) {
       const vec4 val = acc[d] * inv;
       nanOut = nanOut || any(isnan(val));
-      o[row + 4 * d] = TO_ELEM(val.x);
-      o[row + 4 * d + 1] = TO_ELEM(val.y);
-      o[row + 4 * d + 2] = TO_ELEM(val.z);
-      o[row + 4 * d + 3] = TO_ELEM(val.w);
+      STORE_HEAD4(o, row, d, DV, val);
     }
-    if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = l > 0.0 ? (m + log2(l)) * LN2 : NEG_INF;
+    if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = lseLog2 * LN2;
   }
   bool nanQ = false;
   [[unroll]] for (uint d = 0; d < DK4; ++d) nanQ = nanQ || any(isnan(qr[d]));

@@ -82,6 +82,18 @@ MaskTensors uploadMask(Context& ctx, const MaskInput& mask, AttentionOptions& o)
   return t;
 }
 
+// An optional per-head float vector: (H,), or (B, H) when `batch` is given.
+std::optional<HostArray> headVector(const py::object& value, const std::string& name, const SizeLimits& limits,
+                                    std::optional<int64_t> batch, int64_t heads) {
+  if (value.is_none()) return std::nullopt;
+  HostArray a = floatInput(value, name, limits, DType::F32);
+  if (!(a.shape == Shape{heads}) && !(batch && a.shape == Shape{*batch, heads}))
+    throw py::value_error("'" + name + "' must have shape (" + std::to_string(heads) + ",)" +
+                          (batch ? " or (" + std::to_string(*batch) + ", " + std::to_string(heads) + ")" : "") +
+                          ", got " + toString(a.shape));
+  return a;
+}
+
 std::optional<float> scaleArgument(const py::object& scale) {
   if (scale.is_none()) return std::nullopt;
   return static_cast<float>(finiteArgument(scale, "scale"));
@@ -93,12 +105,17 @@ void bindAttention(py::module_& m) {
   m.def(
       "scaled_dot_product_attention",
       [](const py::object& query, const py::object& key, const py::object& value, const py::object& attnMask,
-         bool isCausal, const py::object& scale, bool enableGqa, const py::object& window, bool returnLse) -> py::object {
+         bool isCausal, const py::object& scale, bool enableGqa, const py::object& window, bool returnLse,
+         const py::object& softcap, const py::object& alibiSlopes, const py::object& sinks) -> py::object {
         const SizeLimits limits = sizeLimits();
         const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
-        const MaskInput mask = maskInput(attnMask, limits, asBhle(in.q.shape, "query")[0]);
+        const Shape q4 = asBhle(in.q.shape, "query");
+        const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
         o.scale = scaleArgument(scale);
+        o.softcap = static_cast<float>(finiteArgument(softcap, "softcap"));
+        const std::optional<HostArray> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
+        const std::optional<HostArray> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
         if (!window.is_none()) {
           const auto sides = py::cast<py::sequence>(window);
           if (sides.size() != 2) throw py::value_error("'window' must be a pair (left, right)");
@@ -111,6 +128,9 @@ void bindAttention(py::module_& m) {
         auto [out, lse] = onDevice([&](Context& ctx) {
           Tensor q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
           const MaskTensors masks = uploadMask(ctx, mask, o);
+          std::optional<Tensor> alibiT, sinksT;
+          if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
+          if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
           const TensorView q4 = bhle(q);
           std::optional<Tensor> lse;
           if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
@@ -122,10 +142,13 @@ void bindAttention(py::module_& m) {
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
-      py::arg("window") = py::none(), py::arg("return_lse") = false,
+      py::arg("window") = py::none(), py::arg("return_lse") = false, py::arg("softcap") = 0.0,
+      py::arg("alibi_slopes") = py::none(), py::arg("sinks") = py::none(),
       "softmax(query key^T * scale + mask) value, fused (O(L) memory). Shapes (..., H, L, E) as in PyTorch; "
       "bool attn_mask keeps where True, float attn_mask is added; window=(left, right) limits keys around the "
-      "diagonal; rows with every key masked give zeros. With return_lse, also the log-sum-exp (..., H, L).");
+      "diagonal; rows with every key masked give zeros. With return_lse, also the log-sum-exp (..., H, L). "
+      "softcap > 0 caps the scaled logits (c * tanh(s / c)); alibi_slopes (H,) or (B, H) add "
+      "-slope * |i + Lk - Lq - j|; sinks (H,) join each row's softmax denominator.");
   m.def(
       "attention_weights",
       [](const py::object& query, const py::object& key, const py::object& headsValue, const py::object& attnMask,

@@ -10,6 +10,7 @@ namespace py = pybind11;
 void bindDevices(py::module_& m);
 void bindRowOps(py::module_& m);
 void bindAttention(py::module_& m);
+void bindFlashAttn(py::module_& m);
 void bindAttentionLayer(py::module_& m);
 void bindViewer(py::module_& m);
 

@@ -22,6 +22,7 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindDevices(m);
   python::bindRowOps(m);
   python::bindAttention(m);
+  python::bindFlashAttn(m);
   python::bindAttentionLayer(m);
   python::bindViewer(m);
   pybind11::module_::import("atexit").attr("register")(pybind11::cpp_function([] {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace vkattn::reference {
@@ -49,6 +50,14 @@ AttentionResult attentionRef(const AttentionProblem& pr, const std::vector<float
           double dot = 0.0;
           for (std::size_t d = 0; d < pr.dk; ++d) dot += static_cast<double>(qRow[d]) * kRow[d];
           double logit = pr.scale * dot;
+          if (pr.softcap > 0.0) logit = pr.softcap * std::tanh(logit / pr.softcap);
+          if (pr.alibiSlopes) {
+            const double slope = (*pr.alibiSlopes)[(pr.alibiPerBatch ? b * pr.headsQ : 0) + h];
+            const int64_t keys = pr.keyLengths ? std::clamp<int64_t>((*pr.keyLengths)[b], 0, static_cast<int64_t>(pr.lk))
+                                               : static_cast<int64_t>(pr.lk);
+            logit -= slope * static_cast<double>(std::llabs(static_cast<int64_t>(i) + keys -
+                                                            static_cast<int64_t>(pr.lq) - static_cast<int64_t>(j)));
+          }
           if (pr.bias) logit += (*pr.bias)[maskIndex(pr.biasDims, pr.lk, b, h, i, j)];
           bool visible = attentionKeyVisible(pr, b, i, j);
           if (pr.keep && (*pr.keep)[maskIndex(pr.keepDims, pr.lk, b, h, i, j)] == 0) visible = false;
@@ -56,8 +65,13 @@ AttentionResult attentionRef(const AttentionProblem& pr, const std::vector<float
           m = std::max(m, s[j]);
         }
         const std::size_t row = (b * pr.headsQ + h) * pr.lq + i;
-        if (m == negInf) continue;  // no visible key: zeros, lse -inf
-        double sum = 0.0;
+        const double sink = pr.sinks ? static_cast<double>((*pr.sinks)[h]) : negInf;
+        if (m == negInf) {  // no visible key: zeros, lse -inf (or the sink)
+          r.lse[row] = sink;
+          continue;
+        }
+        m = std::max(m, sink);
+        double sum = sink == negInf ? 0.0 : std::exp(sink - m);
         for (std::size_t j = 0; j < pr.lk; ++j) sum += s[j] == negInf ? 0.0 : std::exp(s[j] - m);
         r.lse[row] = m + std::log(sum);
         for (std::size_t j = 0; j < pr.lk; ++j) {

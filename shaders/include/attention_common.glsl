@@ -1,7 +1,9 @@
 // Shared by the attention kernels: their specialization constants (one id map for all, so the
 // runtime builds one SpecConstants), the mask inputs and the rules that decide which keys a query
-// row sees. The includer defines ATTN_BIAS_BINDING, ATTN_KEEP_BINDING and ATTN_KEYLEN_BINDING and
-// declares `p` (AttentionParams) first.
+// row sees, and the logit shaping (softcap, ALiBi) and sinks they share. The includer defines
+// ATTN_BIAS_BINDING, ATTN_KEEP_BINDING, ATTN_KEYLEN_BINDING, ATTN_SINKS_BINDING and
+// ATTN_ALIBI_BINDING (any declared binding where a kernel never reads one) and declares `p`
+// (AttentionParams) first.
 #ifndef VKATTN_ATTENTION_COMMON_GLSL
 #define VKATTN_ATTENTION_COMMON_GLSL
 
@@ -9,8 +11,8 @@
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 64;
-layout(constant_id = ATTN_SPEC_DK) const uint DK = 64;           // query/key head dim, multiple of 8
-layout(constant_id = ATTN_SPEC_DV) const uint DV = 64;           // value head dim, multiple of 8
+layout(constant_id = ATTN_SPEC_DK) const uint DK = 64;           // query/key head dim, 1..576
+layout(constant_id = ATTN_SPEC_DV) const uint DV = 64;           // value head dim, 1..576
 layout(constant_id = ATTN_SPEC_HAS_BAND) const bool HAS_BAND = false;  // causal and/or sliding window
 layout(constant_id = ATTN_SPEC_HAS_BIAS) const bool HAS_BIAS = false;  // additive f32 bias
 layout(constant_id = ATTN_SPEC_HAS_KEEP) const bool HAS_KEEP = false;  // i32 keep-mask, nonzero keeps
@@ -33,6 +35,11 @@ layout(constant_id = ATTN_SPEC_LANE_KEYS) const bool LANE_KEYS = false;
 // lane-to-row mapping is built for (the subgroup size must be fixed).
 layout(constant_id = ATTN_SPEC_STAGES) const uint STAGES = 2;
 layout(constant_id = ATTN_SPEC_SUBGROUP_SIZE) const uint SUBGROUP_SIZE = 32;
+// Logit softcap c: s -> c * tanh(s / c) on the scaled logits, before ALiBi and bias; 0 is off.
+layout(constant_id = ATTN_SPEC_SOFTCAP) const float SOFTCAP = 0.0;
+layout(constant_id = ATTN_SPEC_HAS_SINKS) const bool HAS_SINKS = false;
+layout(constant_id = ATTN_SPEC_HAS_ALIBI) const bool HAS_ALIBI = false;
+layout(constant_id = ATTN_SPEC_ALIBI_STRIDE_B) const uint ALIBI_STRIDE_B = 0;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4
@@ -40,8 +47,10 @@ layout(constant_id = ATTN_SPEC_SUBGROUP_SIZE) const uint SUBGROUP_SIZE = 32;
 #define ELEM4 vec4
 #endif
 
-const uint DK4 = DK / 4;
-const uint DV4 = DV / 4;
+// Head dims in vec4 words; a dim that is not a multiple of 4 has a partial last word, whose
+// missing lanes LOAD_HEAD4 reads as 0 and STORE_HEAD4 skips.
+const uint DK4 = (DK + 3) / 4;
+const uint DV4 = (DV + 3) / 4;
 const float NEG_INF = -1.0 / 0.0;
 const float LOG2E = 1.4426950408889634;
 const float LN2 = 0.6931471805599453;
@@ -49,6 +58,24 @@ const float LN2 = 0.6931471805599453;
 layout(std430, set = 0, binding = ATTN_BIAS_BINDING) readonly buffer Bias { float bias[]; };
 layout(std430, set = 0, binding = ATTN_KEEP_BINDING) readonly buffer Keep { int keepMask[]; };
 layout(std430, set = 0, binding = ATTN_KEYLEN_BINDING) readonly buffer KeyLens { int keyLens[]; };
+layout(std430, set = 0, binding = ATTN_SINKS_BINDING) readonly buffer Sinks { float sinks[]; };
+layout(std430, set = 0, binding = ATTN_ALIBI_BINDING) readonly buffer Alibi { float alibiSlopes[]; };
+
+// Word word_ (< ceil(D / 4)) of the head vector starting at element `row` of `buf`, as vec4: lanes
+// past D are 0 and never read. D and word_ are constants after unrolling, so the checks fold away.
+#define LOAD_HEAD4(buf, row, word_, D)                                                 \
+  vec4(float(buf[(row) + 4 * (word_)]),                                              \
+       4 * (word_) + 1 < (D) ? float(buf[(row) + 4 * (word_) + 1]) : 0.0,                \
+       4 * (word_) + 2 < (D) ? float(buf[(row) + 4 * (word_) + 2]) : 0.0,                \
+       4 * (word_) + 3 < (D) ? float(buf[(row) + 4 * (word_) + 3]) : 0.0)
+// Writes the lanes of word word_ that are inside the head dim D.
+#define STORE_HEAD4(buf, row, word_, D, value_)                                            \
+  {                                                                                \
+    buf[(row) + 4 * (word_)] = TO_ELEM((value_).x);                                      \
+    if (4 * (word_) + 1 < (D)) buf[(row) + 4 * (word_) + 1] = TO_ELEM((value_).y);            \
+    if (4 * (word_) + 2 < (D)) buf[(row) + 4 * (word_) + 2] = TO_ELEM((value_).z);            \
+    if (4 * (word_) + 3 < (D)) buf[(row) + 4 * (word_) + 3] = TO_ELEM((value_).w);            \
+  }
 
 // Keys [lo, hi) that rows first..last of batch b can see at all (before keep-mask and bias).
 // Empty when hi <= lo.
@@ -77,6 +104,45 @@ bool keyVisible(uint b, uint h, uint i, int j, int lo, int hi) {
 
 float biasAt(uint b, uint h, uint i, int j) {
   return bias[b * p.biasStrideB + h * p.biasStrideH + i * p.biasStrideL + uint(j)];
+}
+
+// tanh without the overflow of (e^x - e^-x) / (e^x + e^-x): |error| < 1e-7 absolute.
+float stableTanh(float x) {
+  const float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
+// Keys batch b really has: Lk, or its key length clamped to [0, Lk].
+int keyCount(uint b) { return HAS_KEYLEN ? clamp(keyLens[b], 0, int(p.lk)) : int(p.lk); }
+
+// A visible key's logit after softcap and ALiBi, in the kernels' log2 units (s = logit * log2(e)).
+// ALiBi follows FlashAttention: -slope * |i + Lk - Lq - j| with Lk the batch's key count, whatever
+// the causal alignment.
+float shapeLogit(float s, uint b, uint h, uint i, int j) {
+  if (SOFTCAP > 0.0) s = (SOFTCAP * LOG2E) * stableTanh(s * (LN2 / SOFTCAP));
+  if (HAS_ALIBI) {
+    const float slope = alibiSlopes[b * ALIBI_STRIDE_B + h];
+    s -= slope * LOG2E * abs(float(int(i) + keyCount(b) - int(p.lq) - j));
+  }
+  return s;
+}
+
+// A row's final state: `scale` multiplies its accumulator into the output and lseLog2 is its
+// log-sum-exp in log2 units, from the running max m (log2 units) and sum l. With sinks, head h's
+// sink logit joins the denominator (it takes no value row). A row with no visible key gives
+// scale 0 and lse -inf, or the sink's logit.
+void finishRow(uint h, float m, float l, out float scale, out float lseLog2) {
+  const float sink = HAS_SINKS ? sinks[h] * LOG2E : NEG_INF;
+  if (sink == NEG_INF) {
+    scale = l > 0.0 ? 1.0 / l : 0.0;
+    lseLog2 = l > 0.0 ? m + log2(l) : NEG_INF;
+    return;
+  }
+  const float mAll = l > 0.0 ? max(m, sink) : sink;
+  const float keep = l > 0.0 ? exp2(m - mAll) : 0.0;
+  const float total = l * keep + exp2(sink - mAll);
+  scale = keep / total;
+  lseLog2 = mAll + log2(total);
 }
 
 #endif

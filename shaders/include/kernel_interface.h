@@ -50,6 +50,10 @@
 #define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
 #define ATTN_SPEC_STAGES 15     // uint: coopmat kernel, K/V tile buffers in shared memory (1 or 2)
 #define ATTN_SPEC_SUBGROUP_SIZE 16  // uint: coopmat kernel, the (fixed) subgroup size
+#define ATTN_SPEC_SOFTCAP 17        // float: logit softcap c (c * tanh(s / c)); 0 turns it off
+#define ATTN_SPEC_HAS_SINKS 18      // bool: a per-head sink logit joins each row's softmax denominator
+#define ATTN_SPEC_HAS_ALIBI 19      // bool: -slope * |i + Lk - Lq - j| added to the logits
+#define ATTN_SPEC_ALIBI_STRIDE_B 20 // uint: slopes per batch (Hq: [B, Hq] slopes; 0: [Hq] shared)
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp
@@ -134,7 +138,9 @@
 #define ATTN_BINDING_KEEP 6
 #define ATTN_BINDING_KEYLEN 7
 #define ATTN_BINDING_STATUS 8
-#define ATTN_BINDING_COUNT 9
+#define ATTN_BINDING_SINKS 9   // f32 [Hq]
+#define ATTN_BINDING_ALIBI 10  // f32 [Hq] or [B, Hq]
+#define ATTN_BINDING_COUNT 11
 
 // attention_scores.comp (logits of the chosen heads)
 #define ATTN_SCORES_BINDING_Q 0
@@ -145,7 +151,8 @@
 #define ATTN_SCORES_BINDING_KEEP 5
 #define ATTN_SCORES_BINDING_KEYLEN 6
 #define ATTN_SCORES_BINDING_STATUS 7
-#define ATTN_SCORES_BINDING_COUNT 8
+#define ATTN_SCORES_BINDING_ALIBI 8
+#define ATTN_SCORES_BINDING_COUNT 9
 
 // attention_pv.comp (the naive path's P V)
 #define ATTN_PV_BINDING_P 0
@@ -158,7 +165,8 @@
 #define ATTN_COMBINE_BINDING_PARTIALS 0
 #define ATTN_COMBINE_BINDING_O 1
 #define ATTN_COMBINE_BINDING_LSE 2
-#define ATTN_COMBINE_BINDING_COUNT 3
+#define ATTN_COMBINE_BINDING_SINKS 3
+#define ATTN_COMBINE_BINDING_COUNT 4
 
 // additive_project.comp
 #define ADDITIVE_PROJECT_BINDING_X 0

@@ -67,7 +67,7 @@ AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
   s.workgroup = std::min<uint32_t>(64, ctx.info().maxWorkgroupInvocations);
   s.keyBlock = 16;
-  const uint64_t bytesPerKey = static_cast<uint64_t>(plan.dk + plan.dv) * 4;
+  const uint64_t bytesPerKey = static_cast<uint64_t>((plan.dk + 3) / 4 + (plan.dv + 3) / 4) * 16;  // vec4 words
   while (s.keyBlock > 4 && s.keyBlock * bytesPerKey > ctx.info().maxSharedMemoryBytes) s.keyBlock /= 2;
   if (s.keyBlock * bytesPerKey > ctx.info().maxSharedMemoryBytes)
     throw Unsupported("tiled attention with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
@@ -99,7 +99,11 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
     if (!info.subgroupShuffle) throw refuse("needs subgroup shuffles; " + info.name + " lacks them");
     if (plan.dtype == DType::F16 && !info.shaderFloat16)
       throw refuse("with f16 storage needs shaderFloat16; " + info.name + " lacks it");
-  } else {
+  }
+  if (plan.dk < 16 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 16 || plan.dv > 256 || plan.dv % 8 != 0)
+    throw refuse("takes head dims 16..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
+                 std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  if (!emulated) {
     // The KHR twin or the NV module, and the subgroup size it is sized for (required where it varies).
     const CoopmatChoice choice = coopmatChoiceFor(info, "attention_coopmat");
     if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
@@ -267,7 +271,9 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                 {ATTN_BINDING_BIAS, plan.bias},
                 {ATTN_BINDING_KEEP, plan.keep},
                 {ATTN_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_BINDING_STATUS, status.buffer}},
+                {ATTN_BINDING_STATUS, status.buffer},
+                {ATTN_BINDING_SINKS, plan.sinks},
+                {ATTN_BINDING_ALIBI, plan.alibi}},
                plan.params, groups);
   if (shape.split) {
     AttentionKernelShape combine;
@@ -281,7 +287,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     rec.dispatch(merge,
                  {{ATTN_COMBINE_BINDING_PARTIALS, partials},
                   {ATTN_COMBINE_BINDING_O, out.buffer},
-                  {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials}},
+                  {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
+                  {ATTN_COMBINE_BINDING_SINKS, plan.sinks}},
                  plan.params,
                  groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq), combine.workgroup));
   }

@@ -62,7 +62,8 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
                 {ATTN_SCORES_BINDING_BIAS, plan.bias},
                 {ATTN_SCORES_BINDING_KEEP, plan.keep},
                 {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_SCORES_BINDING_STATUS, status.buffer}},
+                {ATTN_SCORES_BINDING_STATUS, status.buffer},
+                {ATTN_SCORES_BINDING_ALIBI, plan.alibi}},
                p, groupsFor(ctx.device(), total, kWorkgroup));
 }
 
@@ -79,6 +80,7 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
   AttentionPlan plan = detail::planAttention(ctx, q, k, v, options);
   detail::setAttentionOutput(ctx, plan, out, "out");
   if (options.lse) throw InvalidArgument("lse", "the naive path does not produce the log-sum-exp");
+  if (options.sinks) throw InvalidArgument("sinks", "the naive path has no attention sinks (use attention())");
   // The P V kernel loops over every key in one invocation.
   detail::requireLoopBudget(ctx, static_cast<uint64_t>(plan.lk),
                             "naive attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
@@ -102,7 +104,7 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
                 {ATTN_PV_BINDING_O, out.buffer},
                 {ATTN_PV_BINDING_STATUS, status.buffer}},
                plan.params,
-               groupsFor(ctx.device(), rows * (plan.dv / 4), kWorkgroup));
+               groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup));
   batch.submit();
 }
 
@@ -119,6 +121,7 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
   // K has by construction, and nothing here reads V.
   AttentionPlan plan = detail::planAttention(ctx, q, k, k, options);
   if (options.lse) throw InvalidArgument("lse", "attentionWeights computes no log-sum-exp output");
+  if (options.sinks) throw InvalidArgument("sinks", "attentionWeights has no attention sinks");
   std::vector<int32_t> chosen;
   if (heads.empty()) chosen = allHeads(plan.headsQ);
   for (int64_t h : heads) {

@@ -13,8 +13,25 @@ constexpr int64_t kUnbounded = int64_t{1} << 29;
 constexpr int64_t kMaxLength = int64_t{1} << 28;
 
 void requireHeadDim(const std::string& name, int64_t d) {
-  if (d < 16 || d > 256 || d % 8 != 0)
-    throw InvalidArgument(name, "head dim " + std::to_string(d) + " unsupported; expected 16..256 in steps of 8");
+  if (d < 1 || d > kMaxHeadDim)
+    throw InvalidArgument(name, "head dim " + std::to_string(d) + " unsupported; expected 1.." +
+                                    std::to_string(kMaxHeadDim));
+}
+
+// A per-head f32 vector: [Hq], or [B, Hq] where perBatch is allowed; contiguous.
+void requireHeadVector(const Context& ctx, const AttentionPlan& plan, const std::string& name, const TensorView& t,
+                       bool perBatch) {
+  requireTensor(name, t);
+  requireDtype(name, t, {DType::F32});
+  requireContiguous(name, t);
+  requireFitsDevice(ctx, name, t);
+  const bool perHead = t.rank() == 1 && t.dim(0) == plan.headsQ;
+  const bool perBatchHead = perBatch && t.rank() == 2 && t.dim(0) == plan.batch && t.dim(1) == plan.headsQ;
+  if (!perHead && !perBatchHead)
+    throw InvalidArgument(name, "shape " + toString(t.shape) + ", expected [" + std::to_string(plan.headsQ) + "]" +
+                                    (perBatch ? " or [" + std::to_string(plan.batch) + ", " +
+                                                    std::to_string(plan.headsQ) + "]"
+                                              : ""));
 }
 
 void requireAttentionTensor(const Context& ctx, const std::string& name, const TensorView& t) {
@@ -111,7 +128,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   strides(q, p.qStrideB, p.qStrideH, p.qStrideL, p.qOffset);
   strides(k, p.kStrideB, p.kStrideH, p.kStrideL, p.kOffset);
   strides(v, p.vStrideB, p.vStrideH, p.vStrideL, p.vOffset);
-  plan.kvAligned =
+  plan.kvAligned = plan.dk % 4 == 0 && plan.dv % 4 == 0 &&
       (p.kStrideB | p.kStrideH | p.kStrideL | p.kOffset | p.vStrideB | p.vStrideH | p.vStrideL | p.vOffset) % 4 == 0;
   p.scaleLog2 = static_cast<float>(scale * 1.4426950408889634);
 
@@ -144,6 +161,21 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
     requireShape("keyLengths", lens, {plan.batch});
     plan.keyLengths = lens.buffer;
     plan.hasKeyLengths = true;
+  }
+  if (!(o.softcap >= 0.0f) || !std::isfinite(o.softcap))
+    throw InvalidArgument("softcap", "must be finite and >= 0 (0 turns it off), got " + std::to_string(o.softcap));
+  plan.softcap = o.softcap;
+  plan.sinks = plan.alibi = q.buffer;
+  if (o.sinks) {
+    requireHeadVector(ctx, plan, "sinks", *o.sinks, false);
+    plan.sinks = o.sinks->buffer;
+    plan.hasSinks = true;
+  }
+  if (o.alibiSlopes) {
+    requireHeadVector(ctx, plan, "alibiSlopes", *o.alibiSlopes, true);
+    plan.alibi = o.alibiSlopes->buffer;
+    plan.hasAlibi = true;
+    plan.alibiStrideB = o.alibiSlopes->rank() == 2 ? static_cast<uint32_t>(plan.headsQ) : 0;
   }
   return plan;
 }
@@ -191,7 +223,11 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_SPLITS, shape.splits)
       .set(ATTN_SPEC_LANE_KEYS, shape.laneKeys)
       .set(ATTN_SPEC_STAGES, shape.stages)
-      .set(ATTN_SPEC_SUBGROUP_SIZE, shape.subgroup);
+      .set(ATTN_SPEC_SUBGROUP_SIZE, shape.subgroup)
+      .set(ATTN_SPEC_SOFTCAP, plan.softcap)
+      .set(ATTN_SPEC_HAS_SINKS, plan.hasSinks)
+      .set(ATTN_SPEC_HAS_ALIBI, plan.hasAlibi)
+      .set(ATTN_SPEC_ALIBI_STRIDE_B, plan.alibiStrideB);
   return c;
 }
 

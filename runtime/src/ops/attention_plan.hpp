@@ -13,6 +13,9 @@
 
 namespace vkattn::detail {
 
+// Head dims the rows and tiled kernels take (1..kMaxHeadDim); DeepSeek's MLA needs 576.
+constexpr int64_t kMaxHeadDim = 576;
+
 struct AttentionPlan {
   pc::AttentionParams params{};
   int64_t batch = 0, headsQ = 0, headsKv = 0, lq = 0, lk = 0, dk = 0, dv = 0;
@@ -23,7 +26,11 @@ struct AttentionPlan {
   const Buffer* bias = nullptr;
   const Buffer* keep = nullptr;
   const Buffer* keyLengths = nullptr;
-  bool hasBias = false, hasKeep = false, hasKeyLengths = false;
+  const Buffer* sinks = nullptr;
+  const Buffer* alibi = nullptr;
+  bool hasBias = false, hasKeep = false, hasKeyLengths = false, hasSinks = false, hasAlibi = false;
+  float softcap = 0.0f;
+  uint32_t alibiStrideB = 0;  // slopes per batch: Hq for [B, Hq] slopes, 0 for [Hq]
 };
 
 // Validates q, k, v and options (not out or lse) and fills everything but the output strides.

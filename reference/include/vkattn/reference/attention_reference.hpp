@@ -22,6 +22,14 @@ struct AttentionProblem {
   const std::vector<int32_t>* keep = nullptr;
   std::size_t keepDims[3] = {1, 1, 1};
   const std::vector<int32_t>* keyLengths = nullptr;  // [batch]
+  // Logit shaping, in this order on a visible key's scaled logit s: softcap c * tanh(s / c) (c > 0),
+  // then ALiBi -slope * |i + Lk_b - Lq - j| (Lk_b: the batch's key length, clamped to [0, lk]),
+  // then bias.
+  double softcap = 0.0;
+  const std::vector<float>* alibiSlopes = nullptr;  // [headsQ], or [batch, headsQ] when alibiPerBatch
+  bool alibiPerBatch = false;
+  // [headsQ]: a logit per head that joins each row's softmax denominator (no value row).
+  const std::vector<float>* sinks = nullptr;
   // Query rows to evaluate (each in [0, lq)); the other rows stay zero with lse -inf. Empty: all.
   // Benchmarks at long sequences check a sample of rows instead of paying O(Lq·Lk) in doubles.
   std::vector<std::size_t> rows;
@@ -30,7 +38,7 @@ struct AttentionProblem {
 
 struct AttentionResult {
   std::vector<double> out;    // [B, Hq, Lq, Dv]
-  std::vector<double> lse;    // [B, Hq, Lq], -inf for rows with no visible key
+  std::vector<double> lse;    // [B, Hq, Lq], -inf for rows with no visible key (the sink, with sinks)
   std::vector<double> probs;  // [B, Hq, Lq, Lk] when AttentionProblem::withProbs
 };
 

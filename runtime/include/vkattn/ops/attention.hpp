@@ -3,8 +3,11 @@
 //   O = softmax(scale * Q K^T + mask) V,
 // fused with the online softmax in fp32, never forming the Lq x Lk score matrix. Q is
 // [B, Hq, Lq, Dk], K [B, Hkv, Lk, Dk], V [B, Hkv, Lk, Dv] with Hq % Hkv == 0 (MHA, GQA, MQA: query
-// head h reads kv head h / (Hq / Hkv)); O is [B, Hq, Lq, Dv]. Head dims 16..256 in steps of 8.
-// f32 or f16 storage (all of q, k, v, out alike); compute is always fp32.
+// head h reads kv head h / (Hq / Hkv)); O is [B, Hq, Lq, Dv]. Any head dims Dk, Dv in 1..576 on
+// the rows and tiled kernels (the fragment kernel takes 16..256 in steps of 8); V may be a view of
+// K's buffer. f32 or f16 storage (all of q, k, v, out alike); compute is always fp32.
+// Beyond masks, the logits can be shaped the way inference engines need (FlashAttention's
+// definitions): a softcap, ALiBi slopes and per-head attention sinks.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +57,17 @@ struct AttentionOptions {
   // clamped rather than checked: a length above Lk means Lk, zero or below masks every key (the
   // rows come out as zeros, LSE -inf).
   std::optional<TensorView> keyLengths;
+  // Logit softcap c > 0: each scaled logit s becomes c * tanh(s / c) (Gemma 2, Grok) before
+  // ALiBi, bias and masks; 0 turns it off. Compiled into the kernel: each distinct value builds
+  // its own pipeline once.
+  float softcap = 0.0f;
+  // f32 [Hq]: head h's sink logit joins every row's softmax denominator without a value row
+  // (gpt-oss), so the probabilities of a row sum to less than 1; lse includes it. A row with
+  // every key masked gives zeros and lse = the sink.
+  std::optional<TensorView> sinks;
+  // f32 [Hq] or [B, Hq], contiguous: ALiBi adds -slope * |i + Lk_b - Lq - j| to the scaled
+  // (softcapped) logits, Lk_b the batch's key count (keyLengths), whatever the mask alignment.
+  std::optional<TensorView> alibiSlopes;
   // Output, f32 [B, Hq, Lq], contiguous: natural log of sum_j exp(scaled, masked logits);
   // -inf for a row whose keys are all masked (its output row is zeros).
   std::optional<TensorView> lse;
@@ -74,7 +88,8 @@ Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const T
 
 // The unfused three-pass path: S = scale * Q K^T + mask to memory, softmax (the row op), O = S V.
 // Same contract as attention() except lse (not produced); needs B * Hq * Lq * Lk floats of
-// scratch. The benchmark baseline and a second opinion in tests.
+// scratch. The benchmark baseline and a second opinion in tests. Sinks are refused (argument
+// "sinks"): the softmax row op has no extra denominator term.
 void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
                     const AttentionOptions& options = {});
 Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
@@ -82,7 +97,7 @@ Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, co
 
 // Attention probabilities softmax(scale * q kᵀ + masks) of the chosen query heads (all when
 // empty), f32 [B, heads.size(), Lq, Lk]: the scores kernel, then the softmax row op in place. No V
-// is needed. Rows whose keys are all masked are zeros. options.lse must be unset.
+// is needed. Rows whose keys are all masked are zeros. options.lse and options.sinks must be unset.
 Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const std::vector<int64_t>& heads = {},
                         const AttentionOptions& options = {});
 

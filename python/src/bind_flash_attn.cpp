@@ -1,0 +1,408 @@
+// flash-attn's Python API on NumPy arrays: flash_attn_func, flash_attn_varlen_func and
+// flash_attn_with_kvcache, with its layout ([B, L, H, D]; packed [total, H, D] for varlen) and
+// semantics: causal aligned to the bottom-right corner of each sequence, window_size (left, right)
+// with -1 unbounded, softcap 0 off, ALiBi slopes [H] or [B, H], attention sinks [H]. Inference
+// only: dropout_p must be 0. Each sequence is one vkattn::attention call on views of the uploaded
+// inputs (flash_attn_func: one call for the whole batch).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "session.hpp"
+#include "vkattn/ops/attention.hpp"
+
+namespace vkattn::python {
+namespace {
+
+// The options every entry point shares, checked with the GIL held.
+struct LogitArgs {
+  std::optional<float> scale;
+  bool causal = false;
+  std::optional<int64_t> windowLeft, windowRight;
+  float softcap = 0.0f;
+  std::optional<HostArray> alibi;  // [H] or [B, H]
+  std::optional<HostArray> sinks;  // [H]
+};
+
+LogitArgs logitArgs(const py::object& dropout, const py::object& scale, bool causal, const py::object& window,
+                    const py::object& softcap, const py::object& alibi, const py::object& sinks, int64_t batch,
+                    int64_t heads, const SizeLimits& limits) {
+  LogitArgs a;
+  if (!dropout.is_none() && finiteArgument(dropout, "dropout_p") != 0.0)
+    throw py::value_error("'dropout_p' must be 0: vkattn runs attention for inference only");
+  if (!scale.is_none()) a.scale = static_cast<float>(finiteArgument(scale, "softmax_scale"));
+  a.causal = causal;
+  const auto sides = py::cast<py::sequence>(window);
+  if (sides.size() != 2) throw py::value_error("'window_size' must be a pair (left, right), -1 for unbounded");
+  const int64_t left = intArgument(sides[0], "window_size", -1), right = intArgument(sides[1], "window_size", -1);
+  if (left >= 0) a.windowLeft = left;
+  if (right >= 0) a.windowRight = right;
+  const double cap = finiteArgument(softcap, "softcap");
+  if (cap < 0.0) throw py::value_error("'softcap' must be >= 0 (0 turns it off)");
+  a.softcap = static_cast<float>(cap);
+  if (!alibi.is_none()) {
+    a.alibi = floatInput(alibi, "alibi_slopes", limits, DType::F32);
+    const Shape& s = a.alibi->shape;
+    if (!(s == Shape{heads}) && !(s == Shape{batch, heads}))
+      throw py::value_error("'alibi_slopes' must have shape (" + std::to_string(heads) + ",) or (" +
+                            std::to_string(batch) + ", " + std::to_string(heads) + "), got " + toString(s));
+  }
+  if (!sinks.is_none()) {
+    a.sinks = floatInput(sinks, "sinks", limits, DType::F32);
+    if (!(a.sinks->shape == Shape{heads}))
+      throw py::value_error("'sinks' must have shape (" + std::to_string(heads) + ",), got " +
+                            toString(a.sinks->shape));
+  }
+  return a;
+}
+
+// LogitArgs' slopes and sinks on the device; options() gives sequence b's AttentionOptions
+// (its row of [B, H] slopes) for `batch` sequences in one call (1 for one sequence).
+struct DeviceLogitArgs {
+  const LogitArgs& args;
+  std::optional<Tensor> alibi, sinks;
+
+  DeviceLogitArgs(Context& ctx, const LogitArgs& a) : args(a) {
+    if (a.alibi) alibi = upload(ctx, *a.alibi);
+    if (a.sinks) sinks = upload(ctx, *a.sinks);
+  }
+  AttentionOptions options(std::optional<int64_t> sequence) const {
+    AttentionOptions o;
+    o.scale = args.scale;
+    o.causal = args.causal;
+    o.alignment = MaskAlignment::BottomRight;
+    o.windowLeft = args.windowLeft;
+    o.windowRight = args.windowRight;
+    o.softcap = args.softcap;
+    if (sinks) o.sinks = sinks->view();
+    if (alibi) {
+      TensorView slopes = alibi->view();
+      if (slopes.rank() == 2 && sequence) slopes = slopes.sliced(0, *sequence, 1).reshaped({slopes.dim(1)});
+      o.alibiSlopes = slopes;
+    }
+    return o;
+  }
+};
+
+// A [L, H, D] view (rows of a packed or batched array) as the [1, H, L, D] view attention takes.
+TensorView oneSequence(const TensorView& lhd) {
+  TensorView v = lhd;
+  v.shape = {1, lhd.dim(1), lhd.dim(0), lhd.dim(2)};
+  v.strides = {lhd.dim(0) * lhd.strides[0], lhd.strides[1], lhd.strides[0], 1};
+  return v;
+}
+
+HostArray qkvInput(const py::object& value, const std::string& name, int64_t rank, const SizeLimits& limits,
+                   std::optional<DType> as = std::nullopt) {
+  HostArray a = floatInput(value, name, limits, as);
+  if (static_cast<int64_t>(a.shape.size()) != rank)
+    throw py::value_error("'" + name + "' must have rank " + std::to_string(rank) + " (" +
+                          (rank == 4 ? "batch, seqlen, heads, headdim" : "total, heads, headdim") + "), got shape " +
+                          toString(a.shape));
+  return a;
+}
+
+void requireKv(const HostArray& q, const HostArray& k, const HostArray& v, int64_t seqDim) {
+  const std::size_t r = q.shape.size();
+  if (k.shape[r - 1] != q.shape[r - 1])
+    throw py::value_error("'k' head dim " + std::to_string(k.shape[r - 1]) + " differs from q's " +
+                          std::to_string(q.shape[r - 1]));
+  for (std::size_t i = 0; i + 1 < r; ++i)
+    if (v.shape[i] != k.shape[i]) throw py::value_error("'v' shape " + toString(v.shape) + " does not match k's " + toString(k.shape));
+  if (seqDim == 1 && k.shape[0] != q.shape[0]) throw py::value_error("'k' batch differs from q's");
+  if (q.shape[r - 2] % k.shape[r - 2] != 0)
+    throw py::value_error("'k' has " + std::to_string(k.shape[r - 2]) + " heads, which do not divide q's " +
+                          std::to_string(q.shape[r - 2]));
+}
+
+// The lse of a row that sees no key: -inf, or head h's sink.
+float sinkOrNone(const LogitArgs& args, int64_t h) {
+  return args.sinks ? static_cast<const float*>(args.sinks->data())[h] : -std::numeric_limits<float>::infinity();
+}
+
+// Zeros for the query rows of a sequence with no key at all.
+void fillEmpty(HostResult& out, int64_t rowStart, int64_t rows, int64_t rowElems) {
+  const std::size_t e = dtypeSize(out.dtype);
+  std::memset(out.bytes.data() + static_cast<std::size_t>(rowStart * rowElems) * e, 0,
+              static_cast<std::size_t>(rows * rowElems) * e);
+}
+
+std::vector<int64_t> cuSeqlens(const py::object& value, const std::string& name, int64_t total,
+                               const SizeLimits& limits) {
+  const HostArray a = intInput(value, name, limits, 0, std::numeric_limits<int32_t>::max());
+  if (a.shape.size() != 1 || a.shape[0] < 2)
+    throw py::value_error("'" + name + "' must be 1-D with batch + 1 >= 2 entries, got shape " + toString(a.shape));
+  const auto* p = static_cast<const int32_t*>(a.data());
+  std::vector<int64_t> cu(p, p + a.shape[0]);
+  if (cu.front() != 0) throw py::value_error("'" + name + "' must start at 0");
+  for (std::size_t i = 1; i < cu.size(); ++i)
+    if (cu[i] < cu[i - 1]) throw py::value_error("'" + name + "' must not decrease");
+  if (cu.back() != total)
+    throw py::value_error("'" + name + "' ends at " + std::to_string(cu.back()) + ", but the packed tensor has " +
+                          std::to_string(total) + " rows");
+  return cu;
+}
+
+py::object flashAttnFunc(const py::object& q, const py::object& k, const py::object& v, const py::object& dropout,
+                         const py::object& scale, bool causal, const py::object& window, const py::object& softcap,
+                         const py::object& alibi, bool /*deterministic*/, bool returnProbs, const py::object& sinks) {
+  const SizeLimits limits = sizeLimits();
+  const HostArray hq = qkvInput(q, "q", 4, limits), hk = qkvInput(k, "k", 4, limits, hq.dtype),
+                  hv = qkvInput(v, "v", 4, limits, hq.dtype);
+  requireKv(hq, hk, hv, 1);
+  const int64_t b = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
+  const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, b, h, limits);
+  auto [out, lse] = onDevice([&](Context& ctx) {
+    const DeviceLogitArgs logits(ctx, args);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tout = ctx.tensor({b, lq, h, hv.shape[3]}, hq.dtype), tlse = ctx.tensor({b, h, lq});
+    AttentionOptions o = logits.options(std::nullopt);
+    o.lse = tlse.view();
+    const std::vector<int> bhld = {0, 2, 1, 3};
+    attention(ctx, tq.view().permuted(bhld), tk.view().permuted(bhld), tv.view().permuted(bhld),
+              tout.view().permuted(bhld), o);
+    return std::pair{download(tout), download(tlse)};
+  });
+  if (!returnProbs) return toNumpy(out);
+  return py::make_tuple(toNumpy(out), toNumpy(lse), py::none());
+}
+
+py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const py::object& v,
+                               const py::object& cuQ, const py::object& cuK, const py::object& maxQ,
+                               const py::object& maxK, const py::object& dropout, const py::object& scale, bool causal,
+                               const py::object& window, const py::object& softcap, const py::object& alibi,
+                               bool /*deterministic*/, bool returnProbs, const py::object& sinks) {
+  const SizeLimits limits = sizeLimits();
+  const HostArray hq = qkvInput(q, "q", 3, limits), hk = qkvInput(k, "k", 3, limits, hq.dtype),
+                  hv = qkvInput(v, "v", 3, limits, hq.dtype);
+  requireKv(hq, hk, hv, 0);
+  const std::vector<int64_t> cq = cuSeqlens(cuQ, "cu_seqlens_q", hq.shape[0], limits),
+                             ck = cuSeqlens(cuK, "cu_seqlens_k", hk.shape[0], limits);
+  if (cq.size() != ck.size()) throw py::value_error("'cu_seqlens_k' and 'cu_seqlens_q' differ in length");
+  const int64_t batch = static_cast<int64_t>(cq.size()) - 1, h = hq.shape[1], dv = hv.shape[2];
+  const int64_t mq = intArgument(maxQ, "max_seqlen_q", 0), mk = intArgument(maxK, "max_seqlen_k", 0);
+  for (int64_t s = 0; s < batch; ++s) {
+    if (cq[s + 1] - cq[s] > mq) throw py::value_error("a query sequence is longer than 'max_seqlen_q'");
+    if (ck[s + 1] - ck[s] > mk) throw py::value_error("a key sequence is longer than 'max_seqlen_k'");
+  }
+  const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, batch, h, limits);
+  const int64_t totalQ = hq.shape[0];
+  auto [out, lse] = onDevice([&](Context& ctx) {
+    const DeviceLogitArgs logits(ctx, args);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tout = ctx.tensor({totalQ, h, dv}, hq.dtype);
+    // flash-attn's varlen lse layout, [H, total_q]: each sequence's [1, H, lq] lse goes into its columns.
+    HostResult hostLse{{h, totalQ}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(h * totalQ) * 4)};
+    auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
+    std::vector<std::pair<int64_t, int64_t>> empty;  // query rows of sequences with no key
+    for (int64_t s = 0; s < batch; ++s) {
+      const int64_t lq = cq[s + 1] - cq[s], lk = ck[s + 1] - ck[s];
+      if (lq == 0) continue;
+      if (lk == 0) {
+        empty.emplace_back(cq[s], lq);
+        continue;
+      }
+      AttentionOptions o = logits.options(s);
+      Tensor seqLse = ctx.tensor({1, h, lq});
+      o.lse = seqLse.view();
+      attention(ctx, oneSequence(tq.view().sliced(0, cq[s], lq)), oneSequence(tk.view().sliced(0, ck[s], lk)),
+                oneSequence(tv.view().sliced(0, ck[s], lk)), oneSequence(tout.view().sliced(0, cq[s], lq)), o);
+      const std::vector<float> rows = seqLse.download();
+      for (int64_t hh = 0; hh < h; ++hh)
+        std::copy_n(rows.begin() + hh * lq, lq, lseAt + hh * totalQ + cq[s]);
+    }
+    HostResult hostOut = download(tout);
+    for (const auto& [start, rows] : empty) {
+      fillEmpty(hostOut, start, rows, h * dv);
+      for (int64_t hh = 0; hh < h; ++hh)  // no key: only the sink (if any) is in the denominator
+        std::fill_n(lseAt + hh * totalQ + start, rows, sinkOrNone(args, hh));
+    }
+    return std::pair{std::move(hostOut), std::move(hostLse)};
+  });
+  if (!returnProbs) return toNumpy(out);
+  return py::make_tuple(toNumpy(out), toNumpy(lse), py::none());
+}
+
+// A KV cache argument: a writable float ndarray (new keys are appended to it in place).
+py::array cacheArray(const py::object& value, const std::string& name, bool writable) {
+  if (!py::isinstance<py::array>(value))
+    throw py::type_error("'" + name + "' must be a numpy array (it is updated in place)");
+  py::array a = py::reinterpret_borrow<py::array>(value);
+  if (a.ndim() != 4)
+    throw py::value_error("'" + name + "' must have rank 4 ((batch|blocks), seqlen|block_size, heads, headdim)");
+  if (a.dtype().kind() != 'f') throw py::type_error("'" + name + "' must be a float array");
+  if (writable && !a.writeable()) throw py::value_error("'" + name + "' is read-only; k/v would be appended to it");
+  return a;
+}
+
+py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, const py::object& vCache,
+                                const py::object& k, const py::object& v, const py::object& rotaryCos,
+                                const py::object& rotarySin, const py::object& cacheSeqlens,
+                                const py::object& cacheBatchIdx, const py::object& cacheLeftpad,
+                                const py::object& blockTable, const py::object& scale, bool causal,
+                                const py::object& window, bool /*rotaryInterleaved*/, const py::object& softcap,
+                                const py::object& alibi, const py::object& numSplits, bool returnLse,
+                                const py::object& sinks) {
+  if (!rotaryCos.is_none() || !rotarySin.is_none())
+    throw py::value_error("'rotary_cos'/'rotary_sin' are not supported: apply vkattn.rope to q and k first");
+  if (!cacheLeftpad.is_none()) throw py::value_error("'cache_leftpad' is not supported");
+  intArgument(numSplits, "num_splits", 0);  // the key split is chosen per device
+  const SizeLimits limits = sizeLimits();
+  const HostArray hq = qkvInput(q, "q", 4, limits);
+  const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
+  const bool append = !k.is_none() || !v.is_none();
+  if (append && (k.is_none() || v.is_none())) throw py::value_error("'k' and 'v' must be given together");
+  py::array kc = cacheArray(kCache, "k_cache", append), vc = cacheArray(vCache, "v_cache", append);
+  const bool paged = !blockTable.is_none();
+  const int64_t hkv = kc.shape(2), d = kc.shape(3), dv = vc.shape(3);
+  if (kc.shape(0) != vc.shape(0) || kc.shape(1) != vc.shape(1) || vc.shape(2) != hkv)
+    throw py::value_error("'v_cache' does not match 'k_cache' in its first three dims");
+  if (d != hq.shape[3]) throw py::value_error("'k_cache' head dim differs from q's");
+  if (h % hkv != 0) throw py::value_error("'k_cache' heads do not divide q's heads");
+  py::module_ np = py::module_::import("numpy");
+
+  // Which cache rows (dense) or blocks (paged) hold sequence b, and how many keys each can hold.
+  std::vector<std::vector<int64_t>> blocks(static_cast<std::size_t>(batch));
+  int64_t capacity = kc.shape(1);
+  if (paged) {
+    const HostArray table = intInput(blockTable, "block_table", limits, 0, kc.shape(0) - 1);
+    if (table.shape.size() != 2 || table.shape[0] != batch)
+      throw py::value_error("'block_table' must have shape (" + std::to_string(batch) + ", max_blocks)");
+    const auto* t = static_cast<const int32_t*>(table.data());
+    for (int64_t b = 0; b < batch; ++b) blocks[b].assign(t + b * table.shape[1], t + (b + 1) * table.shape[1]);
+    capacity = table.shape[1] * kc.shape(1);
+  } else {
+    for (int64_t b = 0; b < batch; ++b) blocks[b] = {b};
+    if (!cacheBatchIdx.is_none()) {
+      const HostArray idx = intInput(cacheBatchIdx, "cache_batch_idx", limits, 0, kc.shape(0) - 1);
+      if (idx.shape != Shape{batch}) throw py::value_error("'cache_batch_idx' must have shape (" + std::to_string(batch) + ",)");
+      for (int64_t b = 0; b < batch; ++b) blocks[b] = {static_cast<const int32_t*>(idx.data())[b]};
+    } else if (kc.shape(0) < batch) {
+      throw py::value_error("'k_cache' has fewer rows than q's batch");
+    }
+  }
+  std::vector<int64_t> lens(static_cast<std::size_t>(batch), capacity);
+  if (!cacheSeqlens.is_none()) {
+    if (py::isinstance<py::int_>(cacheSeqlens)) {
+      std::fill(lens.begin(), lens.end(), intArgument(cacheSeqlens, "cache_seqlens", 0, capacity));
+    } else {
+      const HostArray s = intInput(cacheSeqlens, "cache_seqlens", limits, 0, capacity);
+      if (s.shape != Shape{batch}) throw py::value_error("'cache_seqlens' must have shape (" + std::to_string(batch) + ",)");
+      for (int64_t b = 0; b < batch; ++b) lens[b] = static_cast<const int32_t*>(s.data())[b];
+    }
+  }
+  // Cache position p of sequence b as (row or block, offset) for NumPy indexing.
+  auto slot = [&](int64_t b, int64_t p) {
+    return paged ? py::make_tuple(blocks[b][p / kc.shape(1)], p % kc.shape(1)) : py::make_tuple(blocks[b][0], p);
+  };
+  if (append) {  // in place, as flash-attn does: the caller's caches hold the new keys afterwards
+    const HostArray hk = qkvInput(k, "k", 4, limits), hv = qkvInput(v, "v", 4, limits);
+    if (hk.shape[0] != batch || hk.shape[2] != hkv || hk.shape[3] != d || hv.shape[0] != batch ||
+        hv.shape[1] != hk.shape[1] || hv.shape[2] != hkv || hv.shape[3] != dv)
+      throw py::value_error("'k'/'v' must have shape (batch, seqlen_new, kv heads, headdim) matching the caches");
+    const py::object kObj = np.attr("asarray")(k), vObj = np.attr("asarray")(v);
+    for (int64_t b = 0; b < batch; ++b) {
+      if (lens[b] + hk.shape[1] > capacity)
+        throw py::value_error("appending " + std::to_string(hk.shape[1]) + " keys to sequence " + std::to_string(b) +
+                              " of length " + std::to_string(lens[b]) + " overflows the cache ('k_cache')");
+      for (int64_t j = 0; j < hk.shape[1]; ++j) {
+        const py::tuple at = slot(b, lens[b] + j);
+        kc[at] = kObj[py::make_tuple(b, j)];
+        vc[at] = vObj[py::make_tuple(b, j)];
+      }
+      lens[b] += hk.shape[1];
+    }
+  }
+  // Each sequence's keys gathered into a contiguous [len, Hkv, D] array (from its cache row, or
+  // its blocks in table order).
+  std::vector<std::optional<HostArray>> keys(static_cast<std::size_t>(batch)), values(keys.size());
+  for (int64_t b = 0; b < batch; ++b) {
+    if (lens[b] == 0) continue;
+    py::object kb, vb;
+    if (paged) {
+      const int64_t used = (lens[b] + kc.shape(1) - 1) / kc.shape(1);
+      py::list ids;
+      for (int64_t x = 0; x < used; ++x) ids.append(blocks[b][x]);
+      kb = kc[py::array(ids)].attr("reshape")(-1, hkv, d)[py::slice(0, lens[b], 1)];
+      vb = vc[py::array(ids)].attr("reshape")(-1, hkv, dv)[py::slice(0, lens[b], 1)];
+    } else {
+      kb = kc[py::make_tuple(blocks[b][0], py::slice(0, lens[b], 1))];
+      vb = vc[py::make_tuple(blocks[b][0], py::slice(0, lens[b], 1))];
+    }
+    keys[b] = floatInput(kb, "k_cache", limits, hq.dtype);
+    values[b] = floatInput(vb, "v_cache", limits, hq.dtype);
+  }
+  const LogitArgs args = logitArgs(py::float_(0.0), scale, causal, window, softcap, alibi, sinks, batch, h, limits);
+  auto [out, lse] = onDevice([&](Context& ctx) {
+    const DeviceLogitArgs logits(ctx, args);
+    Tensor tq = upload(ctx, hq), tout = ctx.tensor({batch, lq, h, dv}, hq.dtype);
+    HostResult hostLse{{batch, h, lq}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(batch * h * lq) * 4)};
+    auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
+    std::vector<int64_t> empty;
+    for (int64_t b = 0; b < batch; ++b) {
+      if (!keys[b]) {
+        empty.push_back(b);
+        continue;
+      }
+      Tensor tk = upload(ctx, *keys[b]), tv = upload(ctx, *values[b]);
+      AttentionOptions o = logits.options(b);
+      Tensor seqLse = ctx.tensor({1, h, lq});
+      o.lse = seqLse.view();
+      attention(ctx, oneSequence(tq.view().sliced(0, b, 1).reshaped({lq, h, d})), oneSequence(tk.view()),
+                oneSequence(tv.view()), oneSequence(tout.view().sliced(0, b, 1).reshaped({lq, h, dv})), o);
+      const std::vector<float> rows = seqLse.download();
+      std::copy(rows.begin(), rows.end(), lseAt + b * h * lq);
+    }
+    HostResult hostOut = download(tout);
+    for (int64_t b : empty) {
+      fillEmpty(hostOut, b * lq, lq, h * dv);
+      for (int64_t hh = 0; hh < h; ++hh) std::fill_n(lseAt + (b * h + hh) * lq, lq, sinkOrNone(args, hh));
+    }
+    return std::pair{std::move(hostOut), std::move(hostLse)};
+  });
+  if (!returnLse) return toNumpy(out);
+  return py::make_tuple(toNumpy(out), toNumpy(lse));
+}
+
+}  // namespace
+
+void bindFlashAttn(py::module_& m) {
+  m.def("flash_attn_func", &flashAttnFunc, py::arg("q"), py::arg("k"), py::arg("v"), py::arg("dropout_p") = 0.0,
+        py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
+        py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
+        py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        "flash-attn's flash_attn_func: q (B, Lq, H, D), k and v (B, Lk, Hkv, D|Dv) -> (B, Lq, H, Dv). Causal "
+        "and windows align to the bottom-right corner; window_size=(left, right), -1 unbounded; softcap 0 is off; "
+        "alibi_slopes (H,) or (B, H); sinks (H,). return_attn_probs returns (out, softmax_lse (B, H, Lq), None).");
+  m.def("flash_attn_varlen_func", &flashAttnVarlenFunc, py::arg("q"), py::arg("k"), py::arg("v"),
+        py::arg("cu_seqlens_q"), py::arg("cu_seqlens_k"), py::arg("max_seqlen_q"), py::arg("max_seqlen_k"),
+        py::arg("dropout_p") = 0.0, py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
+        py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
+        py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        "flash-attn's flash_attn_varlen_func on packed sequences: q (total_q, H, D), k and v (total_k, Hkv, "
+        "D|Dv), cu_seqlens_q/k (B + 1,) int32 offsets. Every mask applies per sequence. return_attn_probs "
+        "returns (out, softmax_lse (H, total_q), None).");
+  m.def("flash_attn_with_kvcache", &flashAttnWithKvcache, py::arg("q"), py::arg("k_cache"), py::arg("v_cache"),
+        py::arg("k") = py::none(), py::arg("v") = py::none(), py::arg("rotary_cos") = py::none(),
+        py::arg("rotary_sin") = py::none(), py::arg("cache_seqlens") = py::none(),
+        py::arg("cache_batch_idx") = py::none(), py::arg("cache_leftpad") = py::none(),
+        py::arg("block_table") = py::none(), py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("rotary_interleaved") = true,
+        py::arg("softcap") = 0.0, py::arg("alibi_slopes") = py::none(), py::arg("num_splits") = 0,
+        py::arg("return_softmax_lse") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        "flash-attn's flash_attn_with_kvcache: q (B, Lq, H, D) against a dense cache (B_c, L_max, Hkv, D) "
+        "(rows chosen by cache_batch_idx) or a paged one (num_blocks, block_size, Hkv, D) with block_table "
+        "(B, max_blocks) int32; cache_seqlens (int or (B,) int32) keys each. New k/v (B, L_new, Hkv, D) are "
+        "appended to the caches in place at cache_seqlens before attending. rotary_cos/sin and cache_leftpad "
+        "are not supported (ValueError).");
+}
+
+}  // namespace vkattn::python

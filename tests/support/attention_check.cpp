@@ -1,0 +1,148 @@
+#include "support/attention_check.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <map>
+
+#include "support/compare.hpp"
+#include "vkattn/reference/error_stats.hpp"
+#include "vkattn/reference/reference.hpp"
+
+namespace vkattn::test {
+using namespace vkattn::reference;
+namespace {
+
+// Worst output error per path and dtype over the whole program, printed at the end.
+struct ErrorLog : ::testing::Environment {
+  std::map<std::string, double> worst;
+  void TearDown() override {
+    for (const auto& [name, err] : worst) std::cout << "[attention] worst |out - ref| " << name << ": " << err << "\n";
+  }
+};
+ErrorLog* const g_log = static_cast<ErrorLog*>(::testing::AddGlobalTestEnvironment(new ErrorLog));
+
+}  // namespace
+
+const reference::Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
+
+const double kAtolF32 = toleranceFor(Checked::Attention, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Attention, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Attention, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Attention, DType::F16).rtol;
+const double kAtolLse = toleranceFor(Checked::AttentionLse, DType::F32).atol, kRtolLse = toleranceFor(Checked::AttentionLse, DType::F32).rtol;
+const char* pathName(Path p) {
+  switch (p) {
+    case Path::Rows: return "rows";
+    case Path::Tiled: return "tiled";
+    case Path::Naive: return "naive";
+    case Path::Coopmat: return "coopmat";
+    case Path::CoopmatEmulated: return "coopmat-emulated";
+  }
+  return "?";
+}
+AttentionVariant variantOf(Path p) {
+  switch (p) {
+    case Path::Rows: return AttentionVariant::Rows;
+    case Path::Coopmat: return AttentionVariant::Coopmat;
+    case Path::CoopmatEmulated: return AttentionVariant::CoopmatEmulated;
+    default: return AttentionVariant::Tiled;
+  }
+}
+
+std::string familyName(Family f) { return f == Family::Fused ? "fused" : "kernel_coopmat_emulated"; }
+
+bool emulatedFragmentsRun(const Context& ctx) {
+  const DeviceInfo& i = ctx.info();
+  return i.subgroupSize == 8 && i.minSubgroupSize == i.maxSubgroupSize && i.subgroupShuffle;
+}
+
+std::vector<Path> pathsOf(Family family, bool naive) {
+  if (family == Family::CoopmatEmulated) return {Path::CoopmatEmulated};
+  if (naive) return {Path::Rows, Path::Tiled, Path::Naive};
+  return {Path::Rows, Path::Tiled};
+}
+
+
+Inputs makeInputs(Context& ctx, const AttentionProblem& pr, DType dtype, uint64_t seed, float range) {
+  Inputs in;
+  auto gen = [&](std::size_t n, uint64_t s) {
+    auto x = randomValues(n, s, -range, range);
+    return dtype == DType::F16 ? roundToHalf(x) : x;
+  };
+  in.q = gen(pr.batch * pr.headsQ * pr.lq * pr.dk, seed);
+  in.k = gen(pr.batch * pr.headsKv * pr.lk * pr.dk, seed + 1);
+  in.v = gen(pr.batch * pr.headsKv * pr.lk * pr.dv, seed + 2);
+  auto i64 = [](std::size_t x) { return static_cast<int64_t>(x); };
+  in.tq = ctx.tensor({i64(pr.batch), i64(pr.headsQ), i64(pr.lq), i64(pr.dk)}, in.q, dtype);
+  in.tk = ctx.tensor({i64(pr.batch), i64(pr.headsKv), i64(pr.lk), i64(pr.dk)}, in.k, dtype);
+  in.tv = ctx.tensor({i64(pr.batch), i64(pr.headsKv), i64(pr.lk), i64(pr.dv)}, in.v, dtype);
+  return in;
+}
+
+AttentionOptions optionsFor(const AttentionProblem& pr) {
+  AttentionOptions o;
+  o.scale = static_cast<float>(pr.scale);
+  o.causal = pr.causal;
+  o.alignment = pr.bottomRight ? MaskAlignment::BottomRight : MaskAlignment::TopLeft;
+  o.windowLeft = pr.windowLeft;
+  o.windowRight = pr.windowRight;
+  o.softcap = static_cast<float>(pr.softcap);
+  return o;
+}
+
+std::vector<double> finiteLse(std::vector<double> x) {
+  for (auto& e : x)
+    if (std::isinf(e)) e = -1e30;
+  return x;
+}
+std::vector<float> finiteLse(std::vector<float> x) {
+  for (auto& e : x)
+    if (std::isinf(e)) e = -1e30f;
+  return x;
+}
+
+void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype,
+           double valueRange) {
+  SCOPED_TRACE(std::string("path ") + pathName(path) + ", dtype " + toString(dtype));
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
+  Tensor lse;
+  Tensor out;
+  if (path == Path::Naive) {
+    out = attentionNaive(ctx, in.tq, in.tk, in.tv, o);
+  } else {
+    o.variant = variantOf(path);
+    lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
+    o.lse = lse.view();
+    out = attention(ctx, in.tq, in.tk, in.tv, o);
+  }
+  const bool f16 = dtype == DType::F16;
+  const auto got = out.download();
+  const double atol = (f16 ? kAtolF16 : kAtolF32) * valueRange;
+  const ErrorStats stats = compare(got, ref.out, atol, f16 ? kRtolF16 : kRtolF32);
+  double& worst = g_log->worst[std::string(pathName(path)) + " " + toString(dtype)];
+  worst = std::max(worst, stats.maxAbs);
+  EXPECT_TRUE(allClose(got, ref.out, atol, f16 ? kRtolF16 : kRtolF32));
+  if (path != Path::Naive) {
+    EXPECT_TRUE(allClose(finiteLse(lse.download()), finiteLse(ref.lse), kAtolLse, kRtolLse)) << "lse";
+  }
+}
+
+void checkAll(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, uint64_t seed,
+              DType dtype) {
+  Inputs in = makeInputs(ctx, pr, dtype, seed);
+  for (Path path : paths) check(ctx, path, pr, in, optionsFor(pr), dtype);
+}
+
+AttentionProblem problem(std::size_t b, std::size_t hq, std::size_t hkv, std::size_t lq, std::size_t lk, std::size_t dk,
+                         std::size_t dv) {
+  AttentionProblem pr;
+  pr.batch = b;
+  pr.headsQ = hq;
+  pr.headsKv = hkv;
+  pr.lq = lq;
+  pr.lk = lk;
+  pr.dk = dk;
+  pr.dv = dv;
+  pr.scale = 1.0 / std::sqrt(static_cast<double>(dk));
+  return pr;
+}
+
+}  // namespace vkattn::test

@@ -1,0 +1,266 @@
+// What inference engines need beyond masks, against the double reference: any head size 1..576
+// (odd ones, the MLA pairs 192/128, 320/256, 576/512, V as a view of K), the logit softcap,
+// attention sinks and ALiBi slopes, alone and together with masks, GQA, split-K, decode and f16;
+// the fragment kernel (emulated) on the same features, and the stated refusals.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
+
+#include "support/attention_check.hpp"
+#include "support/compare.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/reference/reference.hpp"
+
+namespace vkattn::test {
+using namespace vkattn::reference;
+namespace {
+
+// Sinks and ALiBi slopes of a problem, on the host (for the reference) and the device.
+struct HeadTerms {
+  std::vector<float> sinks, slopes;
+  Tensor tSinks, tSlopes;
+};
+
+// Adds sinks (one per query head, drawn from [-2, 3]) and/or ALiBi slopes (FlashAttention's
+// geometric series 2^(-8 (h + 1) / H), per head or per batch and head) to `pr` and `o`.
+void addHeadTerms(Context& ctx, AttentionProblem& pr, AttentionOptions& o, HeadTerms& t, bool sinks, bool alibi,
+                  bool alibiPerBatch = false) {
+  const auto hq = static_cast<int64_t>(pr.headsQ), b = static_cast<int64_t>(pr.batch);
+  if (sinks) {
+    t.sinks = randomValues(pr.headsQ, 77, -2.0f, 3.0f);
+    t.tSinks = ctx.tensor({hq}, t.sinks);
+    pr.sinks = &t.sinks;
+    o.sinks = t.tSinks.view();
+  }
+  if (alibi) {
+    const int64_t n = alibiPerBatch ? b * hq : hq;
+    for (int64_t x = 0; x < n; ++x)
+      t.slopes.push_back(std::exp2(-8.0f * static_cast<float>(x % hq + 1) / static_cast<float>(hq)) *
+                         (1.0f + 0.25f * static_cast<float>(x / hq)));
+    t.tSlopes = alibiPerBatch ? ctx.tensor({b, hq}, t.slopes) : ctx.tensor({hq}, t.slopes);
+    pr.alibiSlopes = &t.slopes;
+    pr.alibiPerBatch = alibiPerBatch;
+    o.alibiSlopes = t.tSlopes.view();
+  }
+}
+
+void checkPaths(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, const Inputs& in,
+                const AttentionOptions& o, DType dtype = DType::F32) {
+  for (Path path : paths) check(ctx, path, pr, in, o, dtype);
+}
+
+class AttentionAnyHeadDim : public VkattnTest, public ::testing::WithParamInterface<std::tuple<int, int>> {};
+
+// Head dims that are not multiples of 4 or 8 (a partial last vec4 word), and the large pairs of
+// MLA and Mistral-style models; rows, tiled and the naive path.
+TEST_P(AttentionAnyHeadDim, MatchesReference) {
+  const auto [dk, dv] = GetParam();
+  const bool large = std::max(dk, dv) > 256;
+  auto pr = problem(2, 4, 2, large ? 9 : 19, large ? 23 : 37, static_cast<std::size_t>(dk), static_cast<std::size_t>(dv));
+  pr.causal = true;
+  pr.bottomRight = true;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 300 + static_cast<uint64_t>(dk));
+  checkPaths(ctx(), {Path::Rows, Path::Tiled, Path::Naive}, pr, in, optionsFor(pr));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, AttentionAnyHeadDim,
+                         ::testing::Values(std::tuple{1, 1}, std::tuple{3, 5}, std::tuple{8, 8}, std::tuple{12, 12},
+                                           std::tuple{100, 100}, std::tuple{192, 128}, std::tuple{320, 256},
+                                           std::tuple{576, 512}),
+                         [](const ::testing::TestParamInfo<std::tuple<int, int>>& info) {
+                           return "dk" + std::to_string(std::get<0>(info.param)) + "_dv" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+TEST_F(VkattnTest, AttentionOddHeadDimF16AndDecode) {
+  // f16 storage with a partial last word, and the decode mode (1 row, split keys) at dim 40 / 24.
+  auto pr = problem(1, 2, 1, 13, 29, 12, 20);
+  checkPaths(ctx(), {Path::Rows, Path::Tiled}, pr, makeInputs(ctx(), pr, DType::F16, 310), optionsFor(pr),
+             DType::F16);
+  auto decode = problem(2, 4, 1, 1, 2500, 40, 24);
+  Inputs in = makeInputs(ctx(), decode, DType::F32, 311);
+  check(ctx(), Path::Rows, decode, in, optionsFor(decode), DType::F32);
+  AttentionOptions split = optionsFor(decode);
+  split.keySplits = 3;
+  check(ctx(), Path::Rows, decode, in, split, DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionValueIsAViewOfKey) {
+  // DeepSeek MLA: one latent cache [B, Hkv, L, 576] serves as K, and its first 512 features as V.
+  // Causal, with lse: the same pipelines as the 576/512 head-dim case.
+  auto pr = problem(1, 8, 1, 5, 40, 576, 512);
+  pr.causal = true;
+  pr.bottomRight = true;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 320);
+  const TensorView& k = in.tk.view();
+  const TensorView v{k.buffer, DType::F32, {1, 1, 40, 512}, k.strides, k.offset};
+  std::vector<float> vHost;
+  for (std::size_t j = 0; j < pr.lk; ++j)
+    vHost.insert(vHost.end(), in.k.begin() + static_cast<std::ptrdiff_t>(j * 576),
+                 in.k.begin() + static_cast<std::ptrdiff_t>(j * 576 + 512));
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, vHost);
+  for (Path path : {Path::Rows, Path::Tiled}) {
+    SCOPED_TRACE(pathName(path));
+    AttentionOptions o = optionsFor(pr);
+    o.variant = variantOf(path);
+    Tensor lse = ctx().tensor({1, 8, 5});
+    o.lse = lse.view();
+    EXPECT_TRUE(allClose(attention(ctx(), in.tq, in.tk, v, o).download(), ref.out, kAtolF32, kRtolF32));
+    EXPECT_TRUE(allClose(lse.download(), ref.lse, kAtolLse, kRtolLse));
+  }
+}
+
+TEST_F(VkattnTest, AttentionSoftcapBoundsLargeLogits) {
+  // Logits up to ~|64 * 9| scaled by 1 / 8: softcap 5 squeezes them into (-5, 5).
+  for (double cap : {5.0, 50.0}) {
+    SCOPED_TRACE("softcap " + std::to_string(cap));
+    auto pr = problem(2, 4, 2, 21, 45, 64, 64);
+    pr.softcap = cap;
+    Inputs in = makeInputs(ctx(), pr, DType::F32, 330, 3.0f);
+    for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, pr, in, optionsFor(pr), DType::F32, 3.0);
+  }
+}
+
+TEST_F(VkattnTest, AttentionSinksJoinTheDenominator) {
+  // Sinks with causal masks, padding (batch 1 has no key: lse is the sink), GQA and split-K.
+  auto pr = problem(2, 4, 2, 11, 57, 32, 48);
+  pr.causal = true;
+  pr.bottomRight = true;
+  std::vector<int32_t> lens = {40, 0};
+  Tensor tlens = Tensor::fromHostInt(ctx().device(), {2}, lens);
+  pr.keyLengths = &lens;
+  AttentionOptions o = optionsFor(pr);
+  o.keyLengths = tlens.view();
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, true, false);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 340);
+  checkPaths(ctx(), {Path::Rows, Path::Tiled}, pr, in, o);
+  AttentionOptions split = o;
+  split.keySplits = 4;
+  check(ctx(), Path::Rows, pr, in, split, DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionSinksInDecode) {
+  // One query row over a long cache: the lanes split the keys, automatic split-K merges them and
+  // the sink joins once, after the merge.
+  auto pr = problem(1, 8, 2, 1, 4000, 64, 64);
+  AttentionOptions o = optionsFor(pr);
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, true, false);
+  check(ctx(), Path::Rows, pr, makeInputs(ctx(), pr, DType::F32, 345), o, DType::F32);
+}
+
+TEST_F(VkattnTest, AttentionAlibiSlopes) {
+  // Per-head and per-batch slopes, Lq != Lk, with and without causal masks and key lengths (ALiBi
+  // measures distance from the batch's last key).
+  for (bool perBatch : {false, true}) {
+    for (bool causal : {false, true}) {
+      SCOPED_TRACE(std::string(perBatch ? "per batch" : "per head") + (causal ? ", causal" : ""));
+      auto pr = problem(2, 4, 4, 13, 31, 32, 32);
+      pr.causal = causal;
+      pr.bottomRight = true;
+      std::vector<int32_t> lens = {31, 20};
+      Tensor tlens = Tensor::fromHostInt(ctx().device(), {2}, lens);
+      pr.keyLengths = &lens;
+      AttentionOptions o = optionsFor(pr);
+      o.keyLengths = tlens.view();
+      HeadTerms terms;
+      addHeadTerms(ctx(), pr, o, terms, false, true, perBatch);
+      Inputs in = makeInputs(ctx(), pr, DType::F32, 350);
+      checkPaths(ctx(), {Path::Rows, Path::Tiled, Path::Naive}, pr, in, o);
+    }
+  }
+}
+
+TEST_F(VkattnTest, AttentionWeightsWithSoftcapAndAlibi) {
+  auto pr = problem(1, 4, 2, 9, 17, 16, 16);
+  pr.softcap = 2.0;
+  AttentionOptions o = optionsFor(pr);
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, false, true);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 360, 2.0f);
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
+  EXPECT_TRUE(allClose(attentionWeights(ctx(), in.tq, in.tk, {}, o).download(), ref.probs, kWeights.atol,
+                       kWeights.rtol));
+}
+
+TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
+  // Softcap, sinks, per-batch ALiBi, a sliding window, a bias and a keep mask over GQA, in f32 and
+  // f16, with an odd head dim on the rows and tiled kernels.
+  for (DType dtype : {DType::F32, DType::F16}) {
+    SCOPED_TRACE(toString(dtype));
+    auto pr = problem(2, 6, 2, 17, 33, 44, 36);
+    pr.softcap = 8.0;
+    pr.windowLeft = 12;
+    pr.windowRight = 3;
+    std::vector<float> bias = randomValues(17 * 33, 371, -1.0f, 1.0f);
+    std::vector<int32_t> keep(2 * 33);
+    for (std::size_t x = 0; x < keep.size(); ++x) keep[x] = x % 5 != 2;
+    pr.bias = &bias;
+    pr.biasDims[2] = 17;
+    pr.keep = &keep;
+    pr.keepDims[0] = 2;
+    Tensor tBias = ctx().tensor({17, 33}, bias);
+    Tensor tKeep = Tensor::fromHostInt(ctx().device(), {2, 1, 1, 33}, keep);
+    AttentionOptions o = optionsFor(pr);
+    o.bias = tBias.view();
+    o.keepMask = tKeep.view();
+    HeadTerms terms;
+    addHeadTerms(ctx(), pr, o, terms, true, true, true);
+    checkPaths(ctx(), {Path::Rows, Path::Tiled}, pr, makeInputs(ctx(), pr, dtype, 370, 2.0f), o, dtype);
+  }
+}
+
+TEST_F(VkattnTest, AttentionFragmentKernelFeatures) {
+  // The fragment kernel (emulated fragments where the device has fixed 8-lane subgroups) on
+  // softcap, sinks and ALiBi; it refuses head dims outside 16..256 in steps of 8 by name.
+  auto pr = problem(1, 4, 2, 20, 40, 32, 32);
+  pr.causal = true;
+  pr.softcap = 6.0;
+  AttentionOptions o = optionsFor(pr);
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, true, true);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 380, 2.0f);
+  if (emulatedFragmentsRun(ctx())) check(ctx(), Path::CoopmatEmulated, pr, in, o, DType::F32);
+  auto odd = problem(1, 1, 1, 4, 4, 12, 12);
+  Inputs oddIn = makeInputs(ctx(), odd, DType::F32, 381);
+  for (AttentionVariant variant : {AttentionVariant::Coopmat, AttentionVariant::CoopmatEmulated}) {
+    try {
+      attention(ctx(), oddIn.tq, oddIn.tk, oddIn.tv, {.variant = variant});
+      ADD_FAILURE() << "head dim 12 ran on " << toString(variant);
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("head dims"), std::string::npos) << e.what();
+    }
+  }
+}
+
+std::string invalidArgumentOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.argument();
+  }
+  return "<no InvalidArgument>";
+}
+
+TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {
+  Context& c = ctx();
+  Tensor q = c.tensor({2, 4, 8, 16}), k = c.tensor({2, 2, 8, 16}), v = c.tensor({2, 2, 8, 16});
+  for (float cap : {-1.0f, std::nanf(""), INFINITY})
+    EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.softcap = cap}); }), "softcap");
+  Tensor three = c.tensor({3}), perBatch = c.tensor({2, 4});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.sinks = three.view()}); }), "sinks");
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.sinks = perBatch.view()}); }), "sinks");
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.alibiSlopes = three.view()}); }), "alibiSlopes");
+  Tensor sinks = c.tensor({4});
+  EXPECT_EQ(invalidArgumentOf([&] { attentionNaive(c, q, k, v, {.sinks = sinks.view()}); }), "sinks");
+  EXPECT_EQ(invalidArgumentOf([&] { attentionWeights(c, q, k, {}, {.sinks = sinks.view()}); }), "sinks");
+  Tensor slopesI32 = Tensor::fromHostInt(c.device(), {4}, std::vector<int32_t>(4, 1));
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.alibiSlopes = slopesI32.view()}); }), "alibiSlopes");
+}
+
+}  // namespace
+}  // namespace vkattn::test
