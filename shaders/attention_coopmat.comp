@@ -16,7 +16,8 @@
 // until a tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
 // overflow) and O is rescaled (through shared memory, one fragment at a time) only on those rare
 // tiles; l and O share the stale max, so O / l and lse = (m + log2 l) ln 2 stay exact. Subgroups
-// skip tiles outside their own rows' band (causal, windows); the tile loop itself is uniform
+// skip tiles outside their own rows' band (causal, windows; not in the emulated build, see
+// below); the tile loop itself is uniform
 // across the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
 // Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
@@ -194,8 +195,14 @@ void main() {
   int lo, hi;
   keyRange(b, first, last, lo, hi);
   // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
+  // The emulated build runs every tile (the masks still apply): Mesa 25's lavapipe gave wrong
+  // results when only some subgroups of a workgroup reached the subgroup barriers inside.
   int ownLo, ownHi;
   keyRange(b, min(first + r0, last), min(first + r0 + 15, last), ownLo, ownHi);
+#ifdef FRAG_EMULATED
+  ownLo = lo;
+  ownHi = hi;
+#endif
   const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
   const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
   const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;
