@@ -14,6 +14,7 @@
 
 #include "support/attention_check.hpp"
 #include "support/compare.hpp"
+#include "support/invalid_argument_of.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
@@ -432,16 +433,6 @@ TEST_F(VkattnTest, AttentionVariantFollowsProfileAndEnvironment) {
 }
 
 // ---- bad input ----
-
-template <typename F>
-std::string invalidArgumentOf(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.argument();
-  }
-  return "<no InvalidArgument>";
-}
 
 TEST_F(VkattnTest, AttentionRejectsBadShapes) {
   Context& c = ctx();

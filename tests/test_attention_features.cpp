@@ -3,12 +3,12 @@
 // attention sinks and ALiBi slopes, alone and together with masks, GQA, split-K, decode and f16;
 // the fragment kernel (emulated) on the same features, and the stated refusals.
 #include <cmath>
-#include <functional>
 #include <string>
 #include <tuple>
 
 #include "support/attention_check.hpp"
 #include "support/compare.hpp"
+#include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/attention.hpp"
@@ -235,15 +235,6 @@ TEST_F(VkattnTest, AttentionFragmentKernelFeatures) {
       EXPECT_NE(std::string(e.what()).find("head dims"), std::string::npos) << e.what();
     }
   }
-}
-
-std::string invalidArgumentOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.argument();
-  }
-  return "<no InvalidArgument>";
 }
 
 TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {

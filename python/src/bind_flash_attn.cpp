@@ -3,11 +3,12 @@
 // semantics: causal aligned to the bottom-right corner of each sequence, window_size (left, right)
 // with -1 unbounded, softcap 0 off, ALiBi slopes [H] or [B, H], attention sinks [H]. Inference
 // only: dropout_p must be 0. Each sequence is one vkattn::attention call on views of the uploaded
-// inputs (flash_attn_func: one call for the whole batch).
+// inputs, all recorded into one submission (flash_attn_func: one call for the whole batch).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -108,14 +109,14 @@ HostArray qkvInput(const py::object& value, const std::string& name, int64_t ran
   return a;
 }
 
-void requireKv(const HostArray& q, const HostArray& k, const HostArray& v, int64_t seqDim) {
+void requireKv(const HostArray& q, const HostArray& k, const HostArray& v, bool batched) {
   const std::size_t r = q.shape.size();
   if (k.shape[r - 1] != q.shape[r - 1])
     throw py::value_error("'k' head dim " + std::to_string(k.shape[r - 1]) + " differs from q's " +
                           std::to_string(q.shape[r - 1]));
   for (std::size_t i = 0; i + 1 < r; ++i)
     if (v.shape[i] != k.shape[i]) throw py::value_error("'v' shape " + toString(v.shape) + " does not match k's " + toString(k.shape));
-  if (seqDim == 1 && k.shape[0] != q.shape[0]) throw py::value_error("'k' batch differs from q's");
+  if (batched && k.shape[0] != q.shape[0]) throw py::value_error("'k' batch differs from q's");
   if (q.shape[r - 2] % k.shape[r - 2] != 0)
     throw py::value_error("'k' has " + std::to_string(k.shape[r - 2]) + " heads, which do not divide q's " +
                           std::to_string(q.shape[r - 2]));
@@ -155,7 +156,7 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
   const SizeLimits limits = sizeLimits();
   const HostArray hq = qkvInput(q, "q", 4, limits), hk = qkvInput(k, "k", 4, limits, hq.dtype),
                   hv = qkvInput(v, "v", 4, limits, hq.dtype);
-  requireKv(hq, hk, hv, 1);
+  requireKv(hq, hk, hv, true);
   const int64_t b = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
   const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, b, h, limits);
   auto [out, lse] = onDevice([&](Context& ctx) {
@@ -181,7 +182,7 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
   const SizeLimits limits = sizeLimits();
   const HostArray hq = qkvInput(q, "q", 3, limits), hk = qkvInput(k, "k", 3, limits, hq.dtype),
                   hv = qkvInput(v, "v", 3, limits, hq.dtype);
-  requireKv(hq, hk, hv, 0);
+  requireKv(hq, hk, hv, false);
   const std::vector<int64_t> cq = cuSeqlens(cuQ, "cu_seqlens_q", hq.shape[0], limits),
                              ck = cuSeqlens(cuK, "cu_seqlens_k", hk.shape[0], limits);
   if (cq.size() != ck.size()) throw py::value_error("'cu_seqlens_k' and 'cu_seqlens_q' differ in length");
@@ -201,6 +202,8 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
     HostResult hostLse{{h, totalQ}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(h * totalQ) * 4)};
     auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
     std::vector<std::pair<int64_t, int64_t>> empty;  // query rows of sequences with no key
+    std::vector<std::pair<int64_t, Tensor>> seqLse;   // (first query row, [1, H, lq] lse)
+    Batch work(ctx);  // every sequence in one submission
     for (int64_t s = 0; s < batch; ++s) {
       const int64_t lq = cq[s + 1] - cq[s], lk = ck[s + 1] - ck[s];
       if (lq == 0) continue;
@@ -209,13 +212,15 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
         continue;
       }
       AttentionOptions o = logits.options(s);
-      Tensor seqLse = ctx.tensor({1, h, lq});
-      o.lse = seqLse.view();
+      o.lse = seqLse.emplace_back(cq[s], ctx.tensor({1, h, lq})).second.view();
       attention(ctx, oneSequence(tq.view().sliced(0, cq[s], lq)), oneSequence(tk.view().sliced(0, ck[s], lk)),
                 oneSequence(tv.view().sliced(0, ck[s], lk)), oneSequence(tout.view().sliced(0, cq[s], lq)), o);
-      const std::vector<float> rows = seqLse.download();
-      for (int64_t hh = 0; hh < h; ++hh)
-        std::copy_n(rows.begin() + hh * lq, lq, lseAt + hh * totalQ + cq[s]);
+    }
+    work.submit();
+    for (const auto& [start, t] : seqLse) {
+      const std::vector<float> rows = t.download();
+      const int64_t lq = t.shape()[2];
+      for (int64_t hh = 0; hh < h; ++hh) std::copy_n(rows.begin() + hh * lq, lq, lseAt + hh * totalQ + start);
     }
     HostResult hostOut = download(tout);
     for (const auto& [start, rows] : empty) {
@@ -345,18 +350,25 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
     HostResult hostLse{{batch, h, lq}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(batch * h * lq) * 4)};
     auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
     std::vector<int64_t> empty;
+    // Each sequence's keys, values and [1, H, Lq] lse, alive until the one submission has run.
+    std::vector<std::pair<int64_t, std::array<Tensor, 3>>> seqs;
+    Batch work(ctx);
     for (int64_t b = 0; b < batch; ++b) {
       if (!keys[b]) {
         empty.push_back(b);
         continue;
       }
-      Tensor tk = upload(ctx, *keys[b]), tv = upload(ctx, *values[b]);
+      auto& [tk, tv, seqLse] =
+          seqs.emplace_back(b, std::array{upload(ctx, *keys[b]), upload(ctx, *values[b]), ctx.tensor({1, h, lq})})
+              .second;
       AttentionOptions o = logits.options(b);
-      Tensor seqLse = ctx.tensor({1, h, lq});
       o.lse = seqLse.view();
       attention(ctx, oneSequence(tq.view().sliced(0, b, 1).reshaped({lq, h, d})), oneSequence(tk.view()),
                 oneSequence(tv.view()), oneSequence(tout.view().sliced(0, b, 1).reshaped({lq, h, dv})), o);
-      const std::vector<float> rows = seqLse.download();
+    }
+    work.submit();
+    for (const auto& [b, tensors] : seqs) {
+      const std::vector<float> rows = tensors[2].download();
       std::copy(rows.begin(), rows.end(), lseAt + b * h * lq);
     }
     HostResult hostOut = download(tout);
