@@ -30,6 +30,8 @@ VKATTN_ATTENTION_BENCH(h8_l1024_d64_coopmat_f16, .heads = 8, .queries = 1024, .l
 VKATTN_ATTENTION_BENCH(h8_l1024_d128_coopmat_f16, .heads = 8, .queries = 1024, .len = 1024, .dim = 128,
                        .dtype = DType::F16, .variant = AttentionVariant::Coopmat);
 VKATTN_ATTENTION_BENCH(decode_h8_lk16384_d128_f32, .heads = 8, .queries = 1, .len = 16384, .dim = 128, .causal = true);
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
+                       .kvHeads = 8, .causal = true);
 
 }  // namespace
 

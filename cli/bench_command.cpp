@@ -14,7 +14,7 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--len", "--queries", "--dim", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -34,6 +34,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .queries = count("--queries", len),
                                .len = len,
                                .dim = count("--dim", 64),
+                               .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
                                .dtype = dtype});
   } else if (kernel == "linear") {

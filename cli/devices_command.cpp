@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/device_selection.hpp"
 
 namespace vkattn::cli {
@@ -41,6 +42,14 @@ int devicesCommand(const CommonOptions& options) {
     const bool cpu = d.defaultProfile() == KernelProfile::CpuDriver;
     std::cout << "     kernels: attention " << (cpu ? "rows" : "tiled") << " (rows when decoding), matmul "
               << (cpu ? "rows" : "tiled") << "\n";
+    // Decode sizing: split-K fills busyWorkgroups; the lane split needs a known subgroup size.
+    const LaneSplitSubgroup lanes = laneSplitSubgroup(d);
+    std::cout << "     compute units " << computeUnitsFor(d) << " (" << computeUnitsSource(d) << "); decode: split-K to "
+              << busyWorkgroups(d) << " workgroups, >= " << minKeysPerSplit(d) << " keys per split, ";
+    if (lanes.size)
+      std::cout << "lanes split keys in subgroups of " << lanes.size << (lanes.required ? " (required)" : "") << "\n";
+    else
+      std::cout << "one lane per row (no fixed subgroup size)\n";
     for (const char* kernel : {"attention_coopmat", "matmul_coopmat"}) {
       const CoopmatChoice choice = coopmatChoiceFor(d, kernel);
       std::cout << "     " << kernel << ": ";

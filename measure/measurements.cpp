@@ -83,17 +83,19 @@ Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len,
 
 Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repeats) {
   const int64_t batch = c.batch, heads = c.heads, queries = c.queries, len = c.len, dim = c.dim;
+  const int64_t kvHeads = c.kvHeads ? c.kvHeads : heads;
   const DType dtype = c.dtype;
   auto q = sample(static_cast<std::size_t>(batch * heads * queries * dim), 4, -1.0f, 1.0f, dtype);
-  auto k = sample(static_cast<std::size_t>(batch * heads * len * dim), 5, -1.0f, 1.0f, dtype);
-  auto v = sample(static_cast<std::size_t>(batch * heads * len * dim), 6, -1.0f, 1.0f, dtype);
-  Tensor tq = ctx.tensor({batch, heads, queries, dim}, q, dtype), tk = ctx.tensor({batch, heads, len, dim}, k, dtype),
-         tv = ctx.tensor({batch, heads, len, dim}, v, dtype);
+  auto k = sample(static_cast<std::size_t>(batch * kvHeads * len * dim), 5, -1.0f, 1.0f, dtype);
+  auto v = sample(static_cast<std::size_t>(batch * kvHeads * len * dim), 6, -1.0f, 1.0f, dtype);
+  Tensor tq = ctx.tensor({batch, heads, queries, dim}, q, dtype), tk = ctx.tensor({batch, kvHeads, len, dim}, k, dtype),
+         tv = ctx.tensor({batch, kvHeads, len, dim}, v, dtype);
   Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype);
   // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
   const AttentionOptions options{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
   Measurement m{std::string("attention") + (c.causal ? " causal" : "") + (dtype == DType::F16 ? " f16" : " f32"),
-                toString(Shape{batch, heads, queries, len, dim})};
+                toString(Shape{batch, heads, queries, len, dim}) +
+                    (kvHeads != heads ? " kv" + std::to_string(kvHeads) : "")};
   m.unit = "GFLOP/s";
   m.baseline = "naive";
   m.variant = toString(attentionVariantFor(ctx, options.variant, queries));
@@ -106,7 +108,8 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
 
   reference::AttentionProblem problem;
   problem.batch = static_cast<std::size_t>(batch);
-  problem.headsQ = problem.headsKv = static_cast<std::size_t>(heads);
+  problem.headsQ = static_cast<std::size_t>(heads);
+  problem.headsKv = static_cast<std::size_t>(kvHeads);
   problem.lq = static_cast<std::size_t>(queries);
   problem.lk = static_cast<std::size_t>(len);
   problem.dk = problem.dv = static_cast<std::size_t>(dim);

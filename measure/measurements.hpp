@@ -43,11 +43,13 @@ Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len,
 
 struct AttentionCase {
   int64_t batch = 1, heads = 8, queries = 1024, len = 1024, dim = 64;
+  int64_t kvHeads = 0;  // K/V heads (GQA / MQA); 0: as many as query heads
   bool causal = false;  // aligned to the bottom-right corner: the queries are the newest tokens
   DType dtype = DType::F32;
   AttentionVariant variant = AttentionVariant::Auto;
 };
-// Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows).
+// Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
+// K and V with kvHeads heads.
 // Shapes whose double reference would cost more than ~2·10⁹ multiply-adds are checked on 64 query
 // rows per head spread over the sequence (first and last included). The naive baseline is
 // skipped, with the reason, where its Lq×Lk score matrix exceeds the device's buffer limits; a

@@ -1,5 +1,5 @@
 #version 450
-// Split-K epilogue of attention_rows.comp: merges the SPLITS partial records (unnormalised sums
+// Split-K epilogue of attention_rows.comp and attention_coopmat.comp: merges the SPLITS partial records (unnormalised sums
 // acc, running max m in log2 units, running sum l) of each query row into
 //   out = sum_s acc_s 2^(m_s - M) / L,  L = sum_s l_s 2^(m_s - M),  M = max_s m_s,
 // and lse = (M + log2 L) ln 2; with sinks, head h's sink logit then joins L (finishRow). Rows with

@@ -20,12 +20,15 @@
 // below); the tile loop itself is uniform
 // across the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
+// With SPLIT (split-K: long key ranges with few query blocks), workgroup z covers the z-th of
+// gl_NumWorkGroups.z shares of the keys (whole tiles) and writes partial records (O unnormalised,
+// its running max and sum, as attention_rows.comp does) to binding 4 for attention_combine.comp.
 // Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
 // S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final 1 / sum), P 16 R (T + pad) e;
 // R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (multiple of 16),
-// 11 ALIGNED, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20 softcap, sinks,
+// 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20 softcap, sinks,
 // ALiBi; head dims 16..256 in steps of 8). Dispatch: one workgroup
 // per (b, h, block of 16 ROWS rows), flat over x then y. Rows whose keys are all masked give zeros
 // and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
@@ -197,8 +200,16 @@ void main() {
   // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
   // The emulated build runs every tile (the masks still apply): Mesa 25's lavapipe gave wrong
   // results when only some subgroups of a workgroup reached the subgroup barriers inside.
+  if (SPLIT) {  // this workgroup's share of the keys, whole tiles
+    const int splits = int(gl_NumWorkGroups.z);
+    const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
+    lo += int(gl_WorkGroupID.z) * chunk;
+    hi = min(hi, lo + chunk);
+  }
   int ownLo, ownHi;
   keyRange(b, min(first + r0, last), min(first + r0 + 15, last), ownLo, ownHi);
+  ownLo = max(ownLo, lo);
+  ownHi = min(ownHi, hi);
 #ifdef FRAG_EMULATED
   ownLo = lo;
   ownHi = hi;
@@ -307,24 +318,33 @@ void main() {
   }
 
   // Each row's output scale (1 / l, sinks included) next to the row, lse, then O times it one
-  // fragment at a time through sS.
+  // fragment at a time through sS. Split-K: the row's partial record instead, O unscaled.
+  bool nanOut = false;
+  const uint rec0 = ((gl_WorkGroupID.z * p.batch + b) * p.heads + h) * p.lq;  // split-K records of row 0
   [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
     const uint row = r0 + lane / LPR + rr * (LANES / LPR);
-    if (sub == 0) {
+    if (SPLIT && sub == 0 && first + row < p.lq) {
+      lse[(rec0 + first + row) * (DV + 2) + DV] = m[rr];
+      lse[(rec0 + first + row) * (DV + 2) + DV + 1] = l[rr];
+      nanOut = nanOut || isnan(l[rr]);
+    } else if (!SPLIT && sub == 0) {
       float scale, lseLog2;
       finishRow(h, m[rr], l[rr], scale, lseLog2);
       sS[row * LDS + SUM_COL] = scale;
       if (WRITE_LSE && first + row < p.lq) lse[(b * p.heads + h) * p.lq + first + row] = lseLog2 * LN2;
     }
   }
-  bool nanOut = false;
   const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
   FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
     FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
     subgroupSync();  // the fragment and the row sums are in shared memory
     [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
       const uint x = lane + it * LANES, row = r0 + x / 16, col = d * 16 + x % 16;
-      if (first + row < p.lq && col < DV) {
+      if (SPLIT && first + row < p.lq && col < DV) {
+        const float val = sS[row * LDS + x % 16];
+        nanOut = nanOut || isnan(val);
+        lse[(rec0 + first + row) * (DV + 2) + col] = val;
+      } else if (first + row < p.lq && col < DV) {
         const float scale = sS[row * LDS + SUM_COL];  // 0 for a row with no (or a NaN) sum: zeros
         const float val = scale == 0.0 ? 0.0 : sS[row * LDS + x % 16] * scale;
         nanOut = nanOut || isnan(val);

@@ -15,7 +15,10 @@
 // 1..576), 3-7 mask/lse flags, 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED, 17-20 softcap, sinks, ALiBi). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS
 // rows), flat over x then y.
 // With LANE_KEYS (decode, few query rows) the workgroup's lanes share ROWS rows and take every
-// WG_SIZE-th key block instead, merged with subgroup ops at the end.
+// WG_SIZE-th key block instead, merged with subgroup ops at the end. Its rows are packed across the
+// query heads that share a KV head (GQA): a workgroup owns ROWS of the kvGroup * Lq rows of one
+// (batch, KV head), row x being query row x % Lq of head kvh * kvGroup + x / Lq, so each K/V load
+// feeds every head of the group. Dispatch: one workgroup per (b, kvh, block of ROWS packed rows).
 // With SPLIT, workgroup z covers the z-th of gl_NumWorkGroups.z shares of the keys and writes
 // partial records to binding 4 instead (see below); attention_combine.comp finishes them.
 // Rows whose keys are all masked give zeros and lse = -inf. NaN in q, k, v, bias sets status
@@ -52,27 +55,42 @@ void main() {
   // of them. Batch, head and the key loop are uniform across the workgroup, so every K/V address
   // is too: llvmpipe then loads each K/V element once per subgroup and broadcasts it instead of
   // gathering per lane.
+  // A workgroup's owner is a query head, or in decode mode a KV head with its packed rows.
   const uint lane = gl_LocalInvocationID.x;
   const uint rowsPerGroup = LANE_KEYS ? ROWS : WG_SIZE * ROWS;
-  const uint blocks = (p.lq + rowsPerGroup - 1) / rowsPerGroup;
+  const uint owners = LANE_KEYS ? p.heads / p.kvGroup : p.heads;
+  const uint ownerRows = LANE_KEYS ? p.kvGroup * p.lq : p.lq;
+  const uint blocks = (ownerRows + rowsPerGroup - 1) / rowsPerGroup;
   const uint group = flatGroupIndex();
-  if (group >= p.batch * p.heads * blocks) return;
-  const uint h = (group / blocks) % p.heads;
-  const uint b = group / blocks / p.heads;
-  const uint kvh = h / p.kvGroup;
+  if (group >= p.batch * owners * blocks) return;
+  const uint owner = (group / blocks) % owners;
+  const uint b = group / blocks / owners;
+  const uint kvh = LANE_KEYS ? owner : owner / p.kvGroup;
   const uint groupFirst = (group % blocks) * rowsPerGroup;
-  const uint groupLast = min(groupFirst + rowsPerGroup, p.lq) - 1;
+  const uint groupLast = min(groupFirst + rowsPerGroup, ownerRows) - 1;
   const uint ownFirst = LANE_KEYS ? groupFirst : groupFirst + lane * ROWS;  // may be past the end
   const uint first = min(ownFirst, groupLast);
   const uint last = min(first + ROWS - 1, groupLast);
+  // Head and query row of each of this invocation's rows (rows past the end repeat the last), and
+  // the query rows the workgroup spans, which bound the keys it can see.
+  uint hs[ROWS], is[ROWS];
+  uint iLo = LANE_KEYS ? p.lq : groupFirst, iHi = LANE_KEYS ? 0 : groupLast;
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    const uint x = min(first + r, last);
+    hs[r] = LANE_KEYS ? kvh * p.kvGroup + x / p.lq : owner;
+    is[r] = LANE_KEYS ? x % p.lq : x;
+    if (LANE_KEYS) {
+      iLo = min(iLo, is[r]);
+      iHi = max(iHi, is[r]);
+    }
+  }
 
   // Queries pre-scaled into log2 units so the softmax uses exp2.
   vec4 qr[ROWS * DK4];
   vec4 acc[ROWS * DV4];
   float m[ROWS], l[ROWS];
-  const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    const uint row = qBase + min(first + r, last) * p.qStrideL;
+    const uint row = p.qOffset + b * p.qStrideB + hs[r] * p.qStrideH + is[r] * p.qStrideL;
     [[unroll]] for (uint d = 0; d < DK4; ++d) qr[r * DK4 + d] = LOAD_HEAD4(q, row, d, DK) * p.scaleLog2;
     [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = vec4(0.0);
     m[r] = NEG_INF;
@@ -81,7 +99,7 @@ void main() {
 
   // Keys any row of the workgroup sees; per-row limits are applied by keyVisible.
   int lo, hi;
-  keyRange(b, groupFirst, groupLast, lo, hi);
+  keyRange(b, iLo, iHi, lo, hi);
   if (SPLIT) {  // this workgroup's share of the keys, whole key blocks
     const int splits = int(gl_NumWorkGroups.z);
     const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
@@ -104,7 +122,7 @@ void main() {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = fma(qr[r * DK4 + d], kv, dot4[r]);
       }
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        const uint i = min(first + r, last);
+        const uint h = hs[r], i = is[r];
         float sc = dot4[r].x + dot4[r].y + dot4[r].z + dot4[r].w;
         nanScore = nanScore || isnan(sc);
         if (!keyVisible(b, h, i, j, lo, hi)) {
@@ -165,9 +183,8 @@ void main() {
     // Partial record of row i for this split: DV unnormalised sums, the running max (log2 units)
     // and the running sum, at ((z * B * Hq + b * Hq + h) * Lq + i) * (DV + 2) of binding 4.
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-      const uint i = ownFirst + r;
-      if (i <= groupLast) {
-        const uint rec = (((gl_WorkGroupID.z * p.batch + b) * p.heads + h) * p.lq + i) * (DV + 2);
+      if (ownFirst + r <= groupLast) {
+        const uint rec = (((gl_WorkGroupID.z * p.batch + b) * p.heads + hs[r]) * p.lq + is[r]) * (DV + 2);
         [[unroll]] for (uint d = 0; d < DV4; ++d) {
           const vec4 val = acc[r * DV4 + d];
           nanOut = nanOut || any(isnan(val));
@@ -181,13 +198,12 @@ void main() {
       }
     }
   }
-  const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    const uint i = ownFirst + r;
-    if (!SPLIT && writer && i <= groupLast) {
+    if (!SPLIT && writer && ownFirst + r <= groupLast) {
+      const uint h = hs[r], i = is[r];
       float inv, lseLog2;
       finishRow(h, m[r], l[r], inv, lseLog2);
-      const uint row = oBase + i * p.oStrideL;
+      const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
         const vec4 val = acc[r * DV4 + d] * inv;
         nanOut = nanOut || any(isnan(val));

@@ -487,6 +487,21 @@ TEST_P(Attention, ReportsNaNByArgument) {
   }
 }
 
+TEST_F(VkattnTest, AttentionTiledHeadDimSplitBlamesTheRightInput) {
+  // Head dim 256: the tiled kernel spreads each row over 8 lanes. A NaN in a q word held by lane 5
+  // reaches every lane's score; the lanes must agree that q, not k, holds it.
+  Context& c = ctx();
+  for (const char* which : {"q", "k", "v"}) {
+    SCOPED_TRACE(which);
+    const std::size_t n = 2 * 9 * 256;
+    auto q = randomValues(n, 11), k = randomValues(n, 12), v = randomValues(n, 13);
+    const std::string w = which;
+    (w == "q" ? q : w == "k" ? k : v)[256 * 3 + 4 * 5 + 1] = std::nanf("");
+    Tensor tq = c.tensor({1, 2, 9, 256}, q), tk = c.tensor({1, 2, 9, 256}, k), tv = c.tensor({1, 2, 9, 256}, v);
+    EXPECT_EQ(invalidArgumentOf([&] { attention(c, tq, tk, tv, {.variant = AttentionVariant::Tiled}); }), w);
+  }
+}
+
 TEST_F(VkattnTest, AttentionSplitsKeyRangesPastTheLoopLimit) {
   // 4 * 65535 + 8 keys: even 4 keys per step is past llvmpipe's loop limit, so the rows kernel must
   // split the keys; the tiled kernel (no split-K) refuses. 9 query rows: past the decode mode,
@@ -520,8 +535,10 @@ TEST_F(VkattnTest, AttentionDecodeFewQueryRows) {
 }
 
 TEST_F(VkattnTest, AttentionExplicitKeySplitsWithMasks) {
-  // Splits that see no key for some rows (causal, padding) must merge to the unsplit result.
-  auto pr = problem(2, 4, 2, 7, 113, 64, 64);
+  // Splits that see no key for some rows (causal, padding) must merge to the unsplit result: the
+  // rows kernel, and the fragment kernel (emulated where fragments cannot run on hardware) over
+  // 40 query rows (blocks of 16 rows per subgroup, some past Lq).
+  auto pr = problem(2, 4, 2, 40, 113, 64, 64);
   pr.causal = true;
   pr.bottomRight = true;
   pr.windowLeft = 50;
@@ -536,8 +553,14 @@ TEST_F(VkattnTest, AttentionExplicitKeySplitsWithMasks) {
       o.keyLengths = tlens.view();
       o.keySplits = splits;
       check(ctx(), Path::Rows, pr, in, o, dtype);
+      if (emulatedFragmentsRun(ctx())) check(ctx(), Path::CoopmatEmulated, pr, in, o, dtype);
     }
   }
+  AttentionOptions tiled = optionsFor(pr);
+  tiled.variant = AttentionVariant::Tiled;
+  tiled.keySplits = 2;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 141);
+  EXPECT_EQ(invalidArgumentOf([&] { attention(ctx(), in.tq, in.tk, in.tv, tiled); }), "keySplits");
 }
 
 }  // namespace

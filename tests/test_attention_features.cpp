@@ -153,6 +153,47 @@ TEST_F(VkattnTest, AttentionSinksInDecode) {
   check(ctx(), Path::Rows, pr, makeInputs(ctx(), pr, DType::F32, 345), o, DType::F32);
 }
 
+TEST_F(VkattnTest, AttentionDecodePacksTheHeadsOfAKvHead) {
+  // Decode packs the 8 query heads sharing a KV head into the rows of one workgroup (3 rows x 8
+  // heads = 24 packed rows, in blocks that straddle heads). Every term that differs per head or
+  // per row must follow its own row: a per-head bias and keep mask, per-batch ALiBi slopes, sinks,
+  // a bottom-right causal window, key lengths; automatic and explicit key splits.
+  auto pr = problem(2, 16, 2, 3, 700, 32, 24);
+  pr.causal = true;
+  pr.bottomRight = true;
+  pr.windowLeft = 300;
+  pr.softcap = 5.0;
+  std::vector<float> bias = randomValues(16 * 3 * 700, 391, -1.0f, 1.0f);
+  std::vector<int32_t> keep(16 * 700);
+  for (std::size_t x = 0; x < keep.size(); ++x) keep[x] = (x * 7 + x / 700) % 11 != 3;
+  std::vector<int32_t> lens = {700, 450};
+  pr.bias = &bias;
+  pr.biasDims[1] = 16;
+  pr.biasDims[2] = 3;
+  pr.keep = &keep;
+  pr.keepDims[1] = 16;
+  pr.keyLengths = &lens;
+  Tensor tBias = ctx().tensor({16, 3, 700}, bias);
+  Tensor tKeep = Tensor::fromHostInt(ctx().device(), {1, 16, 1, 700}, keep);
+  Tensor tLens = Tensor::fromHostInt(ctx().device(), {2}, lens);
+  AttentionOptions o = optionsFor(pr);
+  o.bias = tBias.view();
+  o.keepMask = tKeep.view();
+  o.keyLengths = tLens.view();
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, true, true, true);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 390, 2.0f);
+  for (uint32_t splits : {0u, 1u, 5u}) {
+    SCOPED_TRACE("key splits " + std::to_string(splits));
+    AttentionOptions s = o;
+    s.keySplits = splits;
+    check(ctx(), Path::Rows, pr, in, s, DType::F32);
+  }
+  // MQA in f16: 12 query heads over one KV head, one row each.
+  auto mqa = problem(1, 12, 1, 1, 900, 64, 64);
+  check(ctx(), Path::Rows, mqa, makeInputs(ctx(), mqa, DType::F16, 392), optionsFor(mqa), DType::F16);
+}
+
 TEST_F(VkattnTest, AttentionAlibiSlopes) {
   // Per-head and per-batch slopes, Lq != Lk, with and without causal masks and key lengths (ALiBi
   // measures distance from the batch's last key).
@@ -224,7 +265,12 @@ TEST_F(VkattnTest, AttentionFragmentKernelFeatures) {
   HeadTerms terms;
   addHeadTerms(ctx(), pr, o, terms, true, true);
   Inputs in = makeInputs(ctx(), pr, DType::F32, 380, 2.0f);
-  if (emulatedFragmentsRun(ctx())) check(ctx(), Path::CoopmatEmulated, pr, in, o, DType::F32);
+  if (emulatedFragmentsRun(ctx())) {
+    check(ctx(), Path::CoopmatEmulated, pr, in, o, DType::F32);
+    AttentionOptions split = o;  // the sink joins once, after the splits merge
+    split.keySplits = 3;
+    check(ctx(), Path::CoopmatEmulated, pr, in, split, DType::F32);
+  }
   auto odd = problem(1, 1, 1, 4, 4, 12, 12);
   Inputs oddIn = makeInputs(ctx(), odd, DType::F32, 381);
   for (AttentionVariant variant : {AttentionVariant::Coopmat, AttentionVariant::CoopmatEmulated}) {

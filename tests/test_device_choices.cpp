@@ -1,14 +1,22 @@
 // Device-dependent choices as pure functions over fake DeviceInfo values (cooperative-matrix
-// flavour and subgroup size, readback through staging, subgroup operations a module needs), and
+// flavour and subgroup size, readback through staging, subgroup operations a module needs, decode
+// parallelism per vendor, the NaN-preserving execution mode added to modules), and
 // what lavapipe makes of them: the portability extensions, the chosen queue's timestamp bits,
 // direct reads from host-cached memory, a pipeline that requires a subgroup size.
 #include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "support/test_context.hpp"
 #include "vkattn/core/buffer.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device.hpp"
+#include "vkattn/core/device_parallelism.hpp"
+#include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/spirv_float_controls.hpp"
 
 namespace vkattn {
 namespace {
@@ -184,6 +192,115 @@ TEST_F(VkattnTest, PipelinesRequireASubgroupSizeWithFullSubgroups) {
   PipelineDesc desc{"copy", 2, 4, constants, info.subgroupSize};
   Pipeline pipeline(ctx().device(), desc);  // the fixture fails on any validation message
   EXPECT_NE(pipeline.handle(), VK_NULL_HANDLE);
+}
+
+TEST(DecodeParallelism, SplitKFillsFourWorkgroupsPerReportedComputeUnit) {
+  DeviceInfo h100 = gpu();
+  h100.computeUnits = 132;
+  h100.computeUnitsSource = "SMs, VK_NV_shader_sm_builtins";
+  EXPECT_EQ(busyWorkgroups(h100), 528u);
+  EXPECT_EQ(computeUnitsSource(h100), "SMs, VK_NV_shader_sm_builtins");
+  EXPECT_EQ(minKeysPerSplit(h100), 256u);
+  DeviceInfo unknown = gpu();  // no vendor extension: a modest discrete GPU is assumed
+  EXPECT_EQ(busyWorkgroups(unknown), 4 * kAssumedDiscreteComputeUnits);
+  EXPECT_NE(computeUnitsSource(unknown).find("assumed"), std::string::npos);
+  unknown.kind = DeviceKind::Integrated;
+  EXPECT_EQ(busyWorkgroups(unknown), 4 * kAssumedIntegratedComputeUnits);
+  DeviceInfo cpu = gpu();
+  cpu.kind = DeviceKind::Cpu;
+  EXPECT_EQ(busyWorkgroups(cpu), 32u);
+  EXPECT_EQ(minKeysPerSplit(cpu), 1024u);
+}
+
+// A GPU with subgroup arithmetic, which the lane-split decode merges with.
+DeviceInfo decodeGpu() {
+  DeviceInfo info = gpu();
+  info.subgroupArithmetic = true;
+  return info;
+}
+
+TEST(DecodeParallelism, LaneSplitNeedsAKnownSubgroupSize) {
+  DeviceInfo nv = decodeGpu();  // fixed 32
+  EXPECT_EQ(laneSplitSubgroup(nv).size, 32u);
+  EXPECT_FALSE(laneSplitSubgroup(nv).required);
+  DeviceInfo amd = decodeGpu();  // RDNA: 32..64, required through subgroup size control
+  amd.subgroupSize = 64;
+  amd.minSubgroupSize = 32;
+  amd.maxSubgroupSize = 64;
+  amd.computeSubgroupSizeControl = true;
+  EXPECT_EQ(laneSplitSubgroup(amd).size, 32u);
+  EXPECT_TRUE(laneSplitSubgroup(amd).required);
+  DeviceInfo intel = amd;  // 8..16
+  intel.minSubgroupSize = 8;
+  intel.maxSubgroupSize = 16;
+  EXPECT_EQ(laneSplitSubgroup(intel).size, 16u);
+  EXPECT_TRUE(laneSplitSubgroup(intel).required);
+  amd.computeSubgroupSizeControl = false;  // varies, cannot be required: one lane per row
+  EXPECT_EQ(laneSplitSubgroup(amd).size, 0u);
+  nv.subgroupArithmetic = false;
+  nv.subgroupOperations = VK_SUBGROUP_FEATURE_BASIC_BIT;
+  EXPECT_EQ(laneSplitSubgroup(nv).size, 0u);
+  DeviceInfo wide = decodeGpu();
+  wide.subgroupSize = wide.minSubgroupSize = wide.maxSubgroupSize = 128;
+  EXPECT_EQ(laneSplitSubgroup(wide).size, 0u);
+}
+
+TEST_F(VkattnTest, ThisDeviceReportsItsParallelism) {
+  const DeviceInfo& info = ctx().info();
+  EXPECT_GT(computeUnitsFor(info), 0u);
+  EXPECT_FALSE(computeUnitsSource(info).empty());
+  EXPECT_EQ(busyWorkgroups(info), info.kind == DeviceKind::Cpu ? 32u : 4 * computeUnitsFor(info));
+}
+
+// Instructions of a module as (opcode, operands) pairs, for looking up what the patch added.
+std::vector<std::vector<uint32_t>> instructionsOf(const std::vector<uint32_t>& code, uint32_t op) {
+  std::vector<std::vector<uint32_t>> found;
+  for (std::size_t at = 5; at < code.size(); at += code[at] >> 16)
+    if ((code[at] & 0xffffu) == op) found.emplace_back(code.begin() + at + 1, code.begin() + at + (code[at] >> 16));
+  return found;
+}
+
+constexpr uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17;
+
+// The widths SignedZeroInfNanPreserve is declared for, and how often the capability is.
+std::pair<std::vector<uint32_t>, int> preserved(const std::vector<uint32_t>& code) {
+  std::vector<uint32_t> widths;
+  for (const auto& mode : instructionsOf(code, kOpExecutionMode))
+    if (mode[1] == 4461) widths.push_back(mode[2]);
+  int capabilities = 0;
+  for (const auto& cap : instructionsOf(code, kOpCapability)) capabilities += cap[0] == 4466;
+  return {widths, capabilities};
+}
+
+TEST(NanPreserve, DeclaredForTheFloatWidthsAModuleUses) {
+  const auto f32 = shaderCode("softmax_f32"), f16 = shaderCode("softmax_f16");
+  const std::vector<uint32_t> original(f32.begin(), f32.end());
+  const std::vector<uint32_t> patched = withNanPreserve(f32, true, true);
+  EXPECT_EQ(preserved(patched), std::make_pair(std::vector<uint32_t>{32}, 1));
+  EXPECT_EQ(patched.size(), original.size() + 2 + 4);  // the capability and one execution mode
+  const auto entry = instructionsOf(patched, kOpEntryPoint);
+  ASSERT_EQ(entry.size(), 1u);
+  bool onMain = false;
+  for (const auto& mode : instructionsOf(patched, kOpExecutionMode)) onMain = onMain || (mode[0] == entry[0][1] && mode[1] == 4461);
+  EXPECT_TRUE(onMain);
+  EXPECT_EQ(withNanPreserve(patched, true, true), patched);  // idempotent
+  EXPECT_EQ(withNanPreserve(f32, false, false), original);   // the device preserves nothing
+  EXPECT_EQ(preserved(withNanPreserve(f16, true, true)), std::make_pair(std::vector<uint32_t>{16, 32}, 1));
+  EXPECT_EQ(preserved(withNanPreserve(f16, false, true)), std::make_pair(std::vector<uint32_t>{32}, 1));
+  EXPECT_THROW(withNanPreserve(std::vector<uint32_t>{1, 2, 3}, true, true), Error);
+}
+
+TEST(NanPreserve, AddsTheExtensionBeforeSpirv14) {
+  const auto code = shaderCode("softmax_f32");
+  std::vector<uint32_t> old(code.begin(), code.end());
+  old[1] = 0x00010300;
+  const std::vector<uint32_t> patched = withNanPreserve(old, false, true);
+  bool found = false;
+  for (const auto& ext : instructionsOf(patched, kOpExtension))
+    found = found || std::string(reinterpret_cast<const char*>(ext.data())) == "SPV_KHR_float_controls";
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(instructionsOf(withNanPreserve(code, false, true), kOpExtension).size() ==
+              instructionsOf(old, kOpExtension).size());  // SPIR-V 1.5: core, no extension
 }
 
 }  // namespace

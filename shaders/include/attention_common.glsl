@@ -24,7 +24,7 @@ layout(constant_id = ATTN_SPEC_KEY_BLOCK) const uint KEY_BLOCK = 4;     // keys 
 // K and V rows start at multiples of 4 elements (strides and offsets), so they can be read as vec4.
 layout(constant_id = ATTN_SPEC_ALIGNED) const bool ALIGNED = false;
 
-// Split-K: the rows kernel covers 1 / gl_NumWorkGroups.z of the keys per workgroup z and writes
+// Split-K: the rows and fragment kernels cover 1 / gl_NumWorkGroups.z of the keys per workgroup z and write
 // partial (acc, max, sum) records that attention_combine.comp merges.
 layout(constant_id = ATTN_SPEC_SPLIT) const bool SPLIT = false;
 layout(constant_id = ATTN_SPEC_SPLITS) const uint SPLITS = 1;  // combine kernel: partial records per row
@@ -40,6 +40,9 @@ layout(constant_id = ATTN_SPEC_SOFTCAP) const float SOFTCAP = 0.0;
 layout(constant_id = ATTN_SPEC_HAS_SINKS) const bool HAS_SINKS = false;
 layout(constant_id = ATTN_SPEC_HAS_ALIBI) const bool HAS_ALIBI = false;
 layout(constant_id = ATTN_SPEC_ALIBI_STRIDE_B) const uint ALIBI_STRIDE_B = 0;
+// Tiled kernel: consecutive lanes of a subgroup that share one query row, each holding every
+// ROW_LANES-th vec4 word of its q and output (a power of two dividing both DK4 and DV4).
+layout(constant_id = ATTN_SPEC_ROW_LANES) const uint ROW_LANES = 1;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4

@@ -45,7 +45,7 @@
 #define ATTN_SPEC_ROWS 8        // uint: query rows per invocation (rows) / subgroups per workgroup (coopmat)
 #define ATTN_SPEC_KEY_BLOCK 9   // uint: keys per step or tile
 #define ATTN_SPEC_ALIGNED 11    // bool: K and V rows start at multiples of 4 elements
-#define ATTN_SPEC_SPLIT 12      // bool: rows kernel writes split-K partial records
+#define ATTN_SPEC_SPLIT 12      // bool: rows / fragment kernel writes split-K partial records
 #define ATTN_SPEC_SPLITS 13     // uint: combine kernel, partial records per row
 #define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
 #define ATTN_SPEC_STAGES 15     // uint: coopmat kernel, K/V tile buffers in shared memory (1 or 2)
@@ -54,6 +54,7 @@
 #define ATTN_SPEC_HAS_SINKS 18      // bool: a per-head sink logit joins each row's softmax denominator
 #define ATTN_SPEC_HAS_ALIBI 19      // bool: -slope * |i + Lk - Lq - j| added to the logits
 #define ATTN_SPEC_ALIBI_STRIDE_B 20 // uint: slopes per batch (Hq: [B, Hq] slopes; 0: [Hq] shared)
+#define ATTN_SPEC_ROW_LANES 21      // uint: tiled kernel, lanes sharing one query row's head dim (1, 2, 4, 8)
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

@@ -70,6 +70,44 @@ void queryCooperativeMatrixKhr(VkInstance instance, VkPhysicalDevice device, Dev
                                             s.scope == detail::kScopeSubgroupKhr, s.saturatingAccumulation == VK_TRUE});
 }
 
+// Compute units from whichever vendor extension reports them (see DeviceInfo::computeUnits).
+void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionProperties>& extensions,
+                       DeviceInfo& info) {
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCorePropertiesAMD amd{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  VkPhysicalDeviceShaderCoreProperties2AMD amd2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+  const bool hasNv = hasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  const bool hasAmd = hasExtension(extensions, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  const bool hasAmd2 = hasExtension(extensions, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
+  const bool hasArm = hasExtension(extensions, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+  if (!hasNv && !hasAmd && !hasAmd2 && !hasArm) return;
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  auto chain = [&props](auto& next) {
+    next.pNext = props.pNext;
+    props.pNext = &next;
+  };
+  if (hasNv) chain(nv);
+  if (hasAmd) chain(amd);
+  if (hasAmd2) chain(amd2);
+  if (hasArm) chain(arm);
+  vkGetPhysicalDeviceProperties2(device, &props);
+  if (hasNv && nv.shaderSMCount) {
+    info.computeUnits = nv.shaderSMCount;
+    info.computeUnitsSource = "SMs, VK_NV_shader_sm_builtins";
+  } else if (hasAmd2 && amd2.activeComputeUnitCount) {
+    info.computeUnits = amd2.activeComputeUnitCount;
+    info.computeUnitsSource = "active CUs, VK_AMD_shader_core_properties2";
+  } else if (hasAmd && amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray) {
+    info.computeUnits = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+    info.computeUnitsSource = "CUs, VK_AMD_shader_core_properties";
+  } else if (hasArm && arm.shaderCoreCount) {
+    info.computeUnits = arm.shaderCoreCount;
+    info.computeUnitsSource = "shader cores, VK_ARM_shader_core_builtins";
+  }
+}
+
 // The queue family Device picks when the caller asks for nothing beyond compute.
 const VkQueueFamilyProperties* defaultComputeFamily(const std::vector<VkQueueFamilyProperties>& families) {
   for (const auto& f : families)
@@ -183,6 +221,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
                                     sizeControlFeatures.computeFullSubgroups &&
                                     (sizeControl.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   info.portabilitySubset = hasExtension(extensions, "VK_KHR_portability_subset");
+  queryComputeUnits(device, extensions, info);
 
   uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, nullptr);

@@ -8,6 +8,7 @@
 #include "spirv_interface.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/spirv_float_controls.hpp"
 
 namespace vkattn {
 
@@ -144,8 +145,11 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   checkVk(vkCreatePipelineLayout(dev, &layoutInfo, nullptr, m_layout.receive(dev)), "vkCreatePipelineLayout");
 
   VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  moduleInfo.codeSize = code.size_bytes();
-  moduleInfo.pCode = code.data();
+  // NaN reports must survive the driver's float optimisations where the device lets them.
+  const std::vector<uint32_t> preserving =
+      withNanPreserve(code, device.info().nanPreserveFloat16, device.info().nanPreserveFloat32);
+  moduleInfo.codeSize = preserving.size() * sizeof(uint32_t);
+  moduleInfo.pCode = preserving.data();
   checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, module.receive(dev)), "vkCreateShaderModule");
 
   const auto& constants = desc.constants.entries();

@@ -11,6 +11,7 @@
 #include "attention_plan.hpp"
 #include "checks.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -47,13 +48,15 @@ AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   s.workgroup = std::clamp<uint32_t>(info.subgroupSize, 8, 64);
   // Decode (a few query rows): a workgroup of lanes sharing 4 rows would mostly repeat one row,
   // so the lanes share the rows and split the keys instead. Their merge uses subgroup ops, so the
-  // workgroup must be exactly one subgroup: only where the subgroup size is fixed.
-  if (plan.lq <= 8 && info.subgroupArithmetic && info.minSubgroupSize == info.maxSubgroupSize &&
-      info.subgroupSize >= 4 && info.subgroupSize <= 64) {
+  // workgroup must be exactly one subgroup: a fixed size, or one the pipeline requires. The rows
+  // are packed across the query heads that share a KV head (GQA), so K/V is read once per group.
+  const LaneSplitSubgroup lanes = laneSplitSubgroup(info);
+  if (plan.lq <= 8 && lanes.size) {
     s.laneKeys = true;
-    s.workgroup = info.subgroupSize;
-    s.rows = plan.lq <= 4 ? static_cast<uint32_t>(plan.lq) : 4;
-    s.rows = std::min(s.rows, rowsForHeadDim);
+    s.workgroup = lanes.size;
+    s.requiredSubgroupSize = lanes.required ? lanes.size : 0;
+    const uint64_t packedRows = static_cast<uint64_t>(plan.lq * (plan.headsQ / plan.headsKv));
+    s.rows = static_cast<uint32_t>(std::min<uint64_t>({packedRows, 4, rowsForHeadDim}));
   }
   const uint64_t keysPerLane =
       (static_cast<uint64_t>(plan.lk) + (s.laneKeys ? s.workgroup : 1) - 1) / (s.laneKeys ? s.workgroup : 1);
@@ -62,10 +65,22 @@ AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   return s;
 }
 
-// Tiled kernel: 64 rows per workgroup; the key tile is as large as shared memory allows, up to 16.
+// Tiled kernel: the head dim split over ROW_LANES lanes per query row so that a lane holds at most
+// 8 vec4 words of q and 8 of the output (64 floats: 1 lane per row up to D = 32, 2 at 64, 4 at
+// 128, 8 at 256), where the device has shuffles and subgroups of at least that many lanes, with a
+// lane count that divides both head dims in vec4 words; 64 rows per workgroup, fewer where that
+// would pass 256 invocations; the key tile as large as shared memory allows, up to 16.
 AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
+  const DeviceInfo& info = ctx.info();
   AttentionKernelShape s;
-  s.workgroup = std::min<uint32_t>(64, ctx.info().maxWorkgroupInvocations);
+  const uint64_t dk4 = static_cast<uint64_t>((plan.dk + 3) / 4), dv4 = static_cast<uint64_t>((plan.dv + 3) / 4);
+  const uint64_t words = std::max(dk4, dv4);
+  if (info.subgroupShuffle)
+    while (s.rowLanes < 8 && words > 8 * uint64_t{s.rowLanes} && 2 * s.rowLanes <= info.minSubgroupSize &&
+           dk4 % (2 * s.rowLanes) == 0 && dv4 % (2 * s.rowLanes) == 0)
+      s.rowLanes *= 2;
+  const uint32_t invocations = std::min<uint32_t>(256, info.maxWorkgroupInvocations);
+  s.workgroup = std::min<uint32_t>(64, invocations / s.rowLanes) * s.rowLanes;
   s.keyBlock = 16;
   const uint64_t bytesPerKey = static_cast<uint64_t>((plan.dk + 3) / 4 + (plan.dv + 3) / 4) * 16;  // vec4 words
   while (s.keyBlock > 4 && s.keyBlock * bytesPerKey > ctx.info().maxSharedMemoryBytes) s.keyBlock /= 2;
@@ -135,29 +150,38 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                " needs more shared memory than " + info.name + " has");
 }
 
-// Loop iterations of one fragment-kernel invocation that stay loops (the emulated build keeps
-// its loops over fragments rolled): per tile the S and PV products and a rescale, plus Q and the
-// output once.
-uint64_t fragmentLoopIterations(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+// How one invocation's loop count grows with its keys: `perStep` iterations per `keysPerStep`
+// keys, plus `fixed` once.
+struct KeyLoop {
+  uint64_t keysPerStep = 1, perStep = 1, fixed = 0;
+  uint64_t iterations(uint64_t keys) const { return (keys + keysPerStep - 1) / keysPerStep * perStep + fixed; }
+};
+
+// Rows: one iteration per KEY_BLOCK keys (times the lanes in decode mode), one more when split.
+// Fragment kernel (the emulated build keeps its loops over fragments rolled): per tile the S and
+// PV products and a rescale, plus Q and the output once.
+KeyLoop keyLoopOf(const AttentionPlan& plan, const AttentionKernelShape& shape, bool fragments) {
+  if (!fragments) return {uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1), 1, 1};
   const uint64_t dk = roundUp16(plan.dk) / 16, dv = roundUp16(plan.dv) / 16, c = shape.keyBlock / 16;
-  const uint64_t tiles = (static_cast<uint64_t>(plan.lk) + shape.keyBlock - 1) / shape.keyBlock;
-  return tiles * (1 + c * (1 + dk) + c * (1 + dv) + dv) + dk + 2 * dv;
+  return {shape.keyBlock, 1 + c * (1 + dk) + c * (1 + dv) + dv, dk + 2 * dv};
 }
 
-// Key splits for the rows kernel: enough that each split's key loop stays under the driver's
-// limit, more when few workgroups would leave the device idle over many keys (decode).
-uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const AttentionKernelShape& shape,
-                      uint64_t workgroups, uint32_t requested) {
-  const uint64_t keysPerStep = uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1);
-  const uint64_t steps = (static_cast<uint64_t>(plan.lk) + keysPerStep - 1) / keysPerStep;
+// Key splits for the rows and fragment kernels: enough that each split's loop stays under the
+// driver's limit, more when few workgroups would leave the device idle over many keys (decode):
+// up to busyWorkgroups in all, each split covering at least minKeysPerSplit keys.
+uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const KeyLoop& loop, uint64_t workgroups,
+                      uint32_t requested) {
+  const uint64_t steps = (static_cast<uint64_t>(plan.lk) + loop.keysPerStep - 1) / loop.keysPerStep;
   const uint32_t limit = ctx.info().loopIterationLimit;
   const uint64_t budget = limit ? limit - limit / 16 : ~uint64_t{0};
-  const uint64_t needed = (steps + budget - 1) / budget;
+  const uint64_t stepBudget = budget > loop.fixed ? std::max<uint64_t>(1, (budget - loop.fixed) / loop.perStep) : 1;
+  const uint64_t needed = (steps + stepBudget - 1) / stepBudget;
   uint64_t splits = requested;
   if (requested == 0) {
-    constexpr uint64_t kBusyWorkgroups = 32, kMinKeysPerSplit = 1024;
-    uint64_t wanted = workgroups < kBusyWorkgroups ? kBusyWorkgroups / workgroups : 1;
-    wanted = std::min<uint64_t>(wanted, std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / kMinKeysPerSplit));
+    const uint64_t busy = busyWorkgroups(ctx.info());
+    uint64_t wanted = workgroups < busy ? busy / workgroups : 1;
+    wanted = std::min<uint64_t>(wanted,
+                                std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / minKeysPerSplit(ctx.info())));
     splits = std::max(needed, wanted);
   } else if (requested < needed) {
     throw InvalidArgument("keySplits", std::to_string(requested) + " splits leave " +
@@ -215,27 +239,27 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   const bool rows = variant == AttentionVariant::Rows;
   const bool emulated = variant == AttentionVariant::CoopmatEmulated;
   const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
-  if (!rows && options.keySplits > 1) throw InvalidArgument("keySplits", "only the rows variant splits keys");
+  if (!rows && !coopmat && options.keySplits > 1)
+    throw InvalidArgument("keySplits", "the tiled variant does not split keys (rows and coopmat do)");
   AttentionKernelShape shape =
       rows ? rowsShape(ctx, plan) : (coopmat ? fragmentShape(ctx, plan, emulated) : tiledShape(ctx, plan));
   shape.writeLse = options.lse.has_value();
-  // One workgroup per (batch, head, block of query rows), times the key splits.
+  // One workgroup per (batch, head, block of query rows) — in decode mode per (batch, KV head,
+  // block of the group's packed rows) — times the key splits.
   const uint64_t rowsPerGroup = rows      ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup)
                                 : coopmat ? uint64_t{16} * shape.rows
-                                          : uint64_t{shape.workgroup};
-  const uint64_t workgroups = static_cast<uint64_t>(plan.batch * plan.headsQ) *
-                              ((static_cast<uint64_t>(plan.lq) + rowsPerGroup - 1) / rowsPerGroup);
-  const uint32_t splits = rows ? chooseSplits(ctx, plan, shape, workgroups, options.keySplits) : 1;
+                                          : uint64_t{shape.workgroup / shape.rowLanes};
+  const uint64_t owners = static_cast<uint64_t>(plan.batch * (shape.laneKeys ? plan.headsKv : plan.headsQ));
+  const uint64_t ownerRows = static_cast<uint64_t>(plan.lq * (shape.laneKeys ? plan.headsQ / plan.headsKv : 1));
+  const uint64_t workgroups = owners * ((ownerRows + rowsPerGroup - 1) / rowsPerGroup);
+  const KeyLoop loop = keyLoopOf(plan, shape, coopmat);
+  const uint32_t splits = rows || coopmat ? chooseSplits(ctx, plan, loop, workgroups, options.keySplits) : 1;
   shape.split = splits > 1;
-  // Loops left after unrolling: rows runs one iteration per KEY_BLOCK keys of its split; tiled one
-  // per tile plus one per 4 keys inside it.
+  // Loops left after unrolling, per invocation over its split's keys; tiled runs one per tile
+  // plus one per 4 keys inside it.
   const uint64_t keysPerSplit = (static_cast<uint64_t>(plan.lk) + splits - 1) / splits;
-  const uint64_t keysPerStep = uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1);
-  const uint64_t steps = (keysPerSplit + keysPerStep - 1) / keysPerStep + (shape.split ? 1 : 0);
-  detail::requireLoopBudget(ctx,
-                            rows      ? steps
-                            : coopmat ? fragmentLoopIterations(plan, shape)
-                                      : steps * (1 + shape.keyBlock / 4),
+  const uint64_t tiles = (keysPerSplit + shape.keyBlock - 1) / shape.keyBlock;
+  detail::requireLoopBudget(ctx, rows || coopmat ? loop.iterations(keysPerSplit) : tiles * (1 + shape.keyBlock / 4),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
 
   const CoopmatChoice coopmatChoice =
@@ -247,7 +271,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   const Pipeline& pipeline =
       ctx.pipelines().get({detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape),
-                           coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : 0});
+                           coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : shape.requiredSubgroupSize});
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
   groups.z = splits;
   Recorder& rec = ctx.recorder();

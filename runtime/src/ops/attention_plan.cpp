@@ -227,7 +227,8 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_SOFTCAP, plan.softcap)
       .set(ATTN_SPEC_HAS_SINKS, plan.hasSinks)
       .set(ATTN_SPEC_HAS_ALIBI, plan.hasAlibi)
-      .set(ATTN_SPEC_ALIBI_STRIDE_B, plan.alibiStrideB);
+      .set(ATTN_SPEC_ALIBI_STRIDE_B, plan.alibiStrideB)
+      .set(ATTN_SPEC_ROW_LANES, shape.rowLanes);
   return c;
 }
 

@@ -48,11 +48,13 @@ struct AttentionKernelShape {
   uint32_t rows = 1;      // query rows per invocation (rows kernel)
   uint32_t keyBlock = 4;  // keys per step / per tile
   bool writeLse = false;
-  bool split = false;     // rows kernel writes split-K partial records
+  bool split = false;     // rows / fragment kernel writes split-K partial records
   uint32_t splits = 1;    // combine kernel: records per row
   bool laneKeys = false;  // rows kernel decode mode: lanes share rows, split keys
   uint32_t stages = 2;    // fragment kernel: K/V buffers in shared memory
   uint32_t subgroup = 32; // fragment kernel: the (fixed) subgroup size
+  uint32_t requiredSubgroupSize = 0;  // pipeline requires this subgroup size (0: the device's own)
+  uint32_t rowLanes = 1;  // tiled kernel: lanes sharing one query row's head dim
 };
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);

@@ -53,6 +53,11 @@ struct DeviceInfo {
   uint32_t maxPushConstantsSize = 0;
   uint64_t minStorageBufferOffsetAlignment = 0;
   uint64_t deviceLocalBytes = 0;
+  // Compute units (NVIDIA SMs, AMD CUs, Arm shader cores) as the driver reports them through
+  // VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties(2) or VK_ARM_shader_core_builtins;
+  // 0 where none of them is offered. computeUnitsSource names the extension.
+  uint32_t computeUnits = 0;
+  std::string computeUnitsSource;
 
   bool shaderFloat16 = false;
   bool shaderInt8 = false;

@@ -72,10 +72,11 @@ struct AttentionOptions {
   // -inf for a row whose keys are all masked (its output row is zeros).
   std::optional<TensorView> lse;
   AttentionVariant variant = AttentionVariant::Auto;
-  // Rows variant only: split the keys over this many workgroups per query block (split-K), each
-  // writing a partial (sum, max, sum of exp) that a second pass merges. 0 chooses: split when the
-  // key loop would pass the driver's loop limit, or when few query rows (decode) leave the device
-  // idle over a long key range.
+  // Rows and cooperative-matrix variants (the tiled one refuses splits): split the keys over this
+  // many workgroups per query block (split-K), each writing a partial (sum, max, sum of exp) that
+  // a second pass merges. 0 chooses: split when the key loop would pass the driver's loop limit,
+  // or when few query blocks (decode, short prompts over a long cache) leave the device idle over
+  // a long key range.
   uint32_t keySplits = 0;
 };
 
