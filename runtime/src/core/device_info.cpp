@@ -19,6 +19,13 @@ DeviceKind kindOf(VkPhysicalDeviceType type) {
   }
 }
 
+// Puts `next` at the front of `head`'s pNext chain.
+template <typename Head, typename Next>
+void chainInto(Head& head, Next& next) {
+  next.pNext = head.pNext;
+  head.pNext = &next;
+}
+
 bool hasExtension(const std::vector<VkExtensionProperties>& extensions, std::string_view name) {
   for (const auto& e : extensions)
     if (name == e.extensionName) return true;
@@ -84,14 +91,10 @@ void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionPro
   const bool hasArm = hasExtension(extensions, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
   if (!hasNv && !hasAmd && !hasAmd2 && !hasArm) return;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  auto chain = [&props](auto& next) {
-    next.pNext = props.pNext;
-    props.pNext = &next;
-  };
-  if (hasNv) chain(nv);
-  if (hasAmd) chain(amd);
-  if (hasAmd2) chain(amd2);
-  if (hasArm) chain(arm);
+  if (hasNv) chainInto(props, nv);
+  if (hasAmd) chainInto(props, amd);
+  if (hasAmd2) chainInto(props, amd2);
+  if (hasArm) chainInto(props, arm);
   vkGetPhysicalDeviceProperties2(device, &props);
   if (hasNv && nv.shaderSMCount) {
     info.computeUnits = nv.shaderSMCount;
@@ -99,8 +102,10 @@ void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionPro
   } else if (hasAmd2 && amd2.activeComputeUnitCount) {
     info.computeUnits = amd2.activeComputeUnitCount;
     info.computeUnitsSource = "active CUs, VK_AMD_shader_core_properties2";
-  } else if (hasAmd && amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray) {
-    info.computeUnits = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+  } else if (const uint32_t amdUnits =
+                 amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+             hasAmd && amdUnits != 0) {
+    info.computeUnits = amdUnits;
     info.computeUnitsSource = "CUs, VK_AMD_shader_core_properties";
   } else if (hasArm && arm.shaderCoreCount) {
     info.computeUnits = arm.shaderCoreCount;
@@ -199,13 +204,9 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  auto chain = [&v12](auto& next) {
-    next.pNext = v12.pNext;
-    v12.pNext = &next;
-  };
-  if (nvCooperativeMatrix) chain(coopmat);
-  if (khrCooperativeMatrix) chain(coopmatKhr);
-  if (sizeControlOffered) chain(sizeControlFeatures);
+  if (nvCooperativeMatrix) chainInto(v12, coopmat);
+  if (khrCooperativeMatrix) chainInto(v12, coopmatKhr);
+  if (sizeControlOffered) chainInto(v12, sizeControlFeatures);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
