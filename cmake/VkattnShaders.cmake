@@ -1,4 +1,6 @@
-# Compiles GLSL compute shaders to SPIR-V at build time and embeds them in a generated registry.
+# Compiles GLSL shaders to SPIR-V at build time and embeds them in a generated registry. The
+# stage comes from the source's extension: .comp (the kernels), .vert and .frag (the viewer's
+# drawing).
 #
 # vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...] [REGISTRY <name>] [INCLUDE_DIRS <dir> ...]
 #               [KHR_TWIN <khr id>])
@@ -90,10 +92,18 @@ function(_vkattn_compile_shader registry id out_var)
   foreach(dir IN LISTS include_dirs)
     list(APPEND includes -I ${dir})
   endforeach()
+  get_filename_component(ext ${src} LAST_EXT)
+  if(ext STREQUAL ".vert")
+    set(stage vertex)
+  elseif(ext STREQUAL ".frag")
+    set(stage fragment)
+  else()
+    set(stage compute)
+  endif()
   add_custom_command(
     OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num -fshader-stage=compute
+    COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num -fshader-stage=${stage}
             ${includes} ${defs}
             -MD -MF ${out}.d -MT ${out} -o ${out} ${src}
     DEPENDS ${src}

@@ -1,6 +1,6 @@
 #version 450
 // heatmap_downsample: reduces a map of [rows, cols] f32 to the bins a heatmap view draws, so that
-// a view of thousands of tokens costs one quad per screen cell instead of one per map cell.
+// a view of thousands of tokens draws about one bin per two screen pixels, not one per map cell.
 // Bindings: 0 map (f32, read), 1 rowEdges (uint, outRows + 1, read), 2 colEdges (uint, outCols + 1,
 // read), 3 out (f32 [outRows, outCols], write).
 // Push: HeatmapDownsampleParams. Spec: 0 workgroup size, 1 LANES = invocations per bin (a power of

@@ -35,6 +35,7 @@ TEST_F(FontUpload, NewGlyphsRebuildAndUploadTheAtlas) {
   {
     OffscreenTarget target(ctx(), VK_FORMAT_R8G8B8A8_UNORM, kWidth, kHeight);
     ImGuiVulkan renderer(ctx(), target.renderPass(), 2);
+    BinImages images;  // none drawn here
     ASSERT_TRUE(fonts.require({"attention"}));
     fonts.build();
     renderer.uploadFonts();
@@ -45,7 +46,8 @@ TEST_F(FontUpload, NewGlyphsRebuildAndUploadTheAtlas) {
       ImGui::NewFrame();
       ImGui::GetForegroundDrawList()->AddText(fonts.font(), 28.0f, ImVec2(8, 8), IM_COL32(255, 255, 255, 255), text);
       ImGui::Render();
-      return target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd); }, {{0, 0, 0, 1}});
+      return target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, images); },
+                           {{0, 0, 0, 1}});
     };
     auto lit = [](const std::vector<uint8_t>& rgba) {
       std::size_t n = 0;

@@ -37,8 +37,8 @@ App::App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& a
       m_lastRequest(args.sentence),
       m_sentenceBuffer(textBuffer(args.sentence, 2048)),
       m_gpu(ctx),
-      m_heatmap(&m_gpu),
-      m_thumbnails(ctx),
+      m_heatmap(&m_gpu, m_images),
+      m_thumbnails(ctx, m_images),
       m_colormap(args.colormap),
       m_scale(args.scale),
       m_stretch(args.stretch),
@@ -128,6 +128,7 @@ void App::rebuildMap() {
     m_error = e.what();
   }
   ++m_version;
+  m_range = valueRange(m_display.values);
   m_heatmap.setMap(&m_display, m_version);
   m_hover.reset();
 }
@@ -175,7 +176,7 @@ std::vector<std::string> App::texts() const {
 }
 
 ColorScale App::colorScale() const {
-  const ValueRange range = valueRange(m_display.values);
+  const ValueRange& range = m_range;
   // Signed maps (A - B) always take the diverging map, so that zero is the neutral middle.
   const Colormap map = m_display.signedValues ? Colormap::Diverging : m_colormap;
   return ColorScale(map, m_scale, range.min >= 0.0f ? 0.0f : range.min, range.max);

@@ -13,6 +13,7 @@
 
 #include "app/cli_args.hpp"
 #include "app/source_runner.hpp"
+#include "render/bin_images.hpp"
 #include "render/colormap.hpp"
 #include "render/downsample.hpp"
 #include "render/heatmap_view.hpp"
@@ -50,6 +51,8 @@ class App {
 
   // The frame's windows, between ImGui::NewFrame and ImGui::Render.
   void drawUi(double now);
+  // The heatmaps drawn since drawUi began (its own and drawFigure's), for the renderer.
+  BinImages& binImages() noexcept { return m_images; }
   // The figure alone (export): white paper, dark text, at `size`.
   FigureLayout drawFigure(ImDrawList& list, ImVec2 size);
 
@@ -101,7 +104,9 @@ class App {
   DisplayMap m_display;
   uint64_t m_version = 0;
   uint64_t m_textsVersion = 1;
+  ValueRange m_range;  // of m_display, for the colour scale
   GpuDownsampler m_gpu;
+  BinImages m_images;
   HeatmapView m_heatmap;
   Thumbnails m_thumbnails;
   Colormap m_colormap;

@@ -81,6 +81,7 @@ void App::drawLoading() {
 }
 
 void App::drawUi(double now) {
+  m_images.clear();  // the last frame's bin images are drawn (and any export since)
   if (!m_loaded) {
     drawLoading();
     return;

@@ -65,7 +65,7 @@ int runHeadless(const ViewerArgs& args) {
       else
         app.panBy(input.dx, input.dy);
       drawFrame();
-      target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd); }, kClearColor);
+      target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
       timer.stop(input.zoom != 0.0f ? "zoom" : "pan");
     }
     reportFrameTimes(timer, app, ctx, args);
@@ -73,7 +73,7 @@ int runHeadless(const ViewerArgs& args) {
 
   if (!args.screenshot.empty()) {
     const auto pixels =
-        target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd); }, kClearColor);
+        target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
     writePng(args.screenshot, width, height, pixels, "--screenshot");
     if (!args.layout.empty()) {
       LayoutRecord record{width,           height, app.sourceName(), app.viewId(), &app.mainLayout(), &app.displayMap(),

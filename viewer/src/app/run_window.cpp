@@ -83,7 +83,7 @@ int runWindow(const ViewerArgs& args) {
     ImGui::NewFrame();
     app.drawUi(now);
     ImGui::Render();
-    swapchain.drawFrame([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd); }, kClearColor);
+    swapchain.drawFrame([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
 
     if (auto request = app.takeExportRequest()) {
       try {

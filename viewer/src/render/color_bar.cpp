@@ -10,10 +10,6 @@ namespace {
 
 constexpr float kLabelGap = 5.0f;
 
-ImU32 toImColor(Rgb c) {
-  return IM_COL32(c.r, c.g, c.b, 255);
-}
-
 std::string format(float value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(value));
@@ -88,8 +84,8 @@ float drawColorBar(ImDrawList& list, ImFont* font, float pixels, ImVec2 min, ImV
   for (int i = 0; i < kSegments; ++i) {
     // Segment i spans t in [i/N, (i+1)/N], drawn bottom (low) to top (high).
     const float t0 = static_cast<float>(i) / kSegments, t1 = static_cast<float>(i + 1) / kSegments;
-    const ImU32 low = toImColor(sampleColormap(scale.colormap(), t0));
-    const ImU32 high = toImColor(sampleColormap(scale.colormap(), t1));
+    const ImU32 low = packOpaque(sampleColormap(scale.colormap(), t0));
+    const ImU32 high = packOpaque(sampleColormap(scale.colormap(), t1));
     list.AddRectFilledMultiColor(ImVec2(min.x, max.y - t1 * height), ImVec2(max.x, max.y - t0 * height), high, high,
                                  low, low);
   }

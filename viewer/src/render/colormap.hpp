@@ -15,6 +15,11 @@ struct Rgb {
   uint8_t r = 0, g = 0, b = 0;
 };
 
+// Opaque RGBA8 with red in the low byte: ImGui's IM_COL32 layout, which bin images use too.
+constexpr uint32_t packOpaque(Rgb c) {
+  return 0xFF000000u | (uint32_t{c.b} << 16) | (uint32_t{c.g} << 8) | uint32_t{c.r};
+}
+
 // Colour at t in [0, 1] (clamped), interpolated linearly between the map's control points.
 Rgb sampleColormap(Colormap map, float t);
 // Relative luminance (sRGB decoded, Rec. 709 weights) in [0, 1].

@@ -25,10 +25,6 @@ Matrix region(const Matrix& map, const std::vector<uint32_t>& rowEdges, const st
   return out;
 }
 
-ImU32 toImColor(Rgb c) {
-  return IM_COL32(c.r, c.g, c.b, 255);
-}
-
 bool contains(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -94,24 +90,20 @@ void hatch(ImDrawList& list, ImVec2 a, ImVec2 b, ImU32 color, float spacing) {
   }
 }
 
-void drawBins(ImDrawList& list, const DrawnGrid& grid, const ColorScale& scale, ImVec2 clipMin, ImVec2 clipMax) {
+// The bins as one image; pixels whose centre falls in a bin take its colour.
+void drawBins(ImDrawList& list, BinImages& images, const DrawnGrid& grid, const ColorScale& scale, ImVec2 clipMin,
+              ImVec2 clipMax) {
   list.PushClipRect(clipMin, clipMax, true);
-  const ImVec2 whiteUv = ImGui::GetFontTexUvWhitePixel();
   std::size_t special = 0;
-  for (int64_t y = 0; y < grid.values.rows; ++y) {
-    const int n = static_cast<int>(grid.values.cols);
-    list.PrimReserve(6 * n, 4 * n);
-    const float y0 = grid.rowPixels[static_cast<std::size_t>(y)], y1 = grid.rowPixels[static_cast<std::size_t>(y + 1)];
-    for (int64_t x = 0; x < grid.values.cols; ++x) {
-      const BinKind kind = grid.kinds[static_cast<std::size_t>(y * grid.values.cols + x)];
-      special += kind != BinKind::Value;
-      const ImU32 color = kind == BinKind::Masked   ? kMaskColor
-                          : kind == BinKind::Hidden ? kHiddenColor
-                                                    : toImColor(scale.color(grid.values.at(y, x)));
-      list.PrimRectUV(ImVec2(grid.colPixels[static_cast<std::size_t>(x)], y0),
-                      ImVec2(grid.colPixels[static_cast<std::size_t>(x + 1)], y1), whiteUv, whiteUv, color);
-    }
+  std::vector<uint32_t> colors(grid.kinds.size());
+  for (std::size_t i = 0; i < colors.size(); ++i) {
+    const BinKind kind = grid.kinds[i];
+    special += kind != BinKind::Value;
+    colors[i] = kind == BinKind::Masked   ? kMaskColor
+                : kind == BinKind::Hidden ? kHiddenColor
+                                          : packOpaque(scale.color(grid.values.values[i]));
   }
+  images.add(list, grid.colPixels, grid.rowPixels, colors);
   // Hatching where it can be seen and stays cheap.
   if (special > 0 && special < 20000)
     for (int64_t y = 0; y < grid.values.rows; ++y)
@@ -261,7 +253,7 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
   grid.kinds = binKinds(*m_map, grid.rowEdges, grid.colEdges);
   for (uint32_t e : grid.rowEdges) grid.rowPixels.push_back(h0.y + static_cast<float>(e - r.rowBegin) * cellH);
   for (uint32_t e : grid.colEdges) grid.colPixels.push_back(h0.x + static_cast<float>(e - r.colBegin) * cellW);
-  drawBins(list, grid, scale, h0, ImVec2(std::ceil(h1.x), std::ceil(h1.y)));
+  drawBins(list, m_images, grid, scale, h0, ImVec2(std::ceil(h1.x), std::ceil(h1.y)));
   list.AddRect(ImVec2(h0.x - 1, h0.y - 1), ImVec2(h1.x + 1, h1.y + 1), IM_COL32(128, 128, 128, 255));
 
   if (style.labels) {

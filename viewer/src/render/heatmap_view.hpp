@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "render/bin_images.hpp"
 #include "render/colormap.hpp"
 #include "render/downsample.hpp"
 #include "render/region.hpp"
@@ -86,8 +87,9 @@ Region fillRegion(const Region& region, int64_t rows, int64_t cols, double areaW
 
 class HeatmapView {
  public:
-  // `gpu` reduces large maps; nullptr uses the CPU reference.
-  explicit HeatmapView(GpuDownsampler* gpu) : m_gpu(gpu) {}
+  // `gpu` reduces large maps; nullptr uses the CPU reference. The cells are drawn as bin images
+  // added to `images`.
+  HeatmapView(GpuDownsampler* gpu, BinImages& images) : m_gpu(gpu), m_images(images) {}
 
   // The map to draw from now on; `version` must change whenever its values do.
   void setMap(const DisplayMap* map, uint64_t version);
@@ -107,6 +109,7 @@ class HeatmapView {
                        bool& reduced);
 
   GpuDownsampler* m_gpu;
+  BinImages& m_images;
   const DisplayMap* m_map = nullptr;
   uint64_t m_version = 0;
   uint64_t m_uploaded = ~0ull;

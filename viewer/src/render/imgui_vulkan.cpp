@@ -19,7 +19,10 @@ void checkBackendResult(VkResult result) {
 }  // namespace
 
 ImGuiVulkan::ImGuiVulkan(const Context& ctx, VkRenderPass renderPass, uint32_t imageCount)
-    : m_ctx(ctx), m_renderPass(renderPass), m_imageCount(std::max<uint32_t>(imageCount, 2)) {
+    : m_ctx(ctx),
+      m_renderPass(renderPass),
+      m_imageCount(std::max<uint32_t>(imageCount, 2)),
+      m_binImages(ctx, renderPass, m_imageCount) {
   // The backend needs one combined image sampler set: the font texture.
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4};
   VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -87,7 +90,15 @@ void ImGuiVulkan::newFrame() {
   ImGui_ImplVulkan_NewFrame();
 }
 
-void ImGuiVulkan::render(ImDrawData* data, VkCommandBuffer cmd) {
+void ImGuiVulkan::render(ImDrawData* data, VkCommandBuffer cmd, BinImages& images) {
+  m_binImages.upload(images);
+  // The painter lives only while this draw data is recorded.
+  struct PainterScope {
+    BinImages& images;
+    ~PainterScope() { images.setPainter(nullptr); }
+  } scope{images};
+  images.setPainter(
+      [&](const BinImage& image, const ImDrawCmd& drawCmd) { m_binImages.paint(cmd, *data, image, drawCmd); });
   ImGui_ImplVulkan_RenderDrawData(data, cmd);
 }
 

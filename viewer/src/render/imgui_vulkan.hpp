@@ -1,7 +1,8 @@
 // Dear ImGui's Vulkan renderer on the vkattn context's device and queue, for one render pass (the
 // window's, or the offscreen target's; compatible passes share it). Owns the descriptor pool the
 // backend allocates from. Uploading a rebuilt font atlas re-creates the backend, because 1.86's
-// ImGui_ImplVulkan_CreateFontsTexture makes a new texture without freeing the old one.
+// ImGui_ImplVulkan_CreateFontsTexture makes a new texture without freeing the old one. Bin images
+// (heatmaps, render/bin_images.hpp) in the draw lists are drawn by a BinImageRenderer of its own.
 #pragma once
 
 #include <imgui.h>
@@ -9,6 +10,8 @@
 
 #include <cstdint>
 
+#include "render/bin_image_renderer.hpp"
+#include "render/bin_images.hpp"
 #include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
@@ -25,8 +28,9 @@ class ImGuiVulkan {
   void uploadFonts();
   // Before ImGui::NewFrame.
   void newFrame();
-  // Records the draw data into `cmd`, inside a render pass compatible with the one given.
-  void render(ImDrawData* data, VkCommandBuffer cmd);
+  // Records the draw data into `cmd`, inside a render pass compatible with the one given; `images`
+  // holds the bin images its draw lists refer to.
+  void render(ImDrawData* data, VkCommandBuffer cmd, BinImages& images);
 
  private:
   void init();
@@ -38,6 +42,7 @@ class ImGuiVulkan {
   VkDescriptorPool m_pool = VK_NULL_HANDLE;
   bool m_initialised = false;
   bool m_fontsUploaded = false;
+  BinImageRenderer m_binImages;
 };
 
 }  // namespace vkattn::viewer

@@ -35,7 +35,6 @@ std::optional<MapChoice> Thumbnails::draw(const AttentionKind& kind, const std::
 
   std::optional<MapChoice> clicked;
   ImDrawList* list = ImGui::GetWindowDrawList();
-  const ImVec2 whiteUv = ImGui::GetFontTexUvWhitePixel();
   for (int64_t l = 0; l < layers; ++l) {
     ImGui::Text("layer %lld", static_cast<long long>(l));
     for (int64_t h = 0; h < heads; ++h) {
@@ -49,14 +48,17 @@ std::optional<MapChoice> Thumbnails::draw(const AttentionKind& kind, const std::
       ImGui::PopID();
       // Each thumbnail on its own linear scale: the overview is for the shape of each head.
       const ColorScale scale(colormap, Scale::Linear, 0.0f, std::max(valueRange(map).max, 1e-9f));
-      const float cw = cellPixels / static_cast<float>(map.cols), ch = cellPixels / static_cast<float>(map.rows);
-      list->PrimReserve(static_cast<int>(6 * map.rows * map.cols), static_cast<int>(4 * map.rows * map.cols));
-      for (int64_t r = 0; r < map.rows; ++r)
-        for (int64_t c = 0; c < map.cols; ++c) {
-          const Rgb rgb = scale.color(map.at(r, c));
-          const ImVec2 a(p0.x + static_cast<float>(c) * cw, p0.y + static_cast<float>(r) * ch);
-          list->PrimRectUV(a, ImVec2(a.x + cw, a.y + ch), whiteUv, whiteUv, IM_COL32(rgb.r, rgb.g, rgb.b, 255));
-        }
+      std::vector<uint32_t> colors(map.values.size());
+      for (std::size_t i = 0; i < colors.size(); ++i) {
+        colors[i] = packOpaque(scale.color(map.values[i]));
+      }
+      auto edges = [](float start, int64_t cells, float pixels) {
+        std::vector<float> out(static_cast<std::size_t>(cells + 1));
+        for (int64_t i = 0; i <= cells; ++i)
+          out[static_cast<std::size_t>(i)] = start + pixels * static_cast<float>(i) / static_cast<float>(cells);
+        return out;
+      };
+      m_images.add(*list, edges(p0.x, map.cols, cellPixels), edges(p0.y, map.rows, cellPixels), colors);
       const bool selected = current.mode == HeadMode::Single && current.layer == l && current.head == h;
       list->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p0.x + cellPixels + 1, p0.y + cellPixels + 1),
                     selected ? IM_COL32(255, 200, 40, 255) : IM_COL32(90, 90, 90, 255), 0.0f, 0,

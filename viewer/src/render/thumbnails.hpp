@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "render/bin_images.hpp"
 #include "render/colormap.hpp"
 #include "render/downsample.hpp"
 #include "sources/attention_source.hpp"
@@ -17,7 +18,8 @@ namespace vkattn::viewer {
 
 class Thumbnails {
  public:
-  explicit Thumbnails(Context& ctx) : m_gpu(ctx) {}
+  // The thumbnails are drawn as bin images added to `images`.
+  Thumbnails(Context& ctx, BinImages& images) : m_gpu(ctx), m_images(images) {}
 
   // Drops the cached reductions (new source data, other kind, other hidden columns).
   void invalidate() { m_maps.clear(); }
@@ -30,6 +32,7 @@ class Thumbnails {
   void build(const AttentionKind& kind, const std::vector<int64_t>& hidden, int64_t bins);
 
   GpuDownsampler m_gpu;
+  BinImages& m_images;
   std::vector<Matrix> m_maps;  // layer-major: [layer * heads + head]
   int64_t m_bins = 0;
 };
