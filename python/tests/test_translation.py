@@ -66,3 +66,15 @@ def test_bad_model_directory_is_named(tmp_path):
                             timeout=60)
     assert result.returncode == 1
     assert "vocabulary" in result.stderr
+
+
+def test_first_run_says_kernels_compile(tmp_path):
+    """With no pipeline cache for the device, translate says on stderr that kernels compile now
+    (and that `vkattn warmup` does it ahead); the run after, with the cache it wrote, says nothing."""
+    env = dict(os.environ, VKATTN_PIPELINE_CACHE=str(tmp_path / "pipelines.bin"))
+    runs = [subprocess.run([CLI, "translate", "Good morning."], capture_output=True, text=True, timeout=300, env=env)
+            for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    assert "compiling its kernels" in runs[0].stderr and "vkattn warmup" in runs[0].stderr
+    assert "compiling" not in runs[1].stderr
+    assert runs[0].stdout == runs[1].stdout

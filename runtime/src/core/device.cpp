@@ -184,6 +184,7 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
     cacheInfo.pInitialData = nullptr;
     checkVk(vkCreatePipelineCache(dev, &cacheInfo, nullptr, m_pipelineCache.receive(dev)), "vkCreatePipelineCache");
   }
+  m_pipelineCacheLoaded = cacheInfo.initialDataSize > 0;
 }
 
 Device::~Device() {

@@ -1,6 +1,7 @@
 #include "platform/swapchain.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "render/vulkan_util.hpp"
 #include "vkattn/core/device.hpp"
@@ -26,81 +27,48 @@ VkSurfaceFormatKHR chooseFormat(VkPhysicalDevice physical, VkSurfaceKHR surface)
 
 }  // namespace
 
-Swapchain::Swapchain(const Context& ctx, const Window& window) : m_ctx(ctx), m_window(window) {
+Swapchain::Swapchain(const Context& ctx, const Window& window)
+    : m_ctx(ctx), m_window(window), m_idle{ctx.device().handle()} {
   const Device& device = ctx.device();
   VkDevice dev = device.handle();
-  try {
-    checkVk(glfwCreateWindowSurface(ctx.instance().handle(), window.handle(), nullptr, &m_surface),
-            "glfwCreateWindowSurface");
-    VkBool32 supported = VK_FALSE;
-    checkVk(vkGetPhysicalDeviceSurfaceSupportKHR(device.physical(), device.queueFamily(), m_surface, &supported),
-            "vkGetPhysicalDeviceSurfaceSupportKHR");
-    if (!supported) throw Unsupported("the vkattn queue of " + device.info().name + " cannot present to this window");
-    m_format = chooseFormat(device.physical(), m_surface);
-    m_renderPass = createColorRenderPass(dev, m_format.format, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
+  checkVk(glfwCreateWindowSurface(ctx.instance().handle(), window.handle(), nullptr,
+                                  m_surface.receive(ctx.instance().handle())),
+          "glfwCreateWindowSurface");
+  VkBool32 supported = VK_FALSE;
+  checkVk(vkGetPhysicalDeviceSurfaceSupportKHR(device.physical(), device.queueFamily(), m_surface.get(), &supported),
+          "vkGetPhysicalDeviceSurfaceSupportKHR");
+  if (!supported) throw Unsupported("the vkattn queue of " + device.info().name + " cannot present to this window");
+  m_format = chooseFormat(device.physical(), m_surface.get());
+  m_renderPass = createColorRenderPass(dev, m_format.format, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
 
-    VkSemaphoreCreateInfo semaphoreInfo{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    checkVk(vkCreateSemaphore(dev, &semaphoreInfo, nullptr, &m_acquired), "vkCreateSemaphore");
-    VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    fenceInfo.flags = VK_FENCE_CREATE_SIGNALED_BIT;  // the first frame has nothing to wait for
-    checkVk(vkCreateFence(dev, &fenceInfo, nullptr, &m_frameDone), "vkCreateFence");
-    VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    poolInfo.queueFamilyIndex = device.queueFamily();
-    checkVk(vkCreateCommandPool(dev, &poolInfo, nullptr, &m_pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = m_pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    checkVk(vkAllocateCommandBuffers(dev, &alloc, &m_cmd), "vkAllocateCommandBuffers");
-    create();
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-Swapchain::~Swapchain() {
-  release();
-}
-
-void Swapchain::release() noexcept {
-  VkDevice dev = m_ctx.device().handle();
-  vkDeviceWaitIdle(dev);
-  destroyImages();
-  if (m_swapchain) vkDestroySwapchainKHR(dev, m_swapchain, nullptr);
-  if (m_pool) vkDestroyCommandPool(dev, m_pool, nullptr);
-  if (m_frameDone) vkDestroyFence(dev, m_frameDone, nullptr);
-  if (m_acquired) vkDestroySemaphore(dev, m_acquired, nullptr);
-  if (m_renderPass) vkDestroyRenderPass(dev, m_renderPass, nullptr);
-  if (m_surface) vkDestroySurfaceKHR(m_ctx.instance().handle(), m_surface, nullptr);
-  m_swapchain = VK_NULL_HANDLE;
-  m_pool = VK_NULL_HANDLE;
-  m_frameDone = VK_NULL_HANDLE;
-  m_acquired = VK_NULL_HANDLE;
-  m_renderPass = VK_NULL_HANDLE;
-  m_surface = VK_NULL_HANDLE;
-}
-
-void Swapchain::destroyImages() noexcept {
-  VkDevice dev = m_ctx.device().handle();
-  for (VkFramebuffer f : m_framebuffers) vkDestroyFramebuffer(dev, f, nullptr);
-  for (VkImageView v : m_views) vkDestroyImageView(dev, v, nullptr);
-  for (VkSemaphore s : m_rendered) vkDestroySemaphore(dev, s, nullptr);
-  m_framebuffers.clear();
-  m_views.clear();
-  m_rendered.clear();
-  m_images.clear();
+  VkSemaphoreCreateInfo semaphoreInfo{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  checkVk(vkCreateSemaphore(dev, &semaphoreInfo, nullptr, m_acquired.receive(dev)), "vkCreateSemaphore");
+  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  fenceInfo.flags = VK_FENCE_CREATE_SIGNALED_BIT;  // the first frame has nothing to wait for
+  checkVk(vkCreateFence(dev, &fenceInfo, nullptr, m_frameDone.receive(dev)), "vkCreateFence");
+  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  poolInfo.queueFamilyIndex = device.queueFamily();
+  checkVk(vkCreateCommandPool(dev, &poolInfo, nullptr, m_pool.receive(dev)), "vkCreateCommandPool");
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = m_pool.get();
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  checkVk(vkAllocateCommandBuffers(dev, &alloc, &m_cmd), "vkAllocateCommandBuffers");
+  create();
 }
 
 void Swapchain::create() {
   const Device& device = m_ctx.device();
   VkDevice dev = device.handle();
   checkVk(vkDeviceWaitIdle(dev), "vkDeviceWaitIdle");
-  destroyImages();
+  m_framebuffers.clear();
+  m_views.clear();
+  m_rendered.clear();
+  m_images.clear();
 
   VkSurfaceCapabilitiesKHR caps;
-  checkVk(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(device.physical(), m_surface, &caps),
+  checkVk(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(device.physical(), m_surface.get(), &caps),
           "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
   int width = 0, height = 0;
   glfwGetFramebufferSize(m_window.handle(), &width, &height);
@@ -113,7 +81,7 @@ void Swapchain::create() {
   if (caps.maxImageCount) count = std::min(count, caps.maxImageCount);
 
   VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
-  info.surface = m_surface;
+  info.surface = m_surface.get();
   info.minImageCount = count;
   info.imageFormat = m_format.format;
   info.imageColorSpace = m_format.colorSpace;
@@ -128,38 +96,35 @@ void Swapchain::create() {
           : static_cast<VkCompositeAlphaFlagBitsKHR>(caps.supportedCompositeAlpha & -caps.supportedCompositeAlpha);
   info.presentMode = VK_PRESENT_MODE_FIFO_KHR;  // always available; paces frames to the display
   info.clipped = VK_TRUE;
-  info.oldSwapchain = m_swapchain;
-  VkSwapchainKHR created = VK_NULL_HANDLE;
-  checkVk(vkCreateSwapchainKHR(dev, &info, nullptr, &created), "vkCreateSwapchainKHR");
-  if (m_swapchain) vkDestroySwapchainKHR(dev, m_swapchain, nullptr);
-  m_swapchain = created;
+  info.oldSwapchain = m_swapchain.get();
+  SwapchainHandle created;
+  checkVk(vkCreateSwapchainKHR(dev, &info, nullptr, created.receive(dev)), "vkCreateSwapchainKHR");
+  m_swapchain = std::move(created);  // frees the old one
 
-  checkVk(vkGetSwapchainImagesKHR(dev, m_swapchain, &count, nullptr), "vkGetSwapchainImagesKHR");
+  checkVk(vkGetSwapchainImagesKHR(dev, m_swapchain.get(), &count, nullptr), "vkGetSwapchainImagesKHR");
   m_images.resize(count);
-  checkVk(vkGetSwapchainImagesKHR(dev, m_swapchain, &count, m_images.data()), "vkGetSwapchainImagesKHR");
+  checkVk(vkGetSwapchainImagesKHR(dev, m_swapchain.get(), &count, m_images.data()), "vkGetSwapchainImagesKHR");
   for (VkImage image : m_images) {
     VkImageViewCreateInfo viewInfo{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     viewInfo.image = image;
     viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D;
     viewInfo.format = m_format.format;
     viewInfo.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    VkImageView view = VK_NULL_HANDLE;
-    checkVk(vkCreateImageView(dev, &viewInfo, nullptr, &view), "vkCreateImageView");
-    m_views.push_back(view);
+    ImageViewHandle& view = m_views.emplace_back();
+    checkVk(vkCreateImageView(dev, &viewInfo, nullptr, view.receive(dev)), "vkCreateImageView");
+    const VkImageView attachment = view.get();
     VkFramebufferCreateInfo fbInfo{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
-    fbInfo.renderPass = m_renderPass;
+    fbInfo.renderPass = m_renderPass.get();
     fbInfo.attachmentCount = 1;
-    fbInfo.pAttachments = &view;
+    fbInfo.pAttachments = &attachment;
     fbInfo.width = m_extent.width;
     fbInfo.height = m_extent.height;
     fbInfo.layers = 1;
-    VkFramebuffer framebuffer = VK_NULL_HANDLE;
-    checkVk(vkCreateFramebuffer(dev, &fbInfo, nullptr, &framebuffer), "vkCreateFramebuffer");
-    m_framebuffers.push_back(framebuffer);
+    checkVk(vkCreateFramebuffer(dev, &fbInfo, nullptr, m_framebuffers.emplace_back().receive(dev)),
+            "vkCreateFramebuffer");
     VkSemaphoreCreateInfo semaphoreInfo{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    VkSemaphore rendered = VK_NULL_HANDLE;
-    checkVk(vkCreateSemaphore(dev, &semaphoreInfo, nullptr, &rendered), "vkCreateSemaphore");
-    m_rendered.push_back(rendered);
+    checkVk(vkCreateSemaphore(dev, &semaphoreInfo, nullptr, m_rendered.emplace_back().receive(dev)),
+            "vkCreateSemaphore");
   }
   m_outOfDate = false;
 }
@@ -172,15 +137,17 @@ bool Swapchain::drawFrame(const std::function<void(VkCommandBuffer)>& draw, cons
   if (m_outOfDate || static_cast<uint32_t>(width) != m_extent.width || static_cast<uint32_t>(height) != m_extent.height)
     create();
 
-  checkVk(vkWaitForFences(dev, 1, &m_frameDone, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  const VkFence frameDone = m_frameDone.get();
+  checkVk(vkWaitForFences(dev, 1, &frameDone, VK_TRUE, UINT64_MAX), "vkWaitForFences");
   uint32_t index = 0;
-  VkResult acquired = vkAcquireNextImageKHR(dev, m_swapchain, UINT64_MAX, m_acquired, VK_NULL_HANDLE, &index);
+  VkResult acquired =
+      vkAcquireNextImageKHR(dev, m_swapchain.get(), UINT64_MAX, m_acquired.get(), VK_NULL_HANDLE, &index);
   if (acquired == VK_ERROR_OUT_OF_DATE_KHR) {
     m_outOfDate = true;
     return false;
   }
   if (acquired != VK_SUBOPTIMAL_KHR) checkVk(acquired, "vkAcquireNextImageKHR");
-  checkVk(vkResetFences(dev, 1, &m_frameDone), "vkResetFences");
+  checkVk(vkResetFences(dev, 1, &frameDone), "vkResetFences");
 
   checkVk(vkResetCommandBuffer(m_cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -189,8 +156,8 @@ bool Swapchain::drawFrame(const std::function<void(VkCommandBuffer)>& draw, cons
   VkClearValue clearValue{};
   clearValue.color = clear;
   VkRenderPassBeginInfo pass{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-  pass.renderPass = m_renderPass;
-  pass.framebuffer = m_framebuffers[index];
+  pass.renderPass = m_renderPass.get();
+  pass.framebuffer = m_framebuffers[index].get();
   pass.renderArea.extent = m_extent;
   pass.clearValueCount = 1;
   pass.pClearValues = &clearValue;
@@ -201,21 +168,23 @@ bool Swapchain::drawFrame(const std::function<void(VkCommandBuffer)>& draw, cons
 
   // Colour writes wait for the acquired image; the present waits for the writes.
   const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  const VkSemaphore acquiredSemaphore = m_acquired.get(), renderedSemaphore = m_rendered[index].get();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.waitSemaphoreCount = 1;
-  submit.pWaitSemaphores = &m_acquired;
+  submit.pWaitSemaphores = &acquiredSemaphore;
   submit.pWaitDstStageMask = &waitStage;
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &m_cmd;
   submit.signalSemaphoreCount = 1;
-  submit.pSignalSemaphores = &m_rendered[index];
-  checkVk(vkQueueSubmit(m_ctx.device().queue(), 1, &submit, m_frameDone), "vkQueueSubmit");
+  submit.pSignalSemaphores = &renderedSemaphore;
+  checkVk(vkQueueSubmit(m_ctx.device().queue(), 1, &submit, frameDone), "vkQueueSubmit");
 
   VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
   present.waitSemaphoreCount = 1;
-  present.pWaitSemaphores = &m_rendered[index];
+  present.pWaitSemaphores = &renderedSemaphore;
   present.swapchainCount = 1;
-  present.pSwapchains = &m_swapchain;
+  const VkSwapchainKHR swapchain = m_swapchain.get();
+  present.pSwapchains = &swapchain;
   present.pImageIndices = &index;
   const VkResult presented = vkQueuePresentKHR(m_ctx.device().queue(), &present);
   if (presented == VK_ERROR_OUT_OF_DATE_KHR || presented == VK_SUBOPTIMAL_KHR)

@@ -12,18 +12,18 @@
 
 #include "platform/window.hpp"
 #include "vkattn/core/context.hpp"
+#include "vkattn/core/handle.hpp"
 
 namespace vkattn::viewer {
 
 class Swapchain {
  public:
   Swapchain(const Context& ctx, const Window& window);
-  ~Swapchain();
   Swapchain(const Swapchain&) = delete;
   Swapchain& operator=(const Swapchain&) = delete;
 
   VkFormat format() const noexcept { return m_format.format; }
-  VkRenderPass renderPass() const noexcept { return m_renderPass; }
+  VkRenderPass renderPass() const noexcept { return m_renderPass.get(); }
   uint32_t imageCount() const noexcept { return static_cast<uint32_t>(m_images.size()); }
 
   // Acquires an image, records `draw` inside the render pass (cleared to `clear`), submits and
@@ -32,26 +32,33 @@ class Swapchain {
   bool drawFrame(const std::function<void(VkCommandBuffer)>& draw, const VkClearColorValue& clear);
 
  private:
+  // Waits for the device, so that nothing freed below is still in use.
+  struct IdleOnDestruction {
+    VkDevice device;
+    ~IdleOnDestruction() { vkDeviceWaitIdle(device); }
+  };
+
   void create();
-  void destroyImages() noexcept;
-  void release() noexcept;
 
   const Context& m_ctx;
   const Window& m_window;
-  VkSurfaceKHR m_surface = VK_NULL_HANDLE;
+  // Members are freed in reverse order: the frame's objects, then the per-image ones, the
+  // swapchain and its render pass, the surface last.
+  SurfaceHandle m_surface;
   VkSurfaceFormatKHR m_format{};
-  VkRenderPass m_renderPass = VK_NULL_HANDLE;
-  VkSwapchainKHR m_swapchain = VK_NULL_HANDLE;
+  RenderPassHandle m_renderPass;
+  SwapchainHandle m_swapchain;
   VkExtent2D m_extent{};
-  std::vector<VkImage> m_images;
-  std::vector<VkImageView> m_views;
-  std::vector<VkFramebuffer> m_framebuffers;
-  std::vector<VkSemaphore> m_rendered;  // per image: the present waits for its frame's draw
-  VkSemaphore m_acquired = VK_NULL_HANDLE;
-  VkFence m_frameDone = VK_NULL_HANDLE;
-  VkCommandPool m_pool = VK_NULL_HANDLE;
-  VkCommandBuffer m_cmd = VK_NULL_HANDLE;
+  std::vector<VkImage> m_images;  // the swapchain's own
+  std::vector<ImageViewHandle> m_views;
+  std::vector<FramebufferHandle> m_framebuffers;
+  std::vector<SemaphoreHandle> m_rendered;  // per image: the present waits for its frame's draw
+  SemaphoreHandle m_acquired;
+  FenceHandle m_frameDone;
+  CommandPoolHandle m_pool;
+  VkCommandBuffer m_cmd = VK_NULL_HANDLE;  // freed with the pool
   bool m_outOfDate = false;
+  IdleOnDestruction m_idle;  // destroyed first
 };
 
 }  // namespace vkattn::viewer

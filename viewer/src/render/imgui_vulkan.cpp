@@ -30,19 +30,14 @@ ImGuiVulkan::ImGuiVulkan(const Context& ctx, VkRenderPass renderPass, uint32_t i
   info.maxSets = 4;
   info.poolSizeCount = 1;
   info.pPoolSizes = &size;
-  checkVk(vkCreateDescriptorPool(ctx.device().handle(), &info, nullptr, &m_pool), "vkCreateDescriptorPool");
-  try {
-    init();
-  } catch (...) {
-    vkDestroyDescriptorPool(ctx.device().handle(), m_pool, nullptr);
-    throw;
-  }
+  VkDevice dev = ctx.device().handle();
+  checkVk(vkCreateDescriptorPool(dev, &info, nullptr, m_pool.receive(dev)), "vkCreateDescriptorPool");
+  init();
 }
 
 ImGuiVulkan::~ImGuiVulkan() {
   vkDeviceWaitIdle(m_ctx.device().handle());
   shutdown();
-  vkDestroyDescriptorPool(m_ctx.device().handle(), m_pool, nullptr);
 }
 
 void ImGuiVulkan::init() {
@@ -54,7 +49,7 @@ void ImGuiVulkan::init() {
   info.QueueFamily = device.queueFamily();
   info.Queue = device.queue();
   info.PipelineCache = device.pipelineCache();
-  info.DescriptorPool = m_pool;
+  info.DescriptorPool = m_pool.get();
   info.Subpass = 0;
   info.MinImageCount = m_imageCount;
   info.ImageCount = m_imageCount;
@@ -76,7 +71,7 @@ void ImGuiVulkan::uploadFonts() {
   if (m_fontsUploaded) {
     // A fresh backend: frees the old font texture and its descriptor set with it.
     shutdown();
-    checkVk(vkResetDescriptorPool(dev, m_pool, 0), "vkResetDescriptorPool");
+    checkVk(vkResetDescriptorPool(dev, m_pool.get(), 0), "vkResetDescriptorPool");
     init();
   }
   submitOnce(m_ctx.device(), [](VkCommandBuffer cmd) {

@@ -13,6 +13,7 @@
 #include "render/bin_image_renderer.hpp"
 #include "render/bin_images.hpp"
 #include "vkattn/core/context.hpp"
+#include "vkattn/core/handle.hpp"
 
 namespace vkattn::viewer {
 
@@ -39,7 +40,7 @@ class ImGuiVulkan {
   const Context& m_ctx;
   VkRenderPass m_renderPass;
   uint32_t m_imageCount;
-  VkDescriptorPool m_pool = VK_NULL_HANDLE;
+  DescriptorPoolHandle m_pool;
   bool m_initialised = false;
   bool m_fontsUploaded = false;
   BinImageRenderer m_binImages;

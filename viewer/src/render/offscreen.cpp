@@ -8,39 +8,24 @@
 namespace vkattn::viewer {
 
 OffscreenTarget::OffscreenTarget(const Context& ctx, VkFormat format, uint32_t width, uint32_t height)
-    : m_ctx(ctx), m_format(format), m_width(width), m_height(height) {
+    : m_ctx(ctx),
+      m_format(format),
+      m_width(width),
+      m_height(height),
+      m_renderPass(createColorRenderPass(ctx.device().handle(), format, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)),
+      m_image(ctx.device(), format, width, height,
+              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT) {
   VkDevice dev = ctx.device().handle();
-  m_renderPass = createColorRenderPass(dev, format, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-  try {
-    m_image = std::make_unique<ColorImage>(ctx.device(), format, width, height,
-                                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
-    VkImageView view = m_image->view();
-    VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
-    info.renderPass = m_renderPass;
-    info.attachmentCount = 1;
-    info.pAttachments = &view;
-    info.width = width;
-    info.height = height;
-    info.layers = 1;
-    checkVk(vkCreateFramebuffer(dev, &info, nullptr, &m_framebuffer), "vkCreateFramebuffer");
-    m_readback = Buffer(ctx.device(), static_cast<std::size_t>(width) * height * 4, BufferUsage::Staging);
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-OffscreenTarget::~OffscreenTarget() {
-  release();
-}
-
-void OffscreenTarget::release() noexcept {
-  VkDevice dev = m_ctx.device().handle();
-  if (m_framebuffer) vkDestroyFramebuffer(dev, m_framebuffer, nullptr);
-  m_image.reset();
-  if (m_renderPass) vkDestroyRenderPass(dev, m_renderPass, nullptr);
-  m_framebuffer = VK_NULL_HANDLE;
-  m_renderPass = VK_NULL_HANDLE;
+  VkImageView view = m_image.view();
+  VkFramebufferCreateInfo info{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  info.renderPass = m_renderPass.get();
+  info.attachmentCount = 1;
+  info.pAttachments = &view;
+  info.width = width;
+  info.height = height;
+  info.layers = 1;
+  checkVk(vkCreateFramebuffer(dev, &info, nullptr, m_framebuffer.receive(dev)), "vkCreateFramebuffer");
+  m_readback = Buffer(ctx.device(), static_cast<std::size_t>(width) * height * 4, BufferUsage::Staging);
 }
 
 std::vector<uint8_t> OffscreenTarget::render(const std::function<void(VkCommandBuffer)>& draw,
@@ -49,8 +34,8 @@ std::vector<uint8_t> OffscreenTarget::render(const std::function<void(VkCommandB
     VkClearValue clearValue{};
     clearValue.color = clear;
     VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    begin.renderPass = m_renderPass;
-    begin.framebuffer = m_framebuffer;
+    begin.renderPass = m_renderPass.get();
+    begin.framebuffer = m_framebuffer.get();
     begin.renderArea.extent = {m_width, m_height};
     begin.clearValueCount = 1;
     begin.pClearValues = &clearValue;
@@ -67,7 +52,7 @@ std::vector<uint8_t> OffscreenTarget::render(const std::function<void(VkCommandB
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {m_width, m_height, 1};
-    vkCmdCopyImageToBuffer(cmd, m_image->image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, m_readback.handle(), 1,
+    vkCmdCopyImageToBuffer(cmd, m_image.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, m_readback.handle(), 1,
                            &region);
     // The host reads the buffer after the fence.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <vector>
 
 #include "render/vulkan_util.hpp"
@@ -19,11 +18,8 @@ namespace vkattn::viewer {
 class OffscreenTarget {
  public:
   OffscreenTarget(const Context& ctx, VkFormat format, uint32_t width, uint32_t height);
-  ~OffscreenTarget();
-  OffscreenTarget(const OffscreenTarget&) = delete;
-  OffscreenTarget& operator=(const OffscreenTarget&) = delete;
 
-  VkRenderPass renderPass() const noexcept { return m_renderPass; }
+  VkRenderPass renderPass() const noexcept { return m_renderPass.get(); }
   VkFormat format() const noexcept { return m_format; }
   uint32_t width() const noexcept { return m_width; }
   uint32_t height() const noexcept { return m_height; }
@@ -33,14 +29,12 @@ class OffscreenTarget {
   std::vector<uint8_t> render(const std::function<void(VkCommandBuffer)>& draw, const VkClearColorValue& clear);
 
  private:
-  void release() noexcept;
-
   const Context& m_ctx;
   VkFormat m_format;
   uint32_t m_width, m_height;
-  VkRenderPass m_renderPass = VK_NULL_HANDLE;
-  std::unique_ptr<ColorImage> m_image;
-  VkFramebuffer m_framebuffer = VK_NULL_HANDLE;
+  RenderPassHandle m_renderPass;
+  ColorImage m_image;
+  FramebufferHandle m_framebuffer;
   Buffer m_readback;
 };
 

@@ -5,7 +5,7 @@
 
 namespace vkattn::viewer {
 
-VkRenderPass createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout) {
+RenderPassHandle createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout) {
   VkAttachmentDescription color{};
   color.format = format;
   color.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -36,59 +36,42 @@ VkRenderPass createColorRenderPass(VkDevice device, VkFormat format, VkImageLayo
   info.pSubpasses = &subpass;
   info.dependencyCount = 1;
   info.pDependencies = &dependency;
-  VkRenderPass pass = VK_NULL_HANDLE;
-  checkVk(vkCreateRenderPass(device, &info, nullptr, &pass), "vkCreateRenderPass");
+  RenderPassHandle pass;
+  checkVk(vkCreateRenderPass(device, &info, nullptr, pass.receive(device)), "vkCreateRenderPass");
   return pass;
 }
 
-ColorImage::ColorImage(const Device& device, VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage)
-    : m_device(device.handle()) {
-  try {
-    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    info.imageType = VK_IMAGE_TYPE_2D;
-    info.format = format;
-    info.extent = {width, height, 1};
-    info.mipLevels = 1;
-    info.arrayLayers = 1;
-    info.samples = VK_SAMPLE_COUNT_1_BIT;
-    info.tiling = VK_IMAGE_TILING_OPTIMAL;
-    info.usage = usage;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    checkVk(vkCreateImage(m_device, &info, nullptr, &m_image), "vkCreateImage");
-    VkMemoryRequirements needs;
-    vkGetImageMemoryRequirements(m_device, m_image, &needs);
-    auto type = device.findMemoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (!type) type = device.findMemoryType(needs.memoryTypeBits, 0);
-    if (!type) throw Unsupported("no memory type for a colour image");
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = needs.size;
-    alloc.memoryTypeIndex = *type;
-    checkVk(vkAllocateMemory(m_device, &alloc, nullptr, &m_memory), "vkAllocateMemory");
-    checkVk(vkBindImageMemory(m_device, m_image, m_memory, 0), "vkBindImageMemory");
-    VkImageViewCreateInfo viewInfo{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    viewInfo.image = m_image;
-    viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    viewInfo.format = format;
-    viewInfo.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    checkVk(vkCreateImageView(m_device, &viewInfo, nullptr, &m_view), "vkCreateImageView");
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-ColorImage::~ColorImage() {
-  release();
-}
-
-void ColorImage::release() noexcept {
-  if (m_view) vkDestroyImageView(m_device, m_view, nullptr);
-  if (m_image) vkDestroyImage(m_device, m_image, nullptr);
-  if (m_memory) vkFreeMemory(m_device, m_memory, nullptr);
-  m_view = VK_NULL_HANDLE;
-  m_image = VK_NULL_HANDLE;
-  m_memory = VK_NULL_HANDLE;
+ColorImage::ColorImage(const Device& device, VkFormat format, uint32_t width, uint32_t height,
+                       VkImageUsageFlags usage) {
+  VkDevice dev = device.handle();
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format;
+  info.extent = {width, height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  checkVk(vkCreateImage(dev, &info, nullptr, m_image.receive(dev)), "vkCreateImage");
+  VkMemoryRequirements needs;
+  vkGetImageMemoryRequirements(dev, m_image.get(), &needs);
+  auto type = device.findMemoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (!type) type = device.findMemoryType(needs.memoryTypeBits, 0);
+  if (!type) throw Unsupported("no memory type for a colour image");
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = *type;
+  checkVk(vkAllocateMemory(dev, &alloc, nullptr, m_memory.receive(dev)), "vkAllocateMemory");
+  checkVk(vkBindImageMemory(dev, m_image.get(), m_memory.get(), 0), "vkBindImageMemory");
+  VkImageViewCreateInfo viewInfo{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  viewInfo.image = m_image.get();
+  viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  viewInfo.format = format;
+  viewInfo.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  checkVk(vkCreateImageView(dev, &viewInfo, nullptr, m_view.receive(dev)), "vkCreateImageView");
 }
 
 bool isBgr(VkFormat format) {

@@ -6,31 +6,27 @@
 #include <vulkan/vulkan.h>
 
 #include "vkattn/core/context.hpp"
+#include "vkattn/core/handle.hpp"
 #include "vkattn/core/submit_once.hpp"
 
 namespace vkattn::viewer {
 
 // A render pass that clears one colour attachment of `format` and leaves it in `finalLayout`.
-VkRenderPass createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout);
+RenderPassHandle createColorRenderPass(VkDevice device, VkFormat format, VkImageLayout finalLayout);
 
 // A 2-D colour image in device memory with a view; move-only.
 class ColorImage {
  public:
   ColorImage(const Device& device, VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage);
-  ~ColorImage();
-  ColorImage(const ColorImage&) = delete;
-  ColorImage& operator=(const ColorImage&) = delete;
 
-  VkImage image() const noexcept { return m_image; }
-  VkImageView view() const noexcept { return m_view; }
+  VkImage image() const noexcept { return m_image.get(); }
+  VkImageView view() const noexcept { return m_view.get(); }
 
  private:
-  void release() noexcept;
-
-  VkDevice m_device;
-  VkImage m_image = VK_NULL_HANDLE;
-  VkDeviceMemory m_memory = VK_NULL_HANDLE;
-  VkImageView m_view = VK_NULL_HANDLE;
+  // Freed in reverse: the view, the image, then its memory.
+  MemoryHandle m_memory;
+  ImageHandle m_image;
+  ImageViewHandle m_view;
 };
 
 // True for the BGRA formats, whose pixels need red and blue swapped for a PNG.

@@ -56,6 +56,9 @@ class Device {
   uint32_t timestampValidBits() const noexcept { return m_timestampValidBits; }
 
   void savePipelineCache() const;
+  // True when a pipeline cache file was read and the driver took it: kernels compiled by an
+  // earlier run (or `vkattn warmup`) are not compiled again.
+  bool pipelineCacheLoaded() const noexcept { return m_pipelineCacheLoaded; }
 
   // After VK_ERROR_DEVICE_LOST nothing more may run on this device: every later use throws
   // DeviceLost, naming `during` (the call that found the loss).
@@ -71,6 +74,7 @@ class Device {
   uint32_t m_queueFamily = 0;
   PipelineCacheHandle m_pipelineCache;
   std::filesystem::path m_pipelineCachePath;
+  bool m_pipelineCacheLoaded = false;
   VkPhysicalDeviceMemoryProperties m_memory{};
   bool m_unifiedMemory = false;
   mutable std::atomic<bool> m_lost{false};

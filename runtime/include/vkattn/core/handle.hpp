@@ -1,6 +1,7 @@
 // Move-only owners of Vulkan objects: each frees its handle exactly once in its destructor, so no
-// constructor or error path frees by hand. DeviceHandle covers objects made from a VkDevice;
-// OwnedDevice is the VkDevice itself.
+// constructor or error path frees by hand. DeviceHandle covers objects made from a VkDevice,
+// InstanceHandle those made from a VkInstance (a window surface); OwnedDevice is the VkDevice
+// itself.
 #pragma once
 
 #include <utility>
@@ -58,6 +59,41 @@ using ShaderModuleHandle = DeviceHandle<VkShaderModule, vkDestroyShaderModule>;
 using PipelineCacheHandle = DeviceHandle<VkPipelineCache, vkDestroyPipelineCache>;
 using BufferHandle = DeviceHandle<VkBuffer, vkDestroyBuffer>;
 using MemoryHandle = DeviceHandle<VkDeviceMemory, vkFreeMemory>;
+using ImageHandle = DeviceHandle<VkImage, vkDestroyImage>;
+using ImageViewHandle = DeviceHandle<VkImageView, vkDestroyImageView>;
+using RenderPassHandle = DeviceHandle<VkRenderPass, vkDestroyRenderPass>;
+using FramebufferHandle = DeviceHandle<VkFramebuffer, vkDestroyFramebuffer>;
+using SemaphoreHandle = DeviceHandle<VkSemaphore, vkDestroySemaphore>;
+using SwapchainHandle = DeviceHandle<VkSwapchainKHR, vkDestroySwapchainKHR>;
+
+template <typename T, void (*Destroy)(VkInstance, T, const VkAllocationCallbacks*)>
+class InstanceHandle {
+ public:
+  InstanceHandle() = default;
+  ~InstanceHandle() { reset(); }
+  InstanceHandle(const InstanceHandle&) = delete;
+  InstanceHandle& operator=(const InstanceHandle&) = delete;
+  InstanceHandle(InstanceHandle&& other) noexcept
+      : m_instance(other.m_instance), m_handle(std::exchange(other.m_handle, VK_NULL_HANDLE)) {}
+  InstanceHandle& operator=(InstanceHandle&&) = delete;
+
+  T get() const noexcept { return m_handle; }
+  void reset() noexcept {
+    if (m_handle != VK_NULL_HANDLE) Destroy(m_instance, m_handle, nullptr);
+    m_handle = VK_NULL_HANDLE;
+  }
+  T* receive(VkInstance instance) noexcept {
+    reset();
+    m_instance = instance;
+    return &m_handle;
+  }
+
+ private:
+  VkInstance m_instance = VK_NULL_HANDLE;
+  T m_handle = VK_NULL_HANDLE;
+};
+
+using SurfaceHandle = InstanceHandle<VkSurfaceKHR, vkDestroySurfaceKHR>;
 
 // The logical device: destroyed last, after everything made from it.
 class OwnedDevice {
