@@ -50,7 +50,8 @@ int translateCommand(const CommonOptions& options, const std::vector<std::string
   Context ctx({.device = options.device});
   if (!ctx.device().pipelineCacheLoaded())
     std::cerr << "vkattn: first run on " << ctx.info().name
-              << ": compiling its kernels (seconds; `vkattn warmup` does it ahead of time)\n";
+              << ": compiling its kernels as they are first used (this can take seconds; `vkattn warmup` "
+                 "compiles them ahead of time)\n";
   const std::filesystem::path modelDir = a.get("--model").value_or(defaultModelDirectory().string());
   TranslationModel model(ctx, modelDir);
   const auto dump = a.get("--dump-attention");

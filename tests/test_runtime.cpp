@@ -165,8 +165,6 @@ TEST(Validation, MessagesAreCountedPerInstanceAndPerProcess) {
   EXPECT_GE(Instance::processValidationMessageCount(), processBefore + 1);
 }
 
-// RFC 8259: quote, backslash and control characters escaped, other bytes (UTF-8) kept as they are;
-// JSON has no spelling for NaN or infinities, so they are written as null.
 TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
   auto path = std::filesystem::temp_directory_path() / ("vkattn-cache-test-" + std::to_string(::getpid()) + ".bin");
   std::filesystem::remove(path);
@@ -204,6 +202,40 @@ TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
     softmax(ctx, ctx.tensor({1, 3}, randomValues(3, 4)));
   });
   std::filesystem::remove(path);
+}
+
+// Two Contexts open on one cache file at once (the threads of `vkattn warmup`, two processes):
+// the one that closes last merges what the first saved, so the file holds both one's pipelines.
+TEST(PipelineCache, ContextsClosingInTurnKeepEachOthersPipelines) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vkattn-cache-merge-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto sizeAfter = [](const std::filesystem::path& path, auto&& work) {
+    {
+      Context ctx({.pipelineCache = path});
+      work(ctx);
+    }
+    return std::filesystem::file_size(path);
+  };
+  auto runSoftmax = [](Context& ctx) { softmax(ctx, ctx.tensor({4, 8}, randomValues(32, 1))); };
+  auto runRmsNorm = [](Context& ctx) { rmsNorm(ctx, ctx.tensor({4, 8}, randomValues(32, 2))); };
+  const auto softmaxAlone = sizeAfter(dir / "softmax.bin", runSoftmax);
+  const auto rmsNormAlone = sizeAfter(dir / "rms.bin", runRmsNorm);
+  std::uintmax_t both = 0;
+  {
+    const auto shared = dir / "shared.bin";
+    Context second({.pipelineCache = shared});
+    {
+      Context first({.pipelineCache = shared});
+      runSoftmax(first);
+    }  // saves the softmax pipelines
+    runRmsNorm(second);
+    second.device().savePipelineCache();
+    both = std::filesystem::file_size(shared);
+  }
+  std::filesystem::remove_all(dir);
+  if (softmaxAlone <= 32 || rmsNormAlone <= 32)
+    GTEST_SKIP() << "this driver writes only the cache header (" << softmaxAlone << " bytes): nothing to merge";
+  EXPECT_GT(both, std::max(softmaxAlone, rmsNormAlone)) << "the second Context kept the first's pipelines";
 }
 
 }  // namespace

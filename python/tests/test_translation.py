@@ -78,3 +78,19 @@ def test_first_run_says_kernels_compile(tmp_path):
     assert "compiling its kernels" in runs[0].stderr and "vkattn warmup" in runs[0].stderr
     assert "compiling" not in runs[1].stderr
     assert runs[0].stdout == runs[1].stdout
+
+
+def test_warmup_fills_the_pipeline_cache(tmp_path):
+    """`vkattn warmup` runs its two lanes of kernels, reports the pipelines it made and the cache
+    file; a translation afterwards finds the cache and gives the same text as without it."""
+    env = dict(os.environ, VKATTN_PIPELINE_CACHE=str(tmp_path / "pipelines.bin"))
+    warmup = subprocess.run([CLI, "warmup"], capture_output=True, text=True, timeout=600, env=env)
+    assert warmup.returncode == 0, warmup.stderr
+    assert "7/7 done" in warmup.stderr
+    created = int(warmup.stdout.split(" pipelines created")[0])
+    assert created >= 10, warmup.stdout
+    assert str(tmp_path / "pipelines.bin") in warmup.stdout and (tmp_path / "pipelines.bin").is_file()
+    after = subprocess.run([CLI, "translate", "Good morning."], capture_output=True, text=True, timeout=300, env=env)
+    plain = subprocess.run([CLI, "translate", "Good morning."], capture_output=True, text=True, timeout=300)
+    assert after.returncode == 0 and "compiling" not in after.stderr, after.stderr
+    assert after.stdout == plain.stdout

@@ -200,8 +200,20 @@ Device::~Device() {
 
 void Device::savePipelineCache() const {
   if (m_pipelineCachePath.empty() || !m_pipelineCache) return;
-  size_t size = 0;
   VkDevice dev = m_device.get();
+  // What the file holds now joins this cache first: another Context (a thread of `vkattn warmup`,
+  // another process) may have saved since this one read it, and its pipelines must not be lost.
+  if (const std::vector<char> onDisk = readFile(m_pipelineCachePath); !onDisk.empty()) {
+    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    info.initialDataSize = onDisk.size();
+    info.pInitialData = onDisk.data();
+    PipelineCacheHandle saved;
+    if (vkCreatePipelineCache(dev, &info, nullptr, saved.receive(dev)) == VK_SUCCESS) {
+      const VkPipelineCache source = saved.get();
+      vkMergePipelineCaches(dev, m_pipelineCache.get(), 1, &source);  // a failed merge only costs compile time
+    }
+  }
+  size_t size = 0;
   if (vkGetPipelineCacheData(dev, m_pipelineCache.get(), &size, nullptr) != VK_SUCCESS || size == 0) return;
   std::vector<char> data(size);
   if (vkGetPipelineCacheData(dev, m_pipelineCache.get(), &size, data.data()) != VK_SUCCESS) return;

@@ -56,8 +56,9 @@ class Device {
   uint32_t timestampValidBits() const noexcept { return m_timestampValidBits; }
 
   void savePipelineCache() const;
-  // True when a pipeline cache file was read and the driver took it: kernels compiled by an
-  // earlier run (or `vkattn warmup`) are not compiled again.
+  // True when a pipeline cache file for this device existed (an earlier run or `vkattn warmup`
+  // wrote it) and the driver took it. Some drivers (lavapipe) keep their compiled code in a cache
+  // of their own and write only a header here; the file still marks a device used before.
   bool pipelineCacheLoaded() const noexcept { return m_pipelineCacheLoaded; }
 
   // After VK_ERROR_DEVICE_LOST nothing more may run on this device: every later use throws
