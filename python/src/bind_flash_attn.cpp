@@ -246,20 +246,75 @@ py::array cacheArray(const py::object& value, const std::string& name, bool writ
   return a;
 }
 
+// flash-attn's rotary tables: cos and sin (seqlen_ro, rotary_dim / 2), as float32.
+struct RotaryTables {
+  py::array_t<float, py::array::c_style | py::array::forcecast> cos, sin;
+  int64_t rows = 0, half = 0;
+};
+
+RotaryTables rotaryTables(const py::object& cos, const py::object& sin, int64_t headDim) {
+  if (cos.is_none() || sin.is_none()) throw py::value_error("'rotary_cos' and 'rotary_sin' must be given together");
+  RotaryTables t;
+  t.cos = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(cos);
+  t.sin = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(sin);
+  if (!t.cos || !t.sin) throw py::type_error("'rotary_cos'/'rotary_sin' must be float arrays");
+  if (t.cos.ndim() != 2 || t.cos.shape(1) < 1)
+    throw py::value_error("'rotary_cos' must have shape (seqlen_ro, rotary_dim / 2)");
+  if (t.sin.ndim() != 2 || t.sin.shape(0) != t.cos.shape(0) || t.sin.shape(1) != t.cos.shape(1))
+    throw py::value_error("'rotary_sin' must have the shape of 'rotary_cos'");
+  t.rows = t.cos.shape(0);
+  t.half = t.cos.shape(1);
+  if (2 * t.half > headDim)
+    throw py::value_error("'rotary_cos' rotates " + std::to_string(2 * t.half) + " features, more than the head dim " +
+                          std::to_string(headDim));
+  return t;
+}
+
+// flash-attn's rotary embedding of x (B, L, H, D), in float32: row (b, l) turns by table row
+// position(b, l) the pairs (i, i + rotary_dim / 2) (GPT-NeoX) or (2i, 2i + 1) (interleaved, GPT-J)
+// of its first rotary_dim features; the rest stay. Returns a float32 array.
+template <typename Position>
+py::array rotated(const py::object& x, const std::string& name, const RotaryTables& t, bool interleaved,
+                  Position position) {
+  auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(x);
+  if (!a || a.ndim() != 4) throw py::value_error("'" + name + "' must have rank 4 (batch, seqlen, heads, headdim)");
+  py::array_t<float> out(std::vector<py::ssize_t>(a.shape(), a.shape() + 4));
+  const int64_t b = a.shape(0), l = a.shape(1), h = a.shape(2), d = a.shape(3);
+  const float* in = a.data();
+  float* o = out.mutable_data();
+  std::copy_n(in, static_cast<std::size_t>(a.size()), o);
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t li = 0; li < l; ++li) {
+      const int64_t pos = position(bi, li);
+      if (pos >= t.rows)
+        throw py::value_error("'rotary_cos' has " + std::to_string(t.rows) + " rows; sequence " + std::to_string(bi) +
+                              " needs position " + std::to_string(pos));
+      const float* c = t.cos.data() + pos * t.half;
+      const float* s = t.sin.data() + pos * t.half;
+      for (int64_t hi = 0; hi < h; ++hi) {
+        float* row = o + ((bi * l + li) * h + hi) * d;
+        for (int64_t i = 0; i < t.half; ++i) {
+          const int64_t x0 = interleaved ? 2 * i : i, x1 = interleaved ? 2 * i + 1 : i + t.half;
+          const float u = row[x0], v = row[x1];
+          row[x0] = u * c[i] - v * s[i];
+          row[x1] = u * s[i] + v * c[i];
+        }
+      }
+    }
+  return out;
+}
+
 py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, const py::object& vCache,
                                 const py::object& k, const py::object& v, const py::object& rotaryCos,
                                 const py::object& rotarySin, const py::object& cacheSeqlens,
                                 const py::object& cacheBatchIdx, const py::object& cacheLeftpad,
                                 const py::object& blockTable, const py::object& scale, bool causal,
-                                const py::object& window, bool /*rotaryInterleaved*/, const py::object& softcap,
+                                const py::object& window, bool rotaryInterleaved, const py::object& softcap,
                                 const py::object& alibi, const py::object& numSplits, bool returnLse,
                                 const py::object& sinks) {
-  if (!rotaryCos.is_none() || !rotarySin.is_none())
-    throw py::value_error("'rotary_cos'/'rotary_sin' are not supported: apply vkattn.rope to q and k first");
-  if (!cacheLeftpad.is_none()) throw py::value_error("'cache_leftpad' is not supported");
   intArgument(numSplits, "num_splits", 0);  // the key split is chosen per device
   const SizeLimits limits = sizeLimits();
-  const HostArray hq = qkvInput(q, "q", 4, limits);
+  HostArray hq = qkvInput(q, "q", 4, limits);
   const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
   const bool append = !k.is_none() || !v.is_none();
   if (append && (k.is_none() || v.is_none())) throw py::value_error("'k' and 'v' must be given together");
@@ -306,12 +361,26 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   auto slot = [&](int64_t b, int64_t p) {
     return paged ? py::make_tuple(blocks[b][p / kc.shape(1)], p % kc.shape(1)) : py::make_tuple(blocks[b][0], p);
   };
+  const LogitArgs args = logitArgs(py::float_(0.0), scale, causal, window, softcap, alibi, sinks, batch, h, limits);
+  py::object kNew = k;
+  if (!rotaryCos.is_none() || !rotarySin.is_none()) {
+    // As flash-attn: the new keys turn at their cache positions cache_seqlens + t; the queries at
+    // cache_seqlens + t when causal or windowed, else all at cache_seqlens.
+    if (!append) throw py::value_error("'rotary_cos'/'rotary_sin' apply only when new 'k' and 'v' are given");
+    const RotaryTables tables = rotaryTables(rotaryCos, rotarySin, d);
+    const std::vector<int64_t> start = lens;
+    const bool local = causal || args.windowLeft || args.windowRight;
+    kNew = rotated(k, "k", tables, rotaryInterleaved, [&](int64_t b, int64_t t) { return start[b] + t; });
+    hq = qkvInput(rotated(q, "q", tables, rotaryInterleaved,
+                          [&](int64_t b, int64_t t) { return start[b] + (local ? t : 0); }),
+                  "q", 4, limits, hq.dtype);
+  }
   if (append) {  // in place, as flash-attn does: the caller's caches hold the new keys afterwards
-    const HostArray hk = qkvInput(k, "k", 4, limits), hv = qkvInput(v, "v", 4, limits);
+    const HostArray hk = qkvInput(kNew, "k", 4, limits), hv = qkvInput(v, "v", 4, limits);
     if (hk.shape[0] != batch || hk.shape[2] != hkv || hk.shape[3] != d || hv.shape[0] != batch ||
         hv.shape[1] != hk.shape[1] || hv.shape[2] != hkv || hv.shape[3] != dv)
       throw py::value_error("'k'/'v' must have shape (batch, seqlen_new, kv heads, headdim) matching the caches");
-    const py::object kObj = np.attr("asarray")(k), vObj = np.attr("asarray")(v);
+    const py::object kObj = np.attr("asarray")(kNew), vObj = np.attr("asarray")(v);
     for (int64_t b = 0; b < batch; ++b) {
       if (lens[b] + hk.shape[1] > capacity)
         throw py::value_error("appending " + std::to_string(hk.shape[1]) + " keys to sequence " + std::to_string(b) +
@@ -324,26 +393,38 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
       lens[b] += hk.shape[1];
     }
   }
+  // cache_leftpad: sequence b's keys start at cache position leftpad[b]; masks, ALiBi and the
+  // bottom-right alignment count keys from there (flash-attn's definition).
+  std::vector<int64_t> first(static_cast<std::size_t>(batch), 0);
+  if (!cacheLeftpad.is_none()) {
+    const HostArray pad = intInput(cacheLeftpad, "cache_leftpad", limits, 0, capacity);
+    if (pad.shape != Shape{batch}) throw py::value_error("'cache_leftpad' must have shape (" + std::to_string(batch) + ",)");
+    for (int64_t b = 0; b < batch; ++b) {
+      first[b] = static_cast<const int32_t*>(pad.data())[b];
+      if (first[b] > lens[b])
+        throw py::value_error("'cache_leftpad' " + std::to_string(first[b]) + " of sequence " + std::to_string(b) +
+                              " is past its " + std::to_string(lens[b]) + " keys");
+    }
+  }
   // Each sequence's keys gathered into a contiguous [len, Hkv, D] array (from its cache row, or
   // its blocks in table order).
   std::vector<std::optional<HostArray>> keys(static_cast<std::size_t>(batch)), values(keys.size());
   for (int64_t b = 0; b < batch; ++b) {
-    if (lens[b] == 0) continue;
+    if (lens[b] == first[b]) continue;
     py::object kb, vb;
     if (paged) {
       const int64_t used = (lens[b] + kc.shape(1) - 1) / kc.shape(1);
       py::list ids;
       for (int64_t x = 0; x < used; ++x) ids.append(blocks[b][x]);
-      kb = kc[py::array(ids)].attr("reshape")(-1, hkv, d)[py::slice(0, lens[b], 1)];
-      vb = vc[py::array(ids)].attr("reshape")(-1, hkv, dv)[py::slice(0, lens[b], 1)];
+      kb = kc[py::array(ids)].attr("reshape")(-1, hkv, d)[py::slice(first[b], lens[b], 1)];
+      vb = vc[py::array(ids)].attr("reshape")(-1, hkv, dv)[py::slice(first[b], lens[b], 1)];
     } else {
-      kb = kc[py::make_tuple(blocks[b][0], py::slice(0, lens[b], 1))];
-      vb = vc[py::make_tuple(blocks[b][0], py::slice(0, lens[b], 1))];
+      kb = kc[py::make_tuple(blocks[b][0], py::slice(first[b], lens[b], 1))];
+      vb = vc[py::make_tuple(blocks[b][0], py::slice(first[b], lens[b], 1))];
     }
     keys[b] = floatInput(kb, "k_cache", limits, hq.dtype);
     values[b] = floatInput(vb, "v_cache", limits, hq.dtype);
   }
-  const LogitArgs args = logitArgs(py::float_(0.0), scale, causal, window, softcap, alibi, sinks, batch, h, limits);
   auto [out, lse] = onDevice([&](Context& ctx) {
     const DeviceLogitArgs logits(ctx, args);
     Tensor tq = upload(ctx, hq), tout = ctx.tensor({batch, lq, h, dv}, hq.dtype);
@@ -413,8 +494,10 @@ void bindFlashAttn(py::module_& m) {
         "flash-attn's flash_attn_with_kvcache: q (B, Lq, H, D) against a dense cache (B_c, L_max, Hkv, D) "
         "(rows chosen by cache_batch_idx) or a paged one (num_blocks, block_size, Hkv, D) with block_table "
         "(B, max_blocks) int32; cache_seqlens (int or (B,) int32) keys each. New k/v (B, L_new, Hkv, D) are "
-        "appended to the caches in place at cache_seqlens before attending. rotary_cos/sin and cache_leftpad "
-        "are not supported (ValueError).");
+        "appended to the caches in place at cache_seqlens before attending, turned first by rotary_cos/sin "
+        "(seqlen_ro, rotary_dim / 2) when given (q too: at cache_seqlens + t when causal or windowed, else at "
+        "cache_seqlens; rotary_interleaved pairs (2i, 2i+1), else (i, i + rotary_dim/2)). cache_leftpad (B,) "
+        "int32: where each sequence's keys start in the cache.");
 }
 
 }  // namespace vkattn::python

@@ -170,12 +170,86 @@ def test_flash_attn_with_kvcache_paged_and_batch_index(rng):
         np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
 
 
+def rotary_ref(x, cos, sin, positions, interleaved):
+    """flash-attn's apply_rotary_emb in float64: row (b, l) of x (B, L, H, D) turns by table row
+    positions[b, l]; pairs (2i, 2i+1) when interleaved, else (i, i + rotary_dim/2)."""
+    x = np.asarray(x, np.float64).copy()
+    half = cos.shape[1]
+    c = np.asarray(cos, np.float64)[positions][:, :, None, :]  # (B, L, 1, half)
+    s = np.asarray(sin, np.float64)[positions][:, :, None, :]
+    if interleaved:
+        u, v = x[..., 0:2 * half:2].copy(), x[..., 1:2 * half:2].copy()
+        x[..., 0:2 * half:2], x[..., 1:2 * half:2] = u * c - v * s, u * s + v * c
+    else:
+        u, v = x[..., :half].copy(), x[..., half:2 * half].copy()
+        x[..., :half], x[..., half:2 * half] = u * c - v * s, u * s + v * c
+    return x
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+@pytest.mark.parametrize("causal", [True, False])
+def test_flash_attn_with_kvcache_rotary(rng, interleaved, causal):
+    b, lmax, h, hkv, d, new = 3, 24, 4, 2, 32, 3
+    k_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    v_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    seqlens = np.array([5, 0, 17], np.int32)
+    q, k_new, v_new = qkv(rng, b, new, new, h, hkv, d)
+    angle = rng.uniform(0, 2 * np.pi, (lmax, 8))  # rotary_dim 16 of 32: the rest stays
+    cos, sin = np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)
+    out = vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, k_new, v_new, rotary_cos=cos, rotary_sin=sin,
+                                         cache_seqlens=seqlens, causal=causal, rotary_interleaved=interleaved)
+    key_pos = seqlens[:, None] + np.arange(new)[None, :]
+    q_pos = key_pos if causal else np.repeat(seqlens[:, None], new, axis=1)
+    k_ro = rotary_ref(k_new, cos, sin, key_pos, interleaved)
+    q_ro = rotary_ref(q, cos, sin, q_pos, interleaved)
+    for i in range(b):
+        n = seqlens[i] + new
+        np.testing.assert_allclose(k_cache[i, seqlens[i]:n], k_ro[i], atol=1e-6, rtol=1e-6)  # turned keys stored
+        np.testing.assert_array_equal(v_cache[i, seqlens[i]:n], v_new[i])
+        np.testing.assert_array_equal(k_cache[i, seqlens[i]:n, :, 16:], k_new[i, :, :, 16:])
+        ref, _ = flash_ref(q_ro[i:i + 1], k_cache[i:i + 1, :n], v_cache[i:i + 1, :n], causal=causal)
+        np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
+
+
+def test_flash_attn_with_kvcache_leftpad(rng):
+    """cache_leftpad: each sequence's keys start at its pad; the mask, window and ALiBi count from there."""
+    b, lmax, h, hkv, d = 3, 30, 2, 1, 16
+    k_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    v_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    seqlens = np.array([20, 9, 26], np.int32)
+    leftpad = np.array([6, 0, 25], np.int32)
+    q, k_new, v_new = qkv(rng, b, 2, 2, h, hkv, d)
+    alibi = np.array([0.3, 0.1], np.float32)
+    out, lse = vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, k_new, v_new, cache_seqlens=seqlens,
+                                              cache_leftpad=leftpad, causal=True, window_size=(7, -1),
+                                              alibi_slopes=alibi, return_softmax_lse=True)
+    for i in range(b):
+        n = seqlens[i] + 2
+        keys, vals = k_cache[i:i + 1, leftpad[i]:n], v_cache[i:i + 1, leftpad[i]:n]
+        ref, ref_lse = flash_ref(q[i:i + 1], keys, vals, causal=True, window_size=(7, -1), alibi=alibi)
+        np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
+        np.testing.assert_allclose(lse[i], ref_lse[0], atol=2e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="cache_leftpad"):
+        vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=seqlens,
+                                       cache_leftpad=np.array([0, 10, 0], np.int32))
+
+
 def test_flash_attn_with_kvcache_refusals(rng):
     q, k, v = qkv(rng, 1, 1, 4, 2, 2, 8)
     with pytest.raises(ValueError, match="overflows"):
         vkattn.flash_attn_with_kvcache(q, k.copy(), v.copy(), k[:, :1], v[:, :1], cache_seqlens=4)
-    with pytest.raises(ValueError, match="rotary_cos"):
+    with pytest.raises(ValueError, match="rotary_cos"):  # rotary needs new k and v
         vkattn.flash_attn_with_kvcache(q, k, v, rotary_cos=np.ones((4, 4), np.float32))
+    table = np.ones((4, 2), np.float32)
+    with pytest.raises(ValueError, match="rotary_cos.*position"):  # the table is too short for position 4
+        vkattn.flash_attn_with_kvcache(q, np.zeros((1, 8, 2, 8), np.float32), np.zeros((1, 8, 2, 8), np.float32),
+                                       k[:, :1], v[:, :1], rotary_cos=table, rotary_sin=table, cache_seqlens=4)
+    with pytest.raises(ValueError, match="head dim"):  # rotary_dim 10 > 8
+        vkattn.flash_attn_with_kvcache(q, k.copy(), v.copy(), k[:, :1], v[:, :1], rotary_cos=np.ones((8, 5)),
+                                       rotary_sin=np.ones((8, 5)), cache_seqlens=2)
+    with pytest.raises(ValueError, match="rotary_sin"):
+        vkattn.flash_attn_with_kvcache(q, k.copy(), v.copy(), k[:, :1], v[:, :1], rotary_cos=table,
+                                       cache_seqlens=2)
     ro = k.copy()
     ro.setflags(write=False)
     with pytest.raises(ValueError, match="read-only"):
