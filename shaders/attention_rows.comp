@@ -10,10 +10,11 @@
 // ceil(Lk / KEY_BLOCK) iterations, which the runtime keeps below llvmpipe's loop limit.
 // Bindings: 0 q, 1 k, 2 v (ELEM, read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write; any
 // buffer when unused), 5 bias (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status,
-// 9 sinks (f32 [Hq]), 10 ALiBi slopes (f32 [Hq] or [B, Hq]).
+// 9 sinks (f32 [Hq]), 10 ALiBi slopes (f32 [Hq] or [B, Hq]), 11 block table (i32 [B, Lk / PAGE_SIZE],
+// with PAGE_SIZE: a paged K/V cache).
 // Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV (any head dims
-// 1..576), 3-7 mask/lse flags, 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED, 17-20 softcap, sinks, ALiBi). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS
-// rows), flat over x then y.
+// 1..576), 3-7 mask/lse flags, 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED, 17-20 softcap, sinks, ALiBi,
+// 22 PAGE_SIZE). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS rows), flat over x then y.
 // With LANE_KEYS (decode, few query rows) the workgroup's lanes share ROWS rows and take every
 // WG_SIZE-th key block instead, merged with subgroup ops at the end. Its rows are packed across the
 // query heads that share a KV head (GQA): a workgroup owns ROWS of the kvGroup * Lq rows of one
@@ -49,6 +50,19 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
+layout(std430, set = 0, binding = ATTN_BINDING_PAGES) readonly buffer Pages { int pages[]; };
+
+// Element offset of key j's row in K or V (offset and strides `off`, `sB`, `sH`, `sL`; `len`
+// elements bound, head dim D): dense, or through the block table. Block numbers live on the device
+// and are not checked: a row past the buffer is clamped into it, so a bad table reads wrong keys,
+// never outside the buffer.
+uint kvRow(uint off, uint sB, uint sH, uint sL, uint len, uint D, uint b, uint kvh, uint j) {
+  if (PAGE_SIZE == 0u) return off + b * sB + kvh * sH + j * sL;
+  const uint block = uint(max(pages[b * (p.lk / PAGE_SIZE) + j / PAGE_SIZE], 0));
+  const uint row = off + block * sB + kvh * sH + (j % PAGE_SIZE) * sL;
+  const uint last = len - D;
+  return min(row, ALIGNED ? last & ~3u : last);
+}
 
 void main() {
   // The workgroup owns one (batch, head) and WG_SIZE * ROWS consecutive rows; each invocation ROWS
@@ -106,15 +120,15 @@ void main() {
     lo += int(gl_WorkGroupID.z) * chunk;
     hi = min(hi, lo + chunk);
   }
-  const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
-  const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
+  const uint kLen = uint(k.length()), vLen = uint(v.length());
   bool nanScore = false, nanBias = false;
   const int keyStride = int(LANE_KEYS ? WG_SIZE * KEY_BLOCK : KEY_BLOCK);
   for (int j0 = lo + (LANE_KEYS ? int(lane * KEY_BLOCK) : 0); j0 < hi; j0 += keyStride) {
     float s[ROWS * KEY_BLOCK];
     [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
       const int j = j0 + int(kk);
-      const uint kRow = kBase + uint(min(j, hi - 1)) * p.kStrideL;  // clamped: in bounds, masked below
+      // Clamped to a visible key: in bounds, masked below.
+      const uint kRow = kvRow(p.kOffset, p.kStrideB, p.kStrideH, p.kStrideL, kLen, DK, b, kvh, uint(min(j, hi - 1)));
       vec4 dot4[ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = vec4(0.0);
       [[unroll]] for (uint d = 0; d < DK4; ++d) {
@@ -156,7 +170,7 @@ void main() {
       l[r] = sum;
     }
     [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
-      const uint vRow = vBase + uint(min(j0 + int(kk), hi - 1)) * p.vStrideL;
+      const uint vRow = kvRow(p.vOffset, p.vStrideB, p.vStrideH, p.vStrideL, vLen, DV, b, kvh, uint(min(j0 + int(kk), hi - 1)));
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
         const vec4 vv = ALIGNED ? vec4(v4[vRow / 4 + d]) : LOAD_HEAD4(v, vRow, d, DV);
         [[unroll]] for (uint r = 0; r < ROWS; ++r)

@@ -2,7 +2,9 @@
 // (odd ones, the MLA pairs 192/128, 320/256, 576/512, V as a view of K), the logit softcap,
 // attention sinks and ALiBi slopes, alone and together with masks, GQA, split-K, decode and f16;
 // the fragment kernel (emulated) on the same features, and the stated refusals.
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <tuple>
 
@@ -297,6 +299,126 @@ TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {
   EXPECT_EQ(invalidArgumentOf([&] { attentionWeights(c, q, k, {}, {.sinks = sinks.view()}); }), "sinks");
   Tensor slopesI32 = Tensor::fromHostInt(c.device(), {4}, std::vector<int32_t>(4, 1));
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.alibiSlopes = slopesI32.view()}); }), "alibiSlopes");
+}
+
+// A paged copy of `in`'s dense K/V ([B, Hkv, Lk, D], Lk = maxBlocks * blockSize): the blocks of
+// every sequence scattered over a cache in flash-attn's layout [numBlocks, blockSize, Hkv, D]
+// (shuffled, with spare blocks of large values that must never be read), read through
+// in.kRead / in.vRead; returns the i32 [B, maxBlocks] block table.
+Tensor pageInputs(Context& ctx, const AttentionProblem& pr, Inputs& in, std::size_t blockSize, DType dtype,
+                  uint64_t seed) {
+  const std::size_t maxBlocks = pr.lk / blockSize, used = pr.batch * maxBlocks, numBlocks = used + 3;
+  std::vector<int32_t> order(numBlocks);
+  for (std::size_t x = 0; x < numBlocks; ++x) order[x] = static_cast<int32_t>(x);
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<int32_t> table(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(used));
+  auto scatter = [&](const std::vector<float>& dense, std::size_t d) {
+    std::vector<float> cache(numBlocks * blockSize * pr.headsKv * d, 900.0f);
+    for (std::size_t b = 0; b < pr.batch; ++b)
+      for (std::size_t h = 0; h < pr.headsKv; ++h)
+        for (std::size_t j = 0; j < pr.lk; ++j) {
+          const auto block = static_cast<std::size_t>(table[b * maxBlocks + j / blockSize]);
+          std::copy_n(dense.begin() + static_cast<std::ptrdiff_t>(((b * pr.headsKv + h) * pr.lk + j) * d), d,
+                      cache.begin() + static_cast<std::ptrdiff_t>(((block * blockSize + j % blockSize) * pr.headsKv + h) * d));
+        }
+    const auto n = static_cast<int64_t>(numBlocks), bs = static_cast<int64_t>(blockSize);
+    return ctx.tensor({n, bs, static_cast<int64_t>(pr.headsKv), static_cast<int64_t>(d)}, cache, dtype);
+  };
+  const std::vector<int> bhld = {0, 2, 1, 3};
+  in.tk = scatter(in.k, pr.dk);
+  in.tv = scatter(in.v, pr.dv);
+  in.kRead = in.tk.view().permuted(bhld);
+  in.vRead = in.tv.view().permuted(bhld);
+  return Tensor::fromHostInt(ctx.device(), {static_cast<int64_t>(pr.batch), static_cast<int64_t>(maxBlocks)}, table);
+}
+
+TEST_F(VkattnTest, AttentionReadsAPagedCache) {
+  // Decode (one and three rows, GQA packing) and a prompt of 12 rows over a paged cache: key
+  // lengths that end inside a block, bottom-right causal windows, sinks and ALiBi, automatic and
+  // explicit key splits; f32, f16 and a head dim that is not a multiple of 4 (scalar loads).
+  struct Case {
+    std::size_t lq, blockSize, blocks, dk;
+    DType dtype;
+  };
+  for (const Case& c : {Case{1, 16, 5, 64, DType::F32}, Case{3, 8, 9, 32, DType::F32}, Case{12, 8, 7, 30, DType::F32},
+                        Case{1, 32, 4, 64, DType::F16}}) {
+    SCOPED_TRACE("lq " + std::to_string(c.lq) + ", block " + std::to_string(c.blockSize) + ", dk " +
+                 std::to_string(c.dk) + ", " + toString(c.dtype));
+    auto pr = problem(3, 8, 2, c.lq, c.blocks * c.blockSize, c.dk, c.dk);
+    pr.causal = true;
+    pr.bottomRight = true;
+    pr.alignToKeyLengths = c.lq != 3;  // each sequence's own last key, as flash-attn's cache_seqlens
+    pr.windowLeft = 40;
+    std::vector<int32_t> lens = {static_cast<int32_t>(pr.lk), static_cast<int32_t>(pr.lk / 2 + 3), 1};
+    pr.keyLengths = &lens;
+    Tensor tLens = Tensor::fromHostInt(ctx().device(), {3}, lens);
+    AttentionOptions o = optionsFor(pr);
+    o.keyLengths = tLens.view();
+    HeadTerms terms;
+    addHeadTerms(ctx(), pr, o, terms, true, true);
+    Inputs in = makeInputs(ctx(), pr, c.dtype, 610 + c.lq);
+    const Tensor table = pageInputs(ctx(), pr, in, c.blockSize, c.dtype, 611);
+    o.blockTable = table.view();
+    for (uint32_t splits : {0u, 3u}) {
+      SCOPED_TRACE("key splits " + std::to_string(splits));
+      AttentionOptions s = o;
+      s.keySplits = splits;
+      check(ctx(), Path::Rows, pr, in, s, c.dtype);
+    }
+  }
+}
+
+TEST_F(VkattnTest, AttentionAlignsToEachKeyLength) {
+  // BottomRightOfKeyLengths: a batch of caches of different lengths, each sequence's last query at
+  // its own last key (causal, and a window), on every path; decode too.
+  for (std::size_t lq : {5u, 1u}) {
+    SCOPED_TRACE("lq " + std::to_string(lq));
+    auto pr = problem(3, 4, 2, lq, 40, 32, 32);
+    pr.causal = true;
+    pr.bottomRight = true;
+    pr.alignToKeyLengths = true;
+    pr.windowLeft = 6;
+    std::vector<int32_t> lens = {40, 17, 3};
+    pr.keyLengths = &lens;
+    Tensor tLens = Tensor::fromHostInt(ctx().device(), {3}, lens);
+    AttentionOptions o = optionsFor(pr);
+    o.keyLengths = tLens.view();
+    Inputs in = makeInputs(ctx(), pr, DType::F32, 630 + lq);
+    std::vector<Path> paths = pathsOf(Family::Fused);
+    if (emulatedFragmentsRun(ctx())) paths.push_back(Path::CoopmatEmulated);
+    checkPaths(ctx(), paths, pr, in, o);
+  }
+  Tensor q = ctx().tensor({1, 1, 2, 8}, randomValues(16, 1)), k = ctx().tensor({1, 1, 4, 8}, randomValues(32, 2));
+  EXPECT_EQ(invalidArgumentOf([&] { attention(ctx(), q, k, k, {.alignment = MaskAlignment::BottomRightOfKeyLengths}); }),
+            "alignment");
+}
+
+TEST_F(VkattnTest, AttentionPagedCacheRefusals) {
+  Context& c = ctx();
+  Tensor q = c.tensor({2, 4, 3, 16}, randomValues(2 * 4 * 3 * 16, 620));
+  Tensor cache = c.tensor({6, 2, 8, 16}, randomValues(6 * 2 * 8 * 16, 621));
+  Tensor table = Tensor::fromHostInt(c.device(), {2, 3}, std::vector<int32_t>{0, 1, 2, 3, 4, 5});
+  const AttentionOptions paged{.blockTable = table.view()};
+  Tensor out = attention(c, q, cache, cache, paged);  // the rows kernel, picked for any Lq
+  EXPECT_EQ(out.shape(), (Shape{2, 4, 3, 16}));
+  for (AttentionVariant variant : {AttentionVariant::Tiled, AttentionVariant::CoopmatEmulated}) {
+    AttentionOptions o = paged;
+    o.variant = variant;
+    try {
+      attention(c, q, cache, cache, o);
+      ADD_FAILURE() << toString(variant) << " took a paged cache";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("blockTable"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(attentionNaive(c, q, cache, cache, paged), Unsupported);
+  Tensor wrongBatch = Tensor::fromHostInt(c.device(), {3, 2}, std::vector<int32_t>(6, 0));
+  Tensor f32Table = c.tensor({2, 3});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, cache, cache, {.blockTable = wrongBatch.view()}); }), "blockTable");
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, cache, cache, {.blockTable = f32Table.view()}); }), "blockTable");
+  Tensor fewerBlocks = c.tensor({5, 2, 8, 16});
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, cache, fewerBlocks, paged); }), "v");
 }
 
 }  // namespace

@@ -304,6 +304,99 @@ py::array rotated(const py::object& x, const std::string& name, const RotaryTabl
   return out;
 }
 
+// out (B, Lq, H, Dv) and lse (B, H, Lq) of flash_attn_with_kvcache.
+using CacheResult = std::pair<HostResult, HostResult>;
+
+// The whole batch in one call on the caches as they are: dense rows (those of cache_batch_idx,
+// in batch order) or the paged cache with its block table, read by the kernel; each sequence's
+// length as keyLengths, its causal diagonal and windows ending at its own last key.
+CacheResult attendCache(const HostArray& hq, const py::array& kc, const py::array& vc,
+                        const std::vector<std::vector<int64_t>>& blocks, const std::vector<int64_t>& lens, bool paged,
+                        const LogitArgs& args, const SizeLimits& limits) {
+  const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2], dv = vc.shape(3);
+  py::object kRows = kc, vRows = vc;
+  std::vector<int32_t> table;
+  if (paged) {
+    for (const auto& row : blocks)
+      for (int64_t block : row) table.push_back(static_cast<int32_t>(block));
+  } else {
+    py::list rows;
+    for (const auto& row : blocks) rows.append(row[0]);
+    kRows = kc[py::array(rows)];
+    vRows = vc[py::array(rows)];
+  }
+  const HostArray hk = floatInput(kRows, "k_cache", limits, hq.dtype), hv = floatInput(vRows, "v_cache", limits, hq.dtype);
+  std::vector<int32_t> lengths(lens.begin(), lens.end());
+  return onDevice([&](Context& ctx) {
+    const DeviceLogitArgs logits(ctx, args);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tLens = Tensor::fromHostInt(ctx.device(), {batch}, lengths);
+    Tensor tout = ctx.tensor({batch, lq, h, dv}, hq.dtype), tlse = ctx.tensor({batch, h, lq});
+    std::optional<Tensor> tTable;
+    AttentionOptions o = logits.options(std::nullopt);
+    o.alignment = MaskAlignment::BottomRightOfKeyLengths;
+    o.keyLengths = tLens.view();
+    o.lse = tlse.view();
+    if (paged) {
+      tTable = Tensor::fromHostInt(ctx.device(), {batch, static_cast<int64_t>(blocks.front().size())}, table);
+      o.blockTable = tTable->view();
+    }
+    const std::vector<int> bhld = {0, 2, 1, 3};
+    attention(ctx, tq.view().permuted(bhld), tk.view().permuted(bhld), tv.view().permuted(bhld),
+              tout.view().permuted(bhld), o);
+    return CacheResult{download(tout), download(tlse)};
+  });
+}
+
+// Dense caches with left padding: sequence b's keys are [first[b], lens[b]) of its cache row,
+// one attention call each (all in one submission).
+CacheResult attendEachSequence(const HostArray& hq, const py::array& kc, const py::array& vc,
+                               const std::vector<std::vector<int64_t>>& blocks, const std::vector<int64_t>& lens,
+                               const std::vector<int64_t>& first, const LogitArgs& args, const SizeLimits& limits) {
+  const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2], d = hq.shape[3], dv = vc.shape(3);
+  std::vector<std::optional<HostArray>> keys(static_cast<std::size_t>(batch)), values(keys.size());
+  for (int64_t b = 0; b < batch; ++b) {
+    if (lens[b] == first[b]) continue;
+    const py::tuple at = py::make_tuple(blocks[b][0], py::slice(first[b], lens[b], 1));
+    keys[b] = floatInput(kc[at], "k_cache", limits, hq.dtype);
+    values[b] = floatInput(vc[at], "v_cache", limits, hq.dtype);
+  }
+  return onDevice([&](Context& ctx) {
+    const DeviceLogitArgs logits(ctx, args);
+    Tensor tq = upload(ctx, hq), tout = ctx.tensor({batch, lq, h, dv}, hq.dtype);
+    HostResult hostLse{{batch, h, lq}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(batch * h * lq) * 4)};
+    auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
+    std::vector<int64_t> empty;
+    // Each sequence's keys, values and [1, H, Lq] lse, alive until the one submission has run.
+    std::vector<std::pair<int64_t, std::array<Tensor, 3>>> seqs;
+    Batch work(ctx);
+    for (int64_t b = 0; b < batch; ++b) {
+      if (!keys[b]) {
+        empty.push_back(b);
+        continue;
+      }
+      auto& [tk, tv, seqLse] =
+          seqs.emplace_back(b, std::array{upload(ctx, *keys[b]), upload(ctx, *values[b]), ctx.tensor({1, h, lq})})
+              .second;
+      AttentionOptions o = logits.options(b);
+      o.lse = seqLse.view();
+      attention(ctx, oneSequence(tq.view().sliced(0, b, 1).reshaped({lq, h, d})), oneSequence(tk.view()),
+                oneSequence(tv.view()), oneSequence(tout.view().sliced(0, b, 1).reshaped({lq, h, dv})), o);
+    }
+    work.submit();
+    for (const auto& [b, tensors] : seqs) {
+      const std::vector<float> rows = tensors[2].download();
+      std::copy(rows.begin(), rows.end(), lseAt + b * h * lq);
+    }
+    HostResult hostOut = download(tout);
+    for (int64_t b : empty) {
+      fillEmpty(hostOut, b * lq, lq, h * dv);
+      for (int64_t hh = 0; hh < h; ++hh) std::fill_n(lseAt + (b * h + hh) * lq, lq, sinkOrNone(args, hh));
+    }
+    return CacheResult{std::move(hostOut), std::move(hostLse)};
+  });
+}
+
 py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, const py::object& vCache,
                                 const py::object& k, const py::object& v, const py::object& rotaryCos,
                                 const py::object& rotarySin, const py::object& cacheSeqlens,
@@ -315,7 +408,7 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   intArgument(numSplits, "num_splits", 0);  // the key split is chosen per device
   const SizeLimits limits = sizeLimits();
   HostArray hq = qkvInput(q, "q", 4, limits);
-  const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
+  const int64_t batch = hq.shape[0], h = hq.shape[2];
   const bool append = !k.is_none() || !v.is_none();
   if (append && (k.is_none() || v.is_none())) throw py::value_error("'k' and 'v' must be given together");
   py::array kc = cacheArray(kCache, "k_cache", append), vc = cacheArray(vCache, "v_cache", append);
@@ -397,6 +490,7 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   // bottom-right alignment count keys from there (flash-attn's definition).
   std::vector<int64_t> first(static_cast<std::size_t>(batch), 0);
   if (!cacheLeftpad.is_none()) {
+    if (paged) throw py::value_error("'cache_leftpad' cannot be combined with 'block_table' (nor can it in flash-attn)");
     const HostArray pad = intInput(cacheLeftpad, "cache_leftpad", limits, 0, capacity);
     if (pad.shape != Shape{batch}) throw py::value_error("'cache_leftpad' must have shape (" + std::to_string(batch) + ",)");
     for (int64_t b = 0; b < batch; ++b) {
@@ -406,61 +500,12 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
                               " is past its " + std::to_string(lens[b]) + " keys");
     }
   }
-  // Each sequence's keys gathered into a contiguous [len, Hkv, D] array (from its cache row, or
-  // its blocks in table order).
-  std::vector<std::optional<HostArray>> keys(static_cast<std::size_t>(batch)), values(keys.size());
-  for (int64_t b = 0; b < batch; ++b) {
-    if (lens[b] == first[b]) continue;
-    py::object kb, vb;
-    if (paged) {
-      const int64_t used = (lens[b] + kc.shape(1) - 1) / kc.shape(1);
-      py::list ids;
-      for (int64_t x = 0; x < used; ++x) ids.append(blocks[b][x]);
-      kb = kc[py::array(ids)].attr("reshape")(-1, hkv, d)[py::slice(first[b], lens[b], 1)];
-      vb = vc[py::array(ids)].attr("reshape")(-1, hkv, dv)[py::slice(first[b], lens[b], 1)];
-    } else {
-      kb = kc[py::make_tuple(blocks[b][0], py::slice(first[b], lens[b], 1))];
-      vb = vc[py::make_tuple(blocks[b][0], py::slice(first[b], lens[b], 1))];
-    }
-    keys[b] = floatInput(kb, "k_cache", limits, hq.dtype);
-    values[b] = floatInput(vb, "v_cache", limits, hq.dtype);
-  }
-  auto [out, lse] = onDevice([&](Context& ctx) {
-    const DeviceLogitArgs logits(ctx, args);
-    Tensor tq = upload(ctx, hq), tout = ctx.tensor({batch, lq, h, dv}, hq.dtype);
-    HostResult hostLse{{batch, h, lq}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(batch * h * lq) * 4)};
-    auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
-    std::vector<int64_t> empty;
-    // Each sequence's keys, values and [1, H, Lq] lse, alive until the one submission has run.
-    std::vector<std::pair<int64_t, std::array<Tensor, 3>>> seqs;
-    Batch work(ctx);
-    for (int64_t b = 0; b < batch; ++b) {
-      if (!keys[b]) {
-        empty.push_back(b);
-        continue;
-      }
-      auto& [tk, tv, seqLse] =
-          seqs.emplace_back(b, std::array{upload(ctx, *keys[b]), upload(ctx, *values[b]), ctx.tensor({1, h, lq})})
-              .second;
-      AttentionOptions o = logits.options(b);
-      o.lse = seqLse.view();
-      attention(ctx, oneSequence(tq.view().sliced(0, b, 1).reshaped({lq, h, d})), oneSequence(tk.view()),
-                oneSequence(tv.view()), oneSequence(tout.view().sliced(0, b, 1).reshaped({lq, h, dv})), o);
-    }
-    work.submit();
-    for (const auto& [b, tensors] : seqs) {
-      const std::vector<float> rows = tensors[2].download();
-      std::copy(rows.begin(), rows.end(), lseAt + b * h * lq);
-    }
-    HostResult hostOut = download(tout);
-    for (int64_t b : empty) {
-      fillEmpty(hostOut, b * lq, lq, h * dv);
-      for (int64_t hh = 0; hh < h; ++hh) std::fill_n(lseAt + (b * h + hh) * lq, lq, sinkOrNone(args, hh));
-    }
-    return std::pair{std::move(hostOut), std::move(hostLse)};
-  });
-  if (!returnLse) return toNumpy(out);
-  return py::make_tuple(toNumpy(out), toNumpy(lse));
+  const bool padded = std::any_of(first.begin(), first.end(), [](int64_t f) { return f > 0; });
+  std::pair<HostResult, HostResult> result = padded
+      ? attendEachSequence(hq, kc, vc, blocks, lens, first, args, limits)
+      : attendCache(hq, kc, vc, blocks, lens, paged, args, limits);
+  if (!returnLse) return toNumpy(result.first);
+  return py::make_tuple(toNumpy(result.first), toNumpy(result.second));
 }
 
 }  // namespace

@@ -168,6 +168,18 @@ def test_flash_attn_with_kvcache_paged_and_batch_index(rng):
     for i in range(2):
         ref, _ = flash_ref(q[i:i + 1], dense_k[idx[i]:idx[i] + 1, :12], dense_v[idx[i]:idx[i] + 1, :12])
         np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
+    # An empty sequence: zeros and lse -inf (a paged one too).
+    out, lse = vkattn.flash_attn_with_kvcache(q, dense_k, dense_v, cache_seqlens=np.array([12, 0], np.int32),
+                                              cache_batch_idx=idx, causal=True, return_softmax_lse=True)
+    assert np.all(out[1] == 0) and np.all(np.isneginf(lse[1]))
+    ref, _ = flash_ref(q[:1], dense_k[idx[0]:idx[0] + 1, :12], dense_v[idx[0]:idx[0] + 1, :12], causal=True)
+    np.testing.assert_allclose(out[0], ref[0], atol=ATOL, rtol=RTOL)
+    out = vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=np.array([0, 9], np.int32),
+                                         block_table=table)
+    assert np.all(out[0] == 0)
+    keys, vals = k_cache[table[1]].reshape(-1, hkv, d)[:9], v_cache[table[1]].reshape(-1, hkv, d)[:9]
+    ref, _ = flash_ref(q[1:2], keys[None], vals[None])
+    np.testing.assert_allclose(out[1], ref[0], atol=ATOL, rtol=RTOL)
 
 
 def rotary_ref(x, cos, sin, positions, interleaved):

@@ -18,8 +18,9 @@ std::size_t maskIndex(const std::size_t dims[3], std::size_t lk, std::size_t b, 
 
 bool attentionKeyVisible(const AttentionProblem& pr, std::size_t b, std::size_t i, std::size_t j) {
   if (pr.keyLengths && static_cast<int64_t>(j) >= (*pr.keyLengths)[b]) return false;
-  const int64_t diag =
-      static_cast<int64_t>(i) + (pr.bottomRight ? static_cast<int64_t>(pr.lk) - static_cast<int64_t>(pr.lq) : 0);
+  const auto lk = static_cast<int64_t>(pr.lk);
+  const int64_t keys = pr.alignToKeyLengths && pr.keyLengths ? std::clamp<int64_t>((*pr.keyLengths)[b], 0, lk) : lk;
+  const int64_t diag = static_cast<int64_t>(i) + (pr.bottomRight ? keys - static_cast<int64_t>(pr.lq) : 0);
   const int64_t rel = static_cast<int64_t>(j) - diag;
   if (pr.causal && rel > 0) return false;
   if (pr.windowRight && rel > *pr.windowRight) return false;

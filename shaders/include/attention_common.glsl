@@ -43,6 +43,12 @@ layout(constant_id = ATTN_SPEC_ALIBI_STRIDE_B) const uint ALIBI_STRIDE_B = 0;
 // Tiled kernel: consecutive lanes of a subgroup that share one query row, each holding every
 // ROW_LANES-th vec4 word of its q and output (a power of two dividing both DK4 and DV4).
 layout(constant_id = ATTN_SPEC_ROW_LANES) const uint ROW_LANES = 1;
+// Rows kernel: K and V are a paged cache [blocks, Hkv, PAGE_SIZE, D]; key j of batch b is row
+// j % PAGE_SIZE of block pages[b][j / PAGE_SIZE]. 0: K and V are [B, Hkv, Lk, D].
+layout(constant_id = ATTN_SPEC_PAGE_SIZE) const uint PAGE_SIZE = 0;
+// Causal masks and windows hang from i + keyLens[b] - Lq (each batch's own last key) instead of
+// i + p.diagShift (needs HAS_KEYLEN).
+layout(constant_id = ATTN_SPEC_ALIGN_KEYLEN) const bool ALIGN_KEYLEN = false;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4
@@ -80,6 +86,12 @@ layout(std430, set = 0, binding = ATTN_ALIBI_BINDING) readonly buffer Alibi { fl
     if (4 * (word_) + 3 < (D)) buf[(row) + 4 * (word_) + 3] = TO_ELEM((value_).w);            \
   }
 
+// Keys batch b really has: Lk, or its key length clamped to [0, Lk].
+int keyCount(uint b) { return HAS_KEYLEN ? clamp(keyLens[b], 0, int(p.lk)) : int(p.lk); }
+
+// Where row i's diagonal is: key i + diagShift(b).
+int diagShift(uint b) { return ALIGN_KEYLEN ? keyCount(b) - int(p.lq) : p.diagShift; }
+
 // Keys [lo, hi) that rows first..last of batch b can see at all (before keep-mask and bias).
 // Empty when hi <= lo.
 void keyRange(uint b, uint first, uint last, out int lo, out int hi) {
@@ -87,8 +99,8 @@ void keyRange(uint b, uint first, uint last, out int lo, out int hi) {
   hi = int(p.lk);
   if (HAS_KEYLEN) hi = min(hi, keyLens[b]);
   if (HAS_BAND) {
-    lo = max(lo, int(first) + p.diagShift - p.windowLeft);
-    hi = min(hi, int(last) + p.diagShift + p.windowRight + 1);
+    lo = max(lo, int(first) + diagShift(b) - p.windowLeft);
+    hi = min(hi, int(last) + diagShift(b) + p.windowRight + 1);
   }
 }
 
@@ -96,7 +108,7 @@ void keyRange(uint b, uint first, uint last, out int lo, out int hi) {
 bool keyVisible(uint b, uint h, uint i, int j, int lo, int hi) {
   if (j < lo || j >= hi) return false;
   if (HAS_BAND) {
-    int rel = j - (int(i) + p.diagShift);
+    int rel = j - (int(i) + diagShift(b));
     if (rel < -p.windowLeft || rel > p.windowRight) return false;
   }
   if (HAS_KEEP) {
@@ -114,9 +126,6 @@ float stableTanh(float x) {
   const float e = exp(-2.0 * abs(x));
   return sign(x) * (1.0 - e) / (1.0 + e);
 }
-
-// Keys batch b really has: Lk, or its key length clamped to [0, Lk].
-int keyCount(uint b) { return HAS_KEYLEN ? clamp(keyLens[b], 0, int(p.lk)) : int(p.lk); }
 
 // A visible key's logit after softcap and ALiBi, in the kernels' log2 units (s = logit * log2(e)).
 // ALiBi follows FlashAttention: -slope * |i + Lk - Lq - j| with Lk the batch's key count, whatever

@@ -55,6 +55,8 @@
 #define ATTN_SPEC_HAS_ALIBI 19      // bool: -slope * |i + Lk - Lq - j| added to the logits
 #define ATTN_SPEC_ALIBI_STRIDE_B 20 // uint: slopes per batch (Hq: [B, Hq] slopes; 0: [Hq] shared)
 #define ATTN_SPEC_ROW_LANES 21      // uint: tiled kernel, lanes sharing one query row's head dim (1, 2, 4, 8)
+#define ATTN_SPEC_PAGE_SIZE 22      // uint: rows kernel, keys per block of a paged K/V cache (0: dense K/V)
+#define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp
@@ -141,7 +143,8 @@
 #define ATTN_BINDING_STATUS 8
 #define ATTN_BINDING_SINKS 9   // f32 [Hq]
 #define ATTN_BINDING_ALIBI 10  // f32 [Hq] or [B, Hq]
-#define ATTN_BINDING_COUNT 11
+#define ATTN_BINDING_PAGES 11  // i32 [B, Lk / PAGE_SIZE]: the cache block of each page of keys (rows kernel)
+#define ATTN_BINDING_COUNT 12
 
 // attention_scores.comp (logits of the chosen heads)
 #define ATTN_SCORES_BINDING_Q 0

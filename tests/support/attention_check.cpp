@@ -81,7 +81,9 @@ AttentionOptions optionsFor(const AttentionProblem& pr) {
   AttentionOptions o;
   o.scale = static_cast<float>(pr.scale);
   o.causal = pr.causal;
-  o.alignment = pr.bottomRight ? MaskAlignment::BottomRight : MaskAlignment::TopLeft;
+  o.alignment = !pr.bottomRight         ? MaskAlignment::TopLeft
+                : pr.alignToKeyLengths ? MaskAlignment::BottomRightOfKeyLengths
+                                       : MaskAlignment::BottomRight;
   o.windowLeft = pr.windowLeft;
   o.windowRight = pr.windowRight;
   o.softcap = static_cast<float>(pr.softcap);
@@ -111,7 +113,7 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
     o.variant = variantOf(path);
     lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
     o.lse = lse.view();
-    out = attention(ctx, in.tq, in.tk, in.tv, o);
+    out = attention(ctx, in.tq, in.kRead ? *in.kRead : in.tk.view(), in.vRead ? *in.vRead : in.tv.view(), o);
   }
   const bool f16 = dtype == DType::F16;
   const auto got = out.download();

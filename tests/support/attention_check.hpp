@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ std::vector<Path> pathsOf(Family family, bool naive = true);
 struct Inputs {
   std::vector<float> q, k, v;
   Tensor tq, tk, tv;
+  // What the fused paths read instead of tk and tv when set: views of a paged cache (the host k
+  // and v stay the dense reference inputs).
+  std::optional<TensorView> kRead, vRead;
 };
 
 // q, k, v uniform in [-range, range] (rounded to f16 values for f16), on the host and the device.

@@ -235,7 +235,13 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     detail::checkLse(plan, *options.lse);
     lseBuffer = options.lse->buffer;
   }
-  const AttentionVariant variant = attentionVariantFor(ctx, options.variant, plan.lq);
+  // A paged cache is read by the rows kernel only, which Auto then picks for any query count.
+  const AttentionVariant variant = plan.pageSize && options.variant == AttentionVariant::Auto
+                                       ? AttentionVariant::Rows
+                                       : attentionVariantFor(ctx, options.variant, plan.lq);
+  if (plan.pageSize && variant != AttentionVariant::Rows)
+    throw Unsupported(std::string("argument 'blockTable': a paged K/V cache is read by the rows kernel only, not the ") +
+                      toString(variant) + " variant");
   const bool rows = variant == AttentionVariant::Rows;
   const bool emulated = variant == AttentionVariant::CoopmatEmulated;
   const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
@@ -297,7 +303,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                 {ATTN_BINDING_KEYLEN, plan.keyLengths},
                 {ATTN_BINDING_STATUS, status.buffer},
                 {ATTN_BINDING_SINKS, plan.sinks},
-                {ATTN_BINDING_ALIBI, plan.alibi}},
+                {ATTN_BINDING_ALIBI, plan.alibi},
+                {ATTN_BINDING_PAGES, plan.pages}},
                plan.params, groups);
   if (shape.split) {
     AttentionKernelShape combine;

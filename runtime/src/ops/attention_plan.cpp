@@ -94,12 +94,30 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   plan.lk = k.dim(2);
   plan.dv = v.dim(3);
   const std::string kShape = toString(k.shape), vShape = toString(v.shape);
-  if (k.dim(0) != plan.batch)
-    throw InvalidArgument("k", "batch of shape " + kShape + " differs from q's " + toString(q.shape));
-  if (v.dim(0) != plan.batch)
-    throw InvalidArgument("v", "batch of shape " + vShape + " differs from q's " + toString(q.shape));
+  if (o.blockTable) {
+    // k and v are [numBlocks, Hkv, blockSize, D]; the table [B, maxBlocks] gives each sequence's
+    // blocks, so the key range is maxBlocks * blockSize.
+    const TensorView& table = *o.blockTable;
+    requireTensor("blockTable", table);
+    requireDtype("blockTable", table, {DType::I32});
+    requireContiguous("blockTable", table);
+    requireRank("blockTable", table, 2, 2);
+    if (table.dim(0) != plan.batch || table.dim(1) < 1)
+      throw InvalidArgument("blockTable", "shape " + toString(table.shape) + " must be [" +
+                                              std::to_string(plan.batch) + " (q's batch), blocks per sequence >= 1]");
+    if (v.dim(0) != k.dim(0))
+      throw InvalidArgument("v", "cache blocks of shape " + vShape + " differ from k's " + kShape);
+    plan.pageSize = checkedU32("k", k.dim(2));
+    plan.lk = table.dim(1) * k.dim(2);
+    plan.pages = table.buffer;
+  } else {
+    if (k.dim(0) != plan.batch)
+      throw InvalidArgument("k", "batch of shape " + kShape + " differs from q's " + toString(q.shape));
+    if (v.dim(0) != plan.batch)
+      throw InvalidArgument("v", "batch of shape " + vShape + " differs from q's " + toString(q.shape));
+  }
   if (v.dim(1) != plan.headsKv) throw InvalidArgument("v", "heads of shape " + vShape + " differ from k's " + kShape);
-  if (v.dim(2) != plan.lk) throw InvalidArgument("v", "length of shape " + vShape + " differs from k's " + kShape);
+  if (v.dim(2) != k.dim(2)) throw InvalidArgument("v", "length of shape " + vShape + " differs from k's " + kShape);
   if (k.dim(3) != plan.dk)
     throw InvalidArgument("k", "head dim " + std::to_string(k.dim(3)) + " differs from q's " + std::to_string(plan.dk));
   if (plan.headsQ % plan.headsKv != 0)
@@ -139,6 +157,9 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   if (o.causal) right = 0;
   plan.hasBand = o.causal || o.windowLeft || o.windowRight;
   p.diagShift = o.alignment == MaskAlignment::BottomRight ? static_cast<int32_t>(plan.lk - plan.lq) : 0;
+  plan.alignToKeyLengths = o.alignment == MaskAlignment::BottomRightOfKeyLengths;
+  if (plan.alignToKeyLengths && !o.keyLengths)
+    throw InvalidArgument("alignment", "BottomRightOfKeyLengths needs keyLengths");
   p.windowLeft = static_cast<int32_t>(left);
   p.windowRight = static_cast<int32_t>(right);
 
@@ -166,6 +187,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
     throw InvalidArgument("softcap", "must be finite and >= 0 (0 turns it off), got " + std::to_string(o.softcap));
   plan.softcap = o.softcap;
   plan.sinks = plan.alibi = q.buffer;
+  if (!plan.pages) plan.pages = q.buffer;
   if (o.sinks) {
     requireHeadVector(ctx, plan, "sinks", *o.sinks, false);
     plan.sinks = o.sinks->buffer;
@@ -228,7 +250,9 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_HAS_SINKS, plan.hasSinks)
       .set(ATTN_SPEC_HAS_ALIBI, plan.hasAlibi)
       .set(ATTN_SPEC_ALIBI_STRIDE_B, plan.alibiStrideB)
-      .set(ATTN_SPEC_ROW_LANES, shape.rowLanes);
+      .set(ATTN_SPEC_ROW_LANES, shape.rowLanes)
+      .set(ATTN_SPEC_PAGE_SIZE, plan.pageSize)
+      .set(ATTN_SPEC_ALIGN_KEYLEN, plan.alignToKeyLengths);
   return c;
 }
 

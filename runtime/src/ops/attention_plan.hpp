@@ -21,6 +21,7 @@ struct AttentionPlan {
   int64_t batch = 0, headsQ = 0, headsKv = 0, lq = 0, lk = 0, dk = 0, dv = 0;
   DType dtype = DType::F32;
   bool hasBand = false;
+  bool alignToKeyLengths = false;  // MaskAlignment::BottomRightOfKeyLengths
   bool kvAligned = false;  // every K and V row starts at a multiple of 4 elements (vec4 loads)
   // Optional inputs; q's buffer stands in for an absent one (the kernel never reads it).
   const Buffer* bias = nullptr;
@@ -28,6 +29,8 @@ struct AttentionPlan {
   const Buffer* keyLengths = nullptr;
   const Buffer* sinks = nullptr;
   const Buffer* alibi = nullptr;
+  const Buffer* pages = nullptr;
+  uint32_t pageSize = 0;  // keys per cache block of a paged K/V (0: dense)
   bool hasBias = false, hasKeep = false, hasKeyLengths = false, hasSinks = false, hasAlibi = false;
   float softcap = 0.0f;
   uint32_t alibiStrideB = 0;  // slopes per batch: Hq for [B, Hq] slopes, 0 for [Hq]

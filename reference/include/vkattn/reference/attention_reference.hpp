@@ -15,6 +15,9 @@ struct AttentionProblem {
   double scale = 0.25;
   bool causal = false;
   bool bottomRight = false;
+  // With bottomRight: the diagonal ends at each batch's last key (i + Lk_b - Lq, Lk_b its key
+  // length clamped to [0, lk]) instead of the tensor's (i + lk - lq).
+  bool alignToKeyLengths = false;
   std::optional<int64_t> windowLeft, windowRight;
   // Masks as [mb, mh, ml, lk] with each of mb, mh, ml either 1 (broadcast) or full.
   const std::vector<float>* bias = nullptr;

@@ -23,6 +23,10 @@ namespace vkattn {
 enum class MaskAlignment {
   TopLeft,      // query i sees keys j <= i (PyTorch is_causal)
   BottomRight,  // query i sees keys j <= i + (Lk - Lq): the last query is the newest token (decode with a KV cache)
+  // Query i of batch b sees keys j <= i + (keyLengths[b] - Lq): each sequence's last query is its
+  // own newest token (a batch of caches of different lengths, flash-attn's cache_seqlens). Needs
+  // keyLengths.
+  BottomRightOfKeyLengths,
 };
 
 // Fused kernel families: Rows (several query rows per invocation, no shared memory, no
@@ -68,6 +72,14 @@ struct AttentionOptions {
   // f32 [Hq] or [B, Hq], contiguous: ALiBi adds -slope * |i + Lk_b - Lq - j| to the scaled
   // (softcapped) logits, Lk_b the batch's key count (keyLengths), whatever the mask alignment.
   std::optional<TensorView> alibiSlopes;
+  // Paged K/V cache: i32 [B, maxBlocks], contiguous. k and v are then [numBlocks, Hkv, blockSize,
+  // D] views of the cache (flash-attn's [numBlocks, blockSize, Hkv, D] through permuted), and key j
+  // of batch b is row j % blockSize of block blockTable[b][j / blockSize], so Lk = maxBlocks *
+  // blockSize (keyLengths give each sequence its own length). The block numbers stay on the device
+  // and are not checked: one past the cache reads some other row of it, never outside the buffer.
+  // The rows kernel reads the pages itself (Auto picks it for any Lq); the tiled and fragment
+  // kernels and the naive path refuse it.
+  std::optional<TensorView> blockTable;
   // Output, f32 [B, Hq, Lq], contiguous: natural log of sum_j exp(scaled, masked logits);
   // -inf for a row whose keys are all masked (its output row is zeros).
   std::optional<TensorView> lse;
