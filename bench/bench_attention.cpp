@@ -1,7 +1,8 @@
 // Attention throughput in GFLOP/s (2·(Dk + Dv) per visible query/key pair: a causal prefill
 // counts half the pairs, a causal decode step all of them), each case verified against the
 // double-precision reference first, and reported as a ratio to the project's naive three-pass
-// path (S = QKᵀ to memory, softmax, SV) timed in the same process. The measuring code is
+// path (S = QKᵀ to memory, softmax, SV) timed in the same process; a paged-cache case against the
+// same kernel on the dense cache. The measuring code is
 // measure/measurements.cpp, shared with `vkattn bench attention`.
 #include "report.hpp"
 
@@ -32,6 +33,9 @@ VKATTN_ATTENTION_BENCH(h8_l1024_d128_coopmat_f16, .heads = 8, .queries = 1024, .
 VKATTN_ATTENTION_BENCH(decode_h8_lk16384_d128_f32, .heads = 8, .queries = 1, .len = 16384, .dim = 128, .causal = true);
 VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
                        .kvHeads = 8, .causal = true);
+// The same decode step over a paged cache (blocks of 256 keys, shuffled), against the dense one.
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_paged256_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
+                       .kvHeads = 8, .causal = true, .pageSize = 256);
 
 }  // namespace
 

@@ -27,13 +27,12 @@ inline void report(benchmark::State& state, const measure::Measurement& m) {
     return;
   }
   for (auto _ : state) state.SetIterationTime(m.medianMs * 1e-3);
-  const bool gflops = std::string(m.unit) == "GFLOP/s";
   state.counters[m.unit] = m.rate;
   state.counters["max_abs_err"] = m.error.maxAbs;
   state.counters["err/tol"] = m.error.worstRatio;
   if (m.baselineSkipped.empty()) {
-    state.counters[std::string(gflops ? "naive_" : "copy_") + m.unit] = m.baselineRate;
-    state.counters[gflops ? "vs_naive" : "vs_copy"] = m.rate / m.baselineRate;
+    state.counters[std::string(m.baseline) + "_" + m.unit] = m.baselineRate;
+    state.counters[std::string("vs_") + m.baseline] = m.rate / m.baselineRate;
   }
   state.SetLabel(m.variant.empty() ? m.shape : m.variant + " " + m.shape);
 }

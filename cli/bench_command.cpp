@@ -14,7 +14,7 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -36,7 +36,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .dim = count("--dim", 64),
                                .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
-                               .dtype = dtype});
+                               .dtype = dtype,
+                               .pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max())});
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
   } else {

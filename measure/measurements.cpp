@@ -7,6 +7,7 @@
 
 #include "vkattn/reference/attention_reference.hpp"
 #include "vkattn/reference/linear_reference.hpp"
+#include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
 #include "vkattn/reference/work_counts.hpp"
@@ -92,15 +93,36 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
          tv = ctx.tensor({batch, kvHeads, len, dim}, v, dtype);
   Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype);
   // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
-  const AttentionOptions options{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  const AttentionOptions dense{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  AttentionOptions options = dense;
+  TensorView kRead = tk.view(), vRead = tv.view();
+  Tensor pagedK, pagedV, table;
+  if (c.pageSize > 0) {
+    if (len % c.pageSize != 0) throw InvalidArgument("pageSize", "must divide the length");
+    const auto pages = static_cast<std::size_t>(c.pageSize);
+    auto paged = [&](const std::vector<float>& x, Tensor& into) {
+      const reference::PagedCache p = reference::pageCache(x, static_cast<std::size_t>(batch),
+                                                           static_cast<std::size_t>(kvHeads),
+                                                           static_cast<std::size_t>(len), static_cast<std::size_t>(dim),
+                                                           pages, 0, 0.0f, 7);
+      into = ctx.tensor({static_cast<int64_t>(p.numBlocks), c.pageSize, kvHeads, dim}, p.cache, dtype);
+      return p.table;
+    };
+    table = Tensor::fromHostInt(ctx.device(), {batch, len / c.pageSize}, paged(k, pagedK));
+    paged(v, pagedV);
+    kRead = pagedK.view().permuted({0, 2, 1, 3});
+    vRead = pagedV.view().permuted({0, 2, 1, 3});
+    options.blockTable = table.view();
+  }
   Measurement m{std::string("attention") + (c.causal ? " causal" : "") + (dtype == DType::F16 ? " f16" : " f32"),
                 toString(Shape{batch, heads, queries, len, dim}) +
-                    (kvHeads != heads ? " kv" + std::to_string(kvHeads) : "")};
+                    (kvHeads != heads ? " kv" + std::to_string(kvHeads) : "") +
+                    (c.pageSize ? " paged " + std::to_string(c.pageSize) : "")};
   m.unit = "GFLOP/s";
-  m.baseline = "naive";
-  m.variant = toString(attentionVariantFor(ctx, options.variant, queries));
+  m.baseline = c.pageSize ? "dense" : "naive";
+  m.variant = c.pageSize ? "rows" : toString(attentionVariantFor(ctx, options.variant, queries));
   try {
-    attention(ctx, tq, tk, tv, out, options);
+    attention(ctx, tq, kRead, vRead, out, options);
   } catch (const Unsupported& e) {  // a variant this device lacks (the cooperative-matrix kernel)
     m.skipped = e.what();
     return m;
@@ -143,7 +165,8 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   m.tolerance = largestAllowed(expected, tol);
 
   const double flops = reference::attentionFlops(batch, heads, queries, len, dim, dim, c.causal, true);
-  const double ns = timeOnDevice(ctx, [&] { attention(ctx, tq, tk, tv, out, options); }, repeats.kernel).medianNs;
+  const double ns =
+      timeOnDevice(ctx, [&] { attention(ctx, tq, kRead, vRead, out, options); }, repeats.kernel).medianNs;
   m.rate = flops / ns;
   m.medianMs = ns * 1e-6;
   if (repeats.baseline <= 0) {
@@ -151,11 +174,15 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
     return m;
   }
   try {
-    Tensor naive = ctx.tensor({batch, heads, queries, dim}, dtype);
-    const double naiveNs =
-        timeOnDevice(ctx, [&] { attentionNaive(ctx, tq, tk, tv, naive, options); }, repeats.baseline).medianNs;
-    m.baselineRate = flops / naiveNs;
-    m.baselineMedianMs = naiveNs * 1e-6;
+    Tensor baselineOut = ctx.tensor({batch, heads, queries, dim}, dtype);
+    const double baselineNs = timeOnDevice(ctx, [&] {
+                                if (c.pageSize)
+                                  attention(ctx, tq, tk, tv, baselineOut, dense);
+                                else
+                                  attentionNaive(ctx, tq, tk, tv, baselineOut, dense);
+                              }, repeats.baseline).medianNs;
+    m.baselineRate = flops / baselineNs;
+    m.baselineMedianMs = baselineNs * 1e-6;
   } catch (const Error& e) {  // its Lq×Lk scores do not fit the device's buffers
     m.baselineSkipped = e.what();
   }

@@ -47,6 +47,10 @@ struct AttentionCase {
   bool causal = false;  // aligned to the bottom-right corner: the queries are the newest tokens
   DType dtype = DType::F32;
   AttentionVariant variant = AttentionVariant::Auto;
+  // Keys per block of a paged K/V cache (0: dense K/V). Paged, K and V are scattered over shuffled
+  // cache blocks read through a block table, and the baseline is the same call on the dense K/V:
+  // the ratio is what paging costs.
+  int64_t pageSize = 0;
 };
 // Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
 // K and V with kvHeads heads.

@@ -2,9 +2,7 @@
 // (odd ones, the MLA pairs 192/128, 320/256, 576/512, V as a view of K), the logit softcap,
 // attention sinks and ALiBi slopes, alone and together with masks, GQA, split-K, decode and f16;
 // the fragment kernel (emulated) on the same features, and the stated refusals.
-#include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <tuple>
 
@@ -14,6 +12,7 @@
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/attention.hpp"
+#include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
@@ -301,36 +300,26 @@ TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.alibiSlopes = slopesI32.view()}); }), "alibiSlopes");
 }
 
-// A paged copy of `in`'s dense K/V ([B, Hkv, Lk, D], Lk = maxBlocks * blockSize): the blocks of
-// every sequence scattered over a cache in flash-attn's layout [numBlocks, blockSize, Hkv, D]
-// (shuffled, with spare blocks of large values that must never be read), read through
-// in.kRead / in.vRead; returns the i32 [B, maxBlocks] block table.
+// A paged copy of `in`'s dense K/V (reference::pageCache: shuffled blocks, three spare ones of
+// large values that must never be read), read through in.kRead / in.vRead; returns the i32
+// [B, maxBlocks] block table.
 Tensor pageInputs(Context& ctx, const AttentionProblem& pr, Inputs& in, std::size_t blockSize, DType dtype,
                   uint64_t seed) {
-  const std::size_t maxBlocks = pr.lk / blockSize, used = pr.batch * maxBlocks, numBlocks = used + 3;
-  std::vector<int32_t> order(numBlocks);
-  for (std::size_t x = 0; x < numBlocks; ++x) order[x] = static_cast<int32_t>(x);
-  std::mt19937_64 rng(seed);
-  std::shuffle(order.begin(), order.end(), rng);
-  std::vector<int32_t> table(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(used));
-  auto scatter = [&](const std::vector<float>& dense, std::size_t d) {
-    std::vector<float> cache(numBlocks * blockSize * pr.headsKv * d, 900.0f);
-    for (std::size_t b = 0; b < pr.batch; ++b)
-      for (std::size_t h = 0; h < pr.headsKv; ++h)
-        for (std::size_t j = 0; j < pr.lk; ++j) {
-          const auto block = static_cast<std::size_t>(table[b * maxBlocks + j / blockSize]);
-          std::copy_n(dense.begin() + static_cast<std::ptrdiff_t>(((b * pr.headsKv + h) * pr.lk + j) * d), d,
-                      cache.begin() + static_cast<std::ptrdiff_t>(((block * blockSize + j % blockSize) * pr.headsKv + h) * d));
-        }
-    const auto n = static_cast<int64_t>(numBlocks), bs = static_cast<int64_t>(blockSize);
-    return ctx.tensor({n, bs, static_cast<int64_t>(pr.headsKv), static_cast<int64_t>(d)}, cache, dtype);
+  auto upload = [&](const std::vector<float>& dense, std::size_t d) {
+    const PagedCache paged = pageCache(dense, pr.batch, pr.headsKv, pr.lk, d, blockSize, 3, 900.0f, seed);
+    Tensor t = ctx.tensor({static_cast<int64_t>(paged.numBlocks), static_cast<int64_t>(blockSize),
+                           static_cast<int64_t>(pr.headsKv), static_cast<int64_t>(d)},
+                          paged.cache, dtype);
+    return std::pair{std::move(t), paged.table};
   };
   const std::vector<int> bhld = {0, 2, 1, 3};
-  in.tk = scatter(in.k, pr.dk);
-  in.tv = scatter(in.v, pr.dv);
+  auto [tk, table] = upload(in.k, pr.dk);
+  in.tk = std::move(tk);
+  in.tv = upload(in.v, pr.dv).first;
   in.kRead = in.tk.view().permuted(bhld);
   in.vRead = in.tv.view().permuted(bhld);
-  return Tensor::fromHostInt(ctx.device(), {static_cast<int64_t>(pr.batch), static_cast<int64_t>(maxBlocks)}, table);
+  return Tensor::fromHostInt(ctx.device(), {static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.lk / blockSize)},
+                             table);
 }
 
 TEST_F(VkattnTest, AttentionReadsAPagedCache) {
