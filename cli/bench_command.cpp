@@ -29,6 +29,9 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype);
   } else if (kernel == "attention") {
     const int64_t len = count("--len", 1024);
+    const int64_t pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max());
+    if (pageSize > 0 && len % pageSize != 0)
+      throw InvalidArgument("--page-size", std::to_string(pageSize) + " does not divide --len " + std::to_string(len));
     m = measureAttention(ctx, {.batch = count("--batch", 1),
                                .heads = count("--heads", 8),
                                .queries = count("--queries", len),
@@ -37,7 +40,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
                                .dtype = dtype,
-                               .pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max())});
+                               .pageSize = pageSize});
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
   } else {
