@@ -8,9 +8,11 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/app.hpp"
+#include "imgui_test_scope.hpp"
 #include "support/test_context.hpp"
 
 namespace vkattn::viewer {
@@ -70,17 +72,11 @@ class AppFrames : public test::VkattnTest {
  protected:
   void SetUp() override {
     VkattnTest::SetUp();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DeltaTime = 1.0f / 60.0f;
-    io.Fonts->AddFontDefault();
-    io.Fonts->Build();
-    setSize(1100, 700);
+    m_imgui.emplace(ImVec2(1100, 700));
   }
   void TearDown() override {
     m_app.reset();
-    ImGui::DestroyContext();
+    m_imgui.reset();
     VkattnTest::TearDown();
   }
   void setSize(float w, float h) { ImGui::GetIO().DisplaySize = ImVec2(w, h); }
@@ -101,6 +97,7 @@ class AppFrames : public test::VkattnTest {
     return window && window->WasActive ? window : nullptr;
   }
 
+  std::optional<ImGuiTestScope> m_imgui;
   ScriptedRunner* m_runner = nullptr;
   std::unique_ptr<App> m_app;
   double m_now = 0.0;

@@ -8,7 +8,10 @@
 #include <bin_image_push.h>
 
 #include <cmath>
+#include <optional>
 #include <vector>
+
+#include "imgui_test_scope.hpp"
 
 #include "render/bin_images.hpp"
 #include "render/colormap.hpp"
@@ -35,7 +38,7 @@ TEST(PixelBins, CentresPickTheBinThatHoldsThem) {
 }
 
 TEST(BinImagesList, RefusesColoursThatDoNotFitTheBins) {
-  ImGui::CreateContext();
+  const ImGuiTestScope imgui(ImVec2(kWidth, kHeight));
   ImDrawList list(ImGui::GetDrawListSharedData());
   list._ResetForNewFrame();
   list.PushClipRectFullScreen();
@@ -47,25 +50,19 @@ TEST(BinImagesList, RefusesColoursThatDoNotFitTheBins) {
   EXPECT_EQ(images.words().size(), 8u + 8u + 4u);  // column bins, row bins, colours
   images.clear();
   EXPECT_EQ(images.size(), 0u);
-  ImGui::DestroyContext();
 }
 
 class BinImageDrawing : public test::VkattnTest {
  protected:
   void SetUp() override {
     VkattnTest::SetUp();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(kWidth, kHeight);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.Fonts->AddFontDefault();
-    io.Fonts->Build();
+    m_imgui.emplace(ImVec2(kWidth, kHeight));
   }
   void TearDown() override {
-    ImGui::DestroyContext();
+    m_imgui.reset();
     VkattnTest::TearDown();
   }
+  std::optional<ImGuiTestScope> m_imgui;
 };
 
 struct Grid {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <optional>
+
+#include "imgui_test_scope.hpp"
 #include "render/fonts.hpp"
 #include "render/imgui_vulkan.hpp"
 #include "render/offscreen.hpp"
@@ -16,16 +19,13 @@ class FontUpload : public test::VkattnTest {
  protected:
   void SetUp() override {
     VkattnTest::SetUp();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(kWidth, kHeight);
-    io.DeltaTime = 1.0f / 60.0f;
+    m_imgui.emplace(ImVec2(kWidth, kHeight), TestFont::OwnAtlas);
   }
   void TearDown() override {
-    ImGui::DestroyContext();
+    m_imgui.reset();
     VkattnTest::TearDown();
   }
+  std::optional<ImGuiTestScope> m_imgui;
   static constexpr uint32_t kWidth = 160, kHeight = 48;
 };
 
