@@ -10,20 +10,21 @@
 
 namespace vkattn {
 
-template <typename T, void (*Destroy)(VkDevice, T, const VkAllocationCallbacks*)>
-class DeviceHandle {
+// An object made from a parent (a VkDevice or a VkInstance) and freed through it.
+template <typename Parent, typename T, void (*Destroy)(Parent, T, const VkAllocationCallbacks*)>
+class ChildHandle {
  public:
-  DeviceHandle() = default;
-  DeviceHandle(VkDevice device, T handle) noexcept : m_device(device), m_handle(handle) {}
-  ~DeviceHandle() { reset(); }
-  DeviceHandle(const DeviceHandle&) = delete;
-  DeviceHandle& operator=(const DeviceHandle&) = delete;
-  DeviceHandle(DeviceHandle&& other) noexcept
-      : m_device(other.m_device), m_handle(std::exchange(other.m_handle, VK_NULL_HANDLE)) {}
-  DeviceHandle& operator=(DeviceHandle&& other) noexcept {
+  ChildHandle() = default;
+  ChildHandle(Parent parent, T handle) noexcept : m_parent(parent), m_handle(handle) {}
+  ~ChildHandle() { reset(); }
+  ChildHandle(const ChildHandle&) = delete;
+  ChildHandle& operator=(const ChildHandle&) = delete;
+  ChildHandle(ChildHandle&& other) noexcept
+      : m_parent(other.m_parent), m_handle(std::exchange(other.m_handle, VK_NULL_HANDLE)) {}
+  ChildHandle& operator=(ChildHandle&& other) noexcept {
     if (this != &other) {
       reset();
-      m_device = other.m_device;
+      m_parent = other.m_parent;
       m_handle = std::exchange(other.m_handle, VK_NULL_HANDLE);
     }
     return *this;
@@ -33,20 +34,25 @@ class DeviceHandle {
   explicit operator bool() const noexcept { return m_handle != VK_NULL_HANDLE; }
   // Frees the object now (no-op when empty).
   void reset() noexcept {
-    if (m_handle != VK_NULL_HANDLE) Destroy(m_device, m_handle, nullptr);
+    if (m_handle != VK_NULL_HANDLE) Destroy(m_parent, m_handle, nullptr);
     m_handle = VK_NULL_HANDLE;
   }
   // For vkCreate*: frees what is held, then returns where the new handle is to be written.
-  T* receive(VkDevice device) noexcept {
+  T* receive(Parent parent) noexcept {
     reset();
-    m_device = device;
+    m_parent = parent;
     return &m_handle;
   }
 
  private:
-  VkDevice m_device = VK_NULL_HANDLE;
+  Parent m_parent = VK_NULL_HANDLE;
   T m_handle = VK_NULL_HANDLE;
 };
+
+template <typename T, void (*Destroy)(VkDevice, T, const VkAllocationCallbacks*)>
+using DeviceHandle = ChildHandle<VkDevice, T, Destroy>;
+template <typename T, void (*Destroy)(VkInstance, T, const VkAllocationCallbacks*)>
+using InstanceHandle = ChildHandle<VkInstance, T, Destroy>;
 
 using CommandPoolHandle = DeviceHandle<VkCommandPool, vkDestroyCommandPool>;
 using FenceHandle = DeviceHandle<VkFence, vkDestroyFence>;
@@ -65,33 +71,6 @@ using RenderPassHandle = DeviceHandle<VkRenderPass, vkDestroyRenderPass>;
 using FramebufferHandle = DeviceHandle<VkFramebuffer, vkDestroyFramebuffer>;
 using SemaphoreHandle = DeviceHandle<VkSemaphore, vkDestroySemaphore>;
 using SwapchainHandle = DeviceHandle<VkSwapchainKHR, vkDestroySwapchainKHR>;
-
-template <typename T, void (*Destroy)(VkInstance, T, const VkAllocationCallbacks*)>
-class InstanceHandle {
- public:
-  InstanceHandle() = default;
-  ~InstanceHandle() { reset(); }
-  InstanceHandle(const InstanceHandle&) = delete;
-  InstanceHandle& operator=(const InstanceHandle&) = delete;
-  InstanceHandle(InstanceHandle&& other) noexcept
-      : m_instance(other.m_instance), m_handle(std::exchange(other.m_handle, VK_NULL_HANDLE)) {}
-  InstanceHandle& operator=(InstanceHandle&&) = delete;
-
-  T get() const noexcept { return m_handle; }
-  void reset() noexcept {
-    if (m_handle != VK_NULL_HANDLE) Destroy(m_instance, m_handle, nullptr);
-    m_handle = VK_NULL_HANDLE;
-  }
-  T* receive(VkInstance instance) noexcept {
-    reset();
-    m_instance = instance;
-    return &m_handle;
-  }
-
- private:
-  VkInstance m_instance = VK_NULL_HANDLE;
-  T m_handle = VK_NULL_HANDLE;
-};
 
 using SurfaceHandle = InstanceHandle<VkSurfaceKHR, vkDestroySurfaceKHR>;
 
