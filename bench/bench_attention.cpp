@@ -1,8 +1,8 @@
 // Attention throughput in GFLOP/s (2·(Dk + Dv) per visible query/key pair: a causal prefill
 // counts half the pairs, a causal decode step all of them), each case verified against the
 // double-precision reference first, and reported as a ratio to the project's naive three-pass
-// path (S = QKᵀ to memory, softmax, SV) timed in the same process; a paged-cache case against the
-// same kernel on the dense cache. The measuring code is
+// path (S = QKᵀ to memory, softmax, SV) timed in the same process; paged-cache and K/V-format
+// cases against the same kernel on the dense f32 cache. The measuring code is
 // measure/measurements.cpp, shared with `vkattn bench attention`.
 #include "report.hpp"
 
@@ -36,6 +36,14 @@ VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_f32, .heads = 32, .queries = 1
 // The same decode step over a paged cache (blocks of 256 keys, shuffled), against the dense one.
 VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_paged256_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
                        .kvHeads = 8, .causal = true, .pageSize = 256);
+// The same decode step with K/V stored as bf16, Q8_0 and Q4_0 (fewer bytes, decoded in the kernel),
+// against the f32 cache.
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_kv_bf16, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
+                       .kvHeads = 8, .causal = true, .kvDtype = DType::BF16);
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_kv_q8_0, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
+                       .kvHeads = 8, .causal = true, .kvDtype = DType::Q8_0);
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_kv_q4_0, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
+                       .kvHeads = 8, .causal = true, .kvDtype = DType::Q4_0);
 
 }  // namespace
 

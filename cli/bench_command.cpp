@@ -14,7 +14,7 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -32,6 +32,15 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     const int64_t pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max());
     if (pageSize > 0 && len % pageSize != 0)
       throw InvalidArgument("--page-size", std::to_string(pageSize) + " does not divide --len " + std::to_string(len));
+    std::optional<DType> kvDtype;
+    if (auto name = a.get("--kv-dtype")) {
+      if (*name == "bf16") kvDtype = DType::BF16;
+      else if (*name == "q8_0") kvDtype = DType::Q8_0;
+      else if (*name == "q4_0") kvDtype = DType::Q4_0;
+      else throw InvalidArgument("--kv-dtype", "'" + *name + "', expected bf16, q8_0 or q4_0");
+      if (count("--dim", 64) % 32 != 0 && *kvDtype != DType::BF16)
+        throw InvalidArgument("--kv-dtype", *name + " stores blocks of 32: --dim must be a multiple of 32");
+    }
     m = measureAttention(ctx, {.batch = count("--batch", 1),
                                .heads = count("--heads", 8),
                                .queries = count("--queries", len),
@@ -40,7 +49,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
                                .dtype = dtype,
-                               .pageSize = pageSize});
+                               .pageSize = pageSize,
+                               .kvDtype = kvDtype});
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
   } else {

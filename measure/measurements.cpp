@@ -89,13 +89,23 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   auto q = sample(static_cast<std::size_t>(batch * heads * queries * dim), 4, -1.0f, 1.0f, dtype);
   auto k = sample(static_cast<std::size_t>(batch * kvHeads * len * dim), 5, -1.0f, 1.0f, dtype);
   auto v = sample(static_cast<std::size_t>(batch * kvHeads * len * dim), 6, -1.0f, 1.0f, dtype);
+  const DType kvDtype = c.kvDtype.value_or(dtype);
+  if (kvDtype != dtype) {  // the values the format holds: the reference reads these
+    k = decodeValues(kvDtype, encodeValues(kvDtype, k), static_cast<int64_t>(k.size()));
+    v = decodeValues(kvDtype, encodeValues(kvDtype, v), static_cast<int64_t>(v.size()));
+  }
   Tensor tq = ctx.tensor({batch, heads, queries, dim}, q, dtype), tk = ctx.tensor({batch, kvHeads, len, dim}, k, dtype),
          tv = ctx.tensor({batch, kvHeads, len, dim}, v, dtype);
   Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype);
   // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
   const AttentionOptions dense{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
   AttentionOptions options = dense;
-  TensorView kRead = tk.view(), vRead = tv.view();
+  Tensor formatK, formatV;
+  if (kvDtype != dtype) {
+    formatK = ctx.tensor({batch, kvHeads, len, dim}, k, kvDtype);
+    formatV = ctx.tensor({batch, kvHeads, len, dim}, v, kvDtype);
+  }
+  TensorView kRead = kvDtype != dtype ? formatK.view() : tk.view(), vRead = kvDtype != dtype ? formatV.view() : tv.view();
   Tensor pagedK, pagedV, table;
   if (c.pageSize > 0) {
     if (len % c.pageSize != 0) throw InvalidArgument("pageSize", "must divide the length");
@@ -105,7 +115,7 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
                                                            static_cast<std::size_t>(kvHeads),
                                                            static_cast<std::size_t>(len), static_cast<std::size_t>(dim),
                                                            pages, 0, 0.0f, 7);
-      into = ctx.tensor({static_cast<int64_t>(p.numBlocks), c.pageSize, kvHeads, dim}, p.cache, dtype);
+      into = ctx.tensor({static_cast<int64_t>(p.numBlocks), c.pageSize, kvHeads, dim}, p.cache, kvDtype);
       return p.table;
     };
     table = Tensor::fromHostInt(ctx.device(), {batch, len / c.pageSize}, paged(k, pagedK));
@@ -117,10 +127,12 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   Measurement m{std::string("attention") + (c.causal ? " causal" : "") + (dtype == DType::F16 ? " f16" : " f32"),
                 toString(Shape{batch, heads, queries, len, dim}) +
                     (kvHeads != heads ? " kv" + std::to_string(kvHeads) : "") +
-                    (c.pageSize ? " paged " + std::to_string(c.pageSize) : "")};
+                    (c.pageSize ? " paged " + std::to_string(c.pageSize) : "") +
+                    (kvDtype != dtype ? std::string(" kv ") + toString(kvDtype) : "")};
   m.unit = "GFLOP/s";
-  m.baseline = c.pageSize ? "dense" : "naive";
-  m.variant = c.pageSize ? "rows" : toString(attentionVariantFor(ctx, options.variant, queries));
+  const bool againstDense = c.pageSize || kvDtype != dtype;
+  m.baseline = againstDense ? "dense" : "naive";
+  m.variant = againstDense ? "rows" : toString(attentionVariantFor(ctx, options.variant, queries));
   try {
     attention(ctx, tq, kRead, vRead, out, options);
   } catch (const Unsupported& e) {  // a variant this device lacks (the cooperative-matrix kernel)
@@ -176,7 +188,7 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   try {
     Tensor baselineOut = ctx.tensor({batch, heads, queries, dim}, dtype);
     const double baselineNs = timeOnDevice(ctx, [&] {
-                                if (c.pageSize)
+                                if (againstDense)
                                   attention(ctx, tq, tk, tv, baselineOut, dense);
                                 else
                                   attentionNaive(ctx, tq, tk, tv, baselineOut, dense);

@@ -5,6 +5,7 @@
 // are timed in the same process. Rates use the work counts of vkattn/reference/work_counts.hpp.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "vkattn/core/context.hpp"
@@ -51,6 +52,10 @@ struct AttentionCase {
   // cache blocks read through a block table, and the baseline is the same call on the dense K/V:
   // the ratio is what paging costs.
   int64_t pageSize = 0;
+  // K/V stored as bf16, Q8_0 or Q4_0 (unset: dtype). The output is checked against the reference
+  // on the decoded K/V, and the baseline is the same call on dense K/V in dtype: the ratio is what
+  // the format gains or costs.
+  std::optional<DType> kvDtype;
 };
 // Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
 // K and V with kvHeads heads.

@@ -8,7 +8,8 @@
 // (DEVICES.md: the fastest design on lavapipe). Head-dim, row and key-block loops are unrolled at
 // pipeline creation, so the one loop that runs on the device is the key-block loop,
 // ceil(Lk / KEY_BLOCK) iterations, which the runtime keeps below llvmpipe's loop limit.
-// Bindings: 0 q, 1 k, 2 v (ELEM, read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write; any
+// K and V may be stored as bf16, Q8_0 or Q4_0 instead (KV_BF16, KV_Q8_0, KV_Q4_0: kv_formats.glsl).
+// Bindings: 0 q, 1 k, 2 v (ELEM, or the K/V format; read), 3 out (ELEM, write), 4 lse (f32 [B, Hq, Lq], write; any
 // buffer when unused), 5 bias (f32), 6 keep mask (i32), 7 key lengths (i32 [B]), 8 status,
 // 9 sinks (f32 [Hq]), 10 ALiBi slopes (f32 [Hq] or [B, Hq]), 11 block table (i32 [B, Lk / PAGE_SIZE],
 // with PAGE_SIZE: a paged K/V cache).
@@ -35,12 +36,34 @@
 
 layout(push_constant) uniform Push { AttentionParams p; };
 layout(std430, set = 0, binding = ATTN_BINDING_Q) readonly buffer Q { ELEM q[]; };
+#if defined(KV_BF16) || defined(KV_Q8_0) || defined(KV_Q4_0)
+// K and V in a storage format of their own, decoded by kv_formats.glsl.
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer KWords { uint kWords[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer VWords { uint vWords[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer KPairs { uvec2 kPairs[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer VPairs { uvec2 vPairs[]; };
+#define K_WORDS kWords
+#define V_WORDS vWords
+#define K_PAIRS kPairs
+#define V_PAIRS vPairs
+#define KV_ALIGNMENT (KV_BLOCK == 1u ? 4u : KV_BLOCK)
+#define K_ELEMENTS kvElements(uint(kWords.length()))
+#define V_ELEMENTS kvElements(uint(vWords.length()))
+#define LOAD_K4(row, d) loadKV4(true, row, d, DK)
+#define LOAD_V4(row, d) loadKV4(false, row, d, DV)
+#else
 layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
 // The same K and V seen as vec4s, read when ALIGNED: one 16-byte load per lane instead of four
 // scalar gathers (2x the whole kernel on lavapipe).
 layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K4 { ELEM4 k4[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V4 { ELEM4 v4[]; };
+#define KV_ALIGNMENT 4u
+#define K_ELEMENTS uint(k.length())
+#define V_ELEMENTS uint(v.length())
+#define LOAD_K4(row, d) (ALIGNED ? vec4(k4[(row) / 4 + (d)]) : LOAD_HEAD4(k, row, d, DK))
+#define LOAD_V4(row, d) (ALIGNED ? vec4(v4[(row) / 4 + (d)]) : LOAD_HEAD4(v, row, d, DV))
+#endif
 layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
@@ -49,6 +72,9 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
 #define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
 #include "attention_common.glsl"
+#if defined(KV_BF16) || defined(KV_Q8_0) || defined(KV_Q4_0)
+#include "kv_formats.glsl"
+#endif
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 layout(std430, set = 0, binding = ATTN_BINDING_PAGES) readonly buffer Pages { int pages[]; };
 
@@ -61,7 +87,7 @@ uint kvRow(uint off, uint sB, uint sH, uint sL, uint len, uint D, uint b, uint k
   const uint block = uint(max(pages[b * (p.lk / PAGE_SIZE) + j / PAGE_SIZE], 0));
   const uint row = off + block * sB + kvh * sH + (j % PAGE_SIZE) * sL;
   const uint last = len - D;
-  return min(row, ALIGNED ? last & ~3u : last);
+  return min(row, ALIGNED ? last / KV_ALIGNMENT * KV_ALIGNMENT : last);
 }
 
 void main() {
@@ -120,7 +146,7 @@ void main() {
     lo += int(gl_WorkGroupID.z) * chunk;
     hi = min(hi, lo + chunk);
   }
-  const uint kLen = uint(k.length()), vLen = uint(v.length());
+  const uint kLen = K_ELEMENTS, vLen = V_ELEMENTS;
   bool nanScore = false, nanBias = false;
   const int keyStride = int(LANE_KEYS ? WG_SIZE * KEY_BLOCK : KEY_BLOCK);
   for (int j0 = lo + (LANE_KEYS ? int(lane * KEY_BLOCK) : 0); j0 < hi; j0 += keyStride) {
@@ -132,7 +158,7 @@ void main() {
       vec4 dot4[ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = vec4(0.0);
       [[unroll]] for (uint d = 0; d < DK4; ++d) {
-        const vec4 kv = ALIGNED ? vec4(k4[kRow / 4 + d]) : LOAD_HEAD4(k, kRow, d, DK);
+        const vec4 kv = LOAD_K4(kRow, d);
         [[unroll]] for (uint r = 0; r < ROWS; ++r) dot4[r] = fma(qr[r * DK4 + d], kv, dot4[r]);
       }
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -172,7 +198,7 @@ void main() {
     [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
       const uint vRow = kvRow(p.vOffset, p.vStrideB, p.vStrideH, p.vStrideL, vLen, DV, b, kvh, uint(min(j0 + int(kk), hi - 1)));
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
-        const vec4 vv = ALIGNED ? vec4(v4[vRow / 4 + d]) : LOAD_HEAD4(v, vRow, d, DV);
+        const vec4 vv = LOAD_V4(vRow, d);
         [[unroll]] for (uint r = 0; r < ROWS; ++r)
           acc[r * DV4 + d] = fma(vec4(s[r * KEY_BLOCK + kk]), vv, acc[r * DV4 + d]);
       }

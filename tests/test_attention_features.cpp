@@ -12,41 +12,11 @@
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/attention.hpp"
-#include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
 namespace {
-
-// Sinks and ALiBi slopes of a problem, on the host (for the reference) and the device.
-struct HeadTerms {
-  std::vector<float> sinks, slopes;
-  Tensor tSinks, tSlopes;
-};
-
-// Adds sinks (one per query head, drawn from [-2, 3]) and/or ALiBi slopes (FlashAttention's
-// geometric series 2^(-8 (h + 1) / H), per head or per batch and head) to `pr` and `o`.
-void addHeadTerms(Context& ctx, AttentionProblem& pr, AttentionOptions& o, HeadTerms& t, bool sinks, bool alibi,
-                  bool alibiPerBatch = false) {
-  const auto hq = static_cast<int64_t>(pr.headsQ), b = static_cast<int64_t>(pr.batch);
-  if (sinks) {
-    t.sinks = randomValues(pr.headsQ, 77, -2.0f, 3.0f);
-    t.tSinks = ctx.tensor({hq}, t.sinks);
-    pr.sinks = &t.sinks;
-    o.sinks = t.tSinks.view();
-  }
-  if (alibi) {
-    const int64_t n = alibiPerBatch ? b * hq : hq;
-    for (int64_t x = 0; x < n; ++x)
-      t.slopes.push_back(std::exp2(-8.0f * static_cast<float>(x % hq + 1) / static_cast<float>(hq)) *
-                         (1.0f + 0.25f * static_cast<float>(x / hq)));
-    t.tSlopes = alibiPerBatch ? ctx.tensor({b, hq}, t.slopes) : ctx.tensor({hq}, t.slopes);
-    pr.alibiSlopes = &t.slopes;
-    pr.alibiPerBatch = alibiPerBatch;
-    o.alibiSlopes = t.tSlopes.view();
-  }
-}
 
 void checkPaths(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, const Inputs& in,
                 const AttentionOptions& o, DType dtype = DType::F32) {
@@ -298,28 +268,6 @@ TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {
   EXPECT_EQ(invalidArgumentOf([&] { attentionWeights(c, q, k, {}, {.sinks = sinks.view()}); }), "sinks");
   Tensor slopesI32 = Tensor::fromHostInt(c.device(), {4}, std::vector<int32_t>(4, 1));
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, v, {.alibiSlopes = slopesI32.view()}); }), "alibiSlopes");
-}
-
-// A paged copy of `in`'s dense K/V (reference::pageCache: shuffled blocks, three spare ones of
-// large values that must never be read), read through in.kRead / in.vRead; returns the i32
-// [B, maxBlocks] block table.
-Tensor pageInputs(Context& ctx, const AttentionProblem& pr, Inputs& in, std::size_t blockSize, DType dtype,
-                  uint64_t seed) {
-  auto upload = [&](const std::vector<float>& dense, std::size_t d) {
-    const PagedCache paged = pageCache(dense, pr.batch, pr.headsKv, pr.lk, d, blockSize, 3, 900.0f, seed);
-    Tensor t = ctx.tensor({static_cast<int64_t>(paged.numBlocks), static_cast<int64_t>(blockSize),
-                           static_cast<int64_t>(pr.headsKv), static_cast<int64_t>(d)},
-                          paged.cache, dtype);
-    return std::pair{std::move(t), paged.table};
-  };
-  const std::vector<int> bhld = {0, 2, 1, 3};
-  auto [tk, table] = upload(in.k, pr.dk);
-  in.tk = std::move(tk);
-  in.tv = upload(in.v, pr.dv).first;
-  in.kRead = in.tk.view().permuted(bhld);
-  in.vRead = in.tv.view().permuted(bhld);
-  return Tensor::fromHostInt(ctx.device(), {static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.lk / blockSize)},
-                             table);
 }
 
 TEST_F(VkattnTest, AttentionReadsAPagedCache) {

@@ -4,6 +4,7 @@
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
 
 namespace vkattn::python {
 namespace {
@@ -12,7 +13,10 @@ const char* numpyName(DType dtype) {
   switch (dtype) {
     case DType::F16: return "float16";
     case DType::I32: return "int32";
-    case DType::F32: break;
+    case DType::F32:
+    case DType::BF16:  // K/V storage formats: never a NumPy result
+    case DType::Q8_0:
+    case DType::Q4_0: break;
   }
   return "float32";
 }
@@ -69,6 +73,19 @@ Tensor upload(Context& ctx, const HostArray& input) {
   Tensor t = ctx.tensor(input.shape, input.dtype);
   t.uploadBytes(input.data(), t.bytes());
   return t;
+}
+
+Tensor upload(Context& ctx, const HostArray& input, DType storedAs) {
+  if (storedAs == input.dtype) return upload(ctx, input);
+  const auto count = static_cast<std::size_t>(elementCount(input.shape));
+  std::vector<float> values(count);
+  if (input.dtype == DType::F16) {
+    const auto* halves = static_cast<const uint16_t*>(input.data());
+    for (std::size_t i = 0; i < count; ++i) values[i] = halfToFloat(halves[i]);
+  } else {
+    std::memcpy(values.data(), input.data(), count * sizeof(float));
+  }
+  return ctx.tensor(input.shape, values, storedAs);
 }
 
 HostResult download(const Tensor& tensor, std::optional<Shape> shape) {

@@ -41,6 +41,8 @@ HostArray hostArray(py::array contiguous, DType dtype);
 
 // Without the GIL:
 Tensor upload(Context& ctx, const HostArray& input);
+// The same values stored as `storedAs` (converted, or encoded as bf16, Q8_0 or Q4_0).
+Tensor upload(Context& ctx, const HostArray& input, DType storedAs);
 
 struct HostResult {
   Shape shape;

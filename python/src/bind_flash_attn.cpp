@@ -16,6 +16,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
+#include "storage_format_args.hpp"
 #include "vkattn/ops/attention.hpp"
 
 namespace vkattn::python {
@@ -152,16 +153,18 @@ std::vector<int64_t> cuSeqlens(const py::object& value, const std::string& name,
 
 py::object flashAttnFunc(const py::object& q, const py::object& k, const py::object& v, const py::object& dropout,
                          const py::object& scale, bool causal, const py::object& window, const py::object& softcap,
-                         const py::object& alibi, bool /*deterministic*/, bool returnProbs, const py::object& sinks) {
+                         const py::object& alibi, bool /*deterministic*/, bool returnProbs, const py::object& sinks,
+                         const py::object& kvDtype) {
   const SizeLimits limits = sizeLimits();
   const HostArray hq = qkvInput(q, "q", 4, limits), hk = qkvInput(k, "k", 4, limits, hq.dtype),
                   hv = qkvInput(v, "v", 4, limits, hq.dtype);
   requireKv(hq, hk, hv, true);
+  const DType kvAs = kvDtypeArgument(kvDtype, hk.shape[3], hv.shape[3]).value_or(hq.dtype);
   const int64_t b = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
   const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, b, h, limits);
   auto [out, lse] = onDevice([&](Context& ctx) {
     const DeviceLogitArgs logits(ctx, args);
-    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk, kvAs), tv = upload(ctx, hv, kvAs);
     Tensor tout = ctx.tensor({b, lq, h, hv.shape[3]}, hq.dtype), tlse = ctx.tensor({b, h, lq});
     AttentionOptions o = logits.options(std::nullopt);
     o.lse = tlse.view();
@@ -312,7 +315,7 @@ using CacheResult = std::pair<HostResult, HostResult>;
 // length as keyLengths, its causal diagonal and windows ending at its own last key.
 CacheResult attendCache(const HostArray& hq, const py::array& kc, const py::array& vc,
                         const std::vector<std::vector<int64_t>>& blocks, const std::vector<int64_t>& lens, bool paged,
-                        const LogitArgs& args, const SizeLimits& limits) {
+                        const LogitArgs& args, DType kvAs, const SizeLimits& limits) {
   const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2], dv = vc.shape(3);
   py::object kRows = kc, vRows = vc;
   std::vector<int32_t> table;
@@ -329,7 +332,7 @@ CacheResult attendCache(const HostArray& hq, const py::array& kc, const py::arra
   std::vector<int32_t> lengths(lens.begin(), lens.end());
   return onDevice([&](Context& ctx) {
     const DeviceLogitArgs logits(ctx, args);
-    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk, kvAs), tv = upload(ctx, hv, kvAs);
     Tensor tLens = Tensor::fromHostInt(ctx.device(), {batch}, lengths);
     Tensor tout = ctx.tensor({batch, lq, h, dv}, hq.dtype), tlse = ctx.tensor({batch, h, lq});
     std::optional<Tensor> tTable;
@@ -352,7 +355,8 @@ CacheResult attendCache(const HostArray& hq, const py::array& kc, const py::arra
 // one attention call each (all in one submission).
 CacheResult attendEachSequence(const HostArray& hq, const py::array& kc, const py::array& vc,
                                const std::vector<std::vector<int64_t>>& blocks, const std::vector<int64_t>& lens,
-                               const std::vector<int64_t>& first, const LogitArgs& args, const SizeLimits& limits) {
+                               const std::vector<int64_t>& first, const LogitArgs& args, DType kvAs,
+                               const SizeLimits& limits) {
   const int64_t batch = hq.shape[0], lq = hq.shape[1], h = hq.shape[2], d = hq.shape[3], dv = vc.shape(3);
   std::vector<std::optional<HostArray>> keys(static_cast<std::size_t>(batch)), values(keys.size());
   for (int64_t b = 0; b < batch; ++b) {
@@ -376,7 +380,7 @@ CacheResult attendEachSequence(const HostArray& hq, const py::array& kc, const p
         continue;
       }
       auto& [tk, tv, seqLse] =
-          seqs.emplace_back(b, std::array{upload(ctx, *keys[b]), upload(ctx, *values[b]), ctx.tensor({1, h, lq})})
+          seqs.emplace_back(b, std::array{upload(ctx, *keys[b], kvAs), upload(ctx, *values[b], kvAs), ctx.tensor({1, h, lq})})
               .second;
       AttentionOptions o = logits.options(b);
       o.lse = seqLse.view();
@@ -404,7 +408,7 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
                                 const py::object& blockTable, const py::object& scale, bool causal,
                                 const py::object& window, bool rotaryInterleaved, const py::object& softcap,
                                 const py::object& alibi, const py::object& numSplits, bool returnLse,
-                                const py::object& sinks) {
+                                const py::object& sinks, const py::object& kvDtype) {
   intArgument(numSplits, "num_splits", 0);  // the key split is chosen per device
   const SizeLimits limits = sizeLimits();
   HostArray hq = qkvInput(q, "q", 4, limits);
@@ -455,6 +459,7 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
     return paged ? py::make_tuple(blocks[b][p / kc.shape(1)], p % kc.shape(1)) : py::make_tuple(blocks[b][0], p);
   };
   const LogitArgs args = logitArgs(py::float_(0.0), scale, causal, window, softcap, alibi, sinks, batch, h, limits);
+  const DType kvAs = kvDtypeArgument(kvDtype, kc.shape(3), vc.shape(3)).value_or(hq.dtype);
   py::object kNew = k;
   if (!rotaryCos.is_none() || !rotarySin.is_none()) {
     // As flash-attn: the new keys turn at their cache positions cache_seqlens + t; the queries at
@@ -502,8 +507,8 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   }
   const bool padded = std::any_of(first.begin(), first.end(), [](int64_t f) { return f > 0; });
   std::pair<HostResult, HostResult> result = padded
-      ? attendEachSequence(hq, kc, vc, blocks, lens, first, args, limits)
-      : attendCache(hq, kc, vc, blocks, lens, paged, args, limits);
+      ? attendEachSequence(hq, kc, vc, blocks, lens, first, args, kvAs, limits)
+      : attendCache(hq, kc, vc, blocks, lens, paged, args, kvAs, limits);
   if (!returnLse) return toNumpy(result.first);
   return py::make_tuple(toNumpy(result.first), toNumpy(result.second));
 }
@@ -516,9 +521,11 @@ void bindFlashAttn(py::module_& m) {
         py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
         py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
         py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_func: q (B, Lq, H, D), k and v (B, Lk, Hkv, D|Dv) -> (B, Lq, H, Dv). Causal "
         "and windows align to the bottom-right corner; window_size=(left, right), -1 unbounded; softcap 0 is off; "
-        "alibi_slopes (H,) or (B, H); sinks (H,). return_attn_probs returns (out, softmax_lse (B, H, Lq), None).");
+        "alibi_slopes (H,) or (B, H); sinks (H,). return_attn_probs returns (out, softmax_lse (B, H, Lq), None). kv_dtype 'bf16', 'q8_0' or "
+        "'q4_0' stores k and v on the device in that format (vkattn.quantize's rounding).");
   m.def("flash_attn_varlen_func", &flashAttnVarlenFunc, py::arg("q"), py::arg("k"), py::arg("v"),
         py::arg("cu_seqlens_q"), py::arg("cu_seqlens_k"), py::arg("max_seqlen_q"), py::arg("max_seqlen_k"),
         py::arg("dropout_p") = 0.0, py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
@@ -536,13 +543,15 @@ void bindFlashAttn(py::module_& m) {
         py::arg("window_size") = py::make_tuple(-1, -1), py::arg("rotary_interleaved") = true,
         py::arg("softcap") = 0.0, py::arg("alibi_slopes") = py::none(), py::arg("num_splits") = 0,
         py::arg("return_softmax_lse") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_with_kvcache: q (B, Lq, H, D) against a dense cache (B_c, L_max, Hkv, D) "
         "(rows chosen by cache_batch_idx) or a paged one (num_blocks, block_size, Hkv, D) with block_table "
         "(B, max_blocks) int32; cache_seqlens (int or (B,) int32) keys each. New k/v (B, L_new, Hkv, D) are "
         "appended to the caches in place at cache_seqlens before attending, turned first by rotary_cos/sin "
         "(seqlen_ro, rotary_dim / 2) when given (q too: at cache_seqlens + t when causal or windowed, else at "
         "cache_seqlens; rotary_interleaved pairs (2i, 2i+1), else (i, i + rotary_dim/2)). cache_leftpad (B,) "
-        "int32: where each sequence's keys start in the cache.");
+        "int32: where each sequence's keys start in the cache. kv_dtype 'bf16', 'q8_0' or 'q4_0' stores the "
+        "caches on the device in that format for the call (the NumPy caches stay float).");
 }
 
 }  // namespace vkattn::python

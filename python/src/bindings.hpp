@@ -13,5 +13,6 @@ void bindAttention(py::module_& m);
 void bindFlashAttn(py::module_& m);
 void bindAttentionLayer(py::module_& m);
 void bindViewer(py::module_& m);
+void bindStorageFormats(py::module_& m);
 
 }  // namespace vkattn::python

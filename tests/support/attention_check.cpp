@@ -6,6 +6,7 @@
 
 #include "support/compare.hpp"
 #include "vkattn/reference/error_stats.hpp"
+#include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
@@ -125,6 +126,49 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
   if (path != Path::Naive) {
     EXPECT_TRUE(allClose(finiteLse(lse.download()), finiteLse(ref.lse), kAtolLse, kRtolLse)) << "lse";
   }
+}
+
+void addHeadTerms(Context& ctx, AttentionProblem& pr, AttentionOptions& o, HeadTerms& t, bool sinks, bool alibi,
+                  bool alibiPerBatch) {
+  const auto hq = static_cast<int64_t>(pr.headsQ), b = static_cast<int64_t>(pr.batch);
+  if (sinks) {
+    t.sinks = randomValues(pr.headsQ, 77, -2.0f, 3.0f);
+    t.tSinks = ctx.tensor({hq}, t.sinks);
+    pr.sinks = &t.sinks;
+    o.sinks = t.tSinks.view();
+  }
+  if (alibi) {
+    const int64_t n = alibiPerBatch ? b * hq : hq;
+    for (int64_t x = 0; x < n; ++x)
+      t.slopes.push_back(std::exp2(-8.0f * static_cast<float>(x % hq + 1) / static_cast<float>(hq)) *
+                         (1.0f + 0.25f * static_cast<float>(x / hq)));
+    t.tSlopes = alibiPerBatch ? ctx.tensor({b, hq}, t.slopes) : ctx.tensor({hq}, t.slopes);
+    pr.alibiSlopes = &t.slopes;
+    pr.alibiPerBatch = alibiPerBatch;
+    o.alibiSlopes = t.tSlopes.view();
+  }
+}
+
+// A paged copy of `in`'s dense K/V (reference::pageCache: shuffled blocks, three spare ones of
+// large values that must never be read), read through in.kRead / in.vRead; returns the i32
+// [B, maxBlocks] block table.
+Tensor pageInputs(Context& ctx, const AttentionProblem& pr, Inputs& in, std::size_t blockSize, DType dtype,
+                  uint64_t seed) {
+  auto upload = [&](const std::vector<float>& dense, std::size_t d) {
+    const PagedCache paged = pageCache(dense, pr.batch, pr.headsKv, pr.lk, d, blockSize, 3, 900.0f, seed);
+    Tensor t = ctx.tensor({static_cast<int64_t>(paged.numBlocks), static_cast<int64_t>(blockSize),
+                           static_cast<int64_t>(pr.headsKv), static_cast<int64_t>(d)},
+                          paged.cache, dtype);
+    return std::pair{std::move(t), paged.table};
+  };
+  const std::vector<int> bhld = {0, 2, 1, 3};
+  auto [tk, table] = upload(in.k, pr.dk);
+  in.tk = std::move(tk);
+  in.tv = upload(in.v, pr.dv).first;
+  in.kRead = in.tk.view().permuted(bhld);
+  in.vRead = in.tv.view().permuted(bhld);
+  return Tensor::fromHostInt(ctx.device(), {static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.lk / blockSize)},
+                             table);
 }
 
 void checkAll(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, uint64_t seed,

@@ -59,6 +59,23 @@ std::vector<float> finiteLse(std::vector<float> x);
 void check(Context& ctx, Path path, const reference::AttentionProblem& pr, const Inputs& in, AttentionOptions o,
            DType dtype, double valueRange = 1.0);
 
+// Sinks and ALiBi slopes of a problem, on the host (for the reference) and the device.
+struct HeadTerms {
+  std::vector<float> sinks, slopes;
+  Tensor tSinks, tSlopes;
+};
+
+// Adds sinks (one per query head, drawn from [-2, 3]) and/or ALiBi slopes (FlashAttention's
+// geometric series 2^(-8 (h + 1) / H), per head or per batch and head) to `pr` and `o`.
+void addHeadTerms(Context& ctx, reference::AttentionProblem& pr, AttentionOptions& o, HeadTerms& t, bool sinks,
+                  bool alibi, bool alibiPerBatch = false);
+
+// A paged copy of `in`'s dense K/V (reference::pageCache: shuffled blocks, three spare ones of
+// large values that must never be read), read through in.kRead / in.vRead; returns the i32
+// [B, maxBlocks] block table.
+Tensor pageInputs(Context& ctx, const reference::AttentionProblem& pr, Inputs& in, std::size_t blockSize, DType dtype,
+                  uint64_t seed);
+
 void checkAll(Context& ctx, const std::vector<Path>& paths, const reference::AttentionProblem& pr, uint64_t seed,
               DType dtype = DType::F32);
 

@@ -9,6 +9,7 @@
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 #include "vkattn/core/checked_size.hpp"
+#include "vkattn/core/storage_formats.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/core/timing.hpp"
 #include "vkattn/ops/additive_attention.hpp"

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
 
@@ -32,7 +33,10 @@ std::size_t checkedByteCount(const Shape& shape, std::size_t elementBytes, const
 }
 
 std::size_t checkedByteCount(const Shape& shape, DType dtype, const std::string& argument) {
-  return checkedByteCount(shape, dtypeSize(dtype), argument);
+  // Block formats: a partial block counts whole (callers require whole blocks per row).
+  const int64_t count = checkedElementCount(shape, argument);
+  const int64_t per = blockElements(dtype);
+  return checkedByteCount({(count + per - 1) / per}, dtypeSize(dtype), argument);
 }
 
 }  // namespace vkattn

@@ -5,17 +5,20 @@
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
-#include "vkattn/core/half.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
 
-std::size_t dtypeSize(DType dtype) noexcept { return dtype == DType::F16 ? 2 : 4; }
+std::size_t dtypeSize(DType dtype) noexcept { return blockBytes(dtype); }
 
 const char* toString(DType dtype) noexcept {
   switch (dtype) {
     case DType::F32: return "f32";
     case DType::F16: return "f16";
     case DType::I32: return "i32";
+    case DType::BF16: return "bf16";
+    case DType::Q8_0: return "q8_0";
+    case DType::Q4_0: return "q4_0";
   }
   return "?";
 }
@@ -44,12 +47,14 @@ Shape contiguousStrides(const Shape& shape) {
 
 bool TensorView::contiguous() const { return strides == contiguousStrides(shape); }
 
-std::size_t TensorView::spanBytes() const {
+int64_t TensorView::spanElements() const {
   if (numel() == 0) return 0;
   int64_t last = 0;
   for (std::size_t i = 0; i < shape.size(); ++i) last += (shape[i] - 1) * strides[i];
-  return static_cast<std::size_t>(last + 1) * dtypeSize(dtype);
+  return last + 1;
 }
+
+std::size_t TensorView::spanBytes() const { return storageBytes(dtype, spanElements()); }
 
 TensorView TensorView::permuted(const std::vector<int>& order) const {
   if (order.size() != shape.size())
@@ -96,8 +101,13 @@ TensorView TensorView::reshaped(Shape newShape) const {
 Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
   for (int64_t d : m_shape)
     if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(m_shape));
+  if (isBlockFormat(m_dtype) && (m_shape.empty() || m_shape.back() % blockElements(m_dtype) != 0))
+    throw InvalidArgument("shape", toString(m_shape) + ": the last dimension of a " + toString(m_dtype) +
+                                       " tensor must be a multiple of " + std::to_string(blockElements(m_dtype)));
   m_buffer = Buffer(device, checkedByteCount(m_shape, m_dtype, "shape"));
 }
+
+std::size_t Tensor::bytes() const noexcept { return storageBytes(m_dtype, numel()); }
 
 Tensor Tensor::fromHost(const Device& device, Shape shape, std::span<const float> values, DType dtype) {
   if (dtype == DType::I32) throw InvalidArgument("dtype", "use fromHostInt for i32 tensors");
@@ -120,14 +130,12 @@ void Tensor::upload(std::span<const float> values) {
   if (static_cast<int64_t>(values.size()) != numel())
     throw InvalidArgument("values", std::to_string(values.size()) + " values for a tensor of shape " +
                                         toString(m_shape));
+  if (m_dtype == DType::I32) throw InvalidArgument("values", "float values for an i32 tensor; use uploadInt");
   if (m_dtype == DType::F32) {
     m_buffer.write(values.data(), bytes());
-  } else if (m_dtype == DType::F16) {
-    std::vector<uint16_t> half(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) half[i] = floatToHalf(values[i]);
-    m_buffer.write(half.data(), bytes());
   } else {
-    throw InvalidArgument("values", "float values for an i32 tensor; use uploadInt");
+    const std::vector<std::byte> encoded = encodeValues(m_dtype, values);
+    m_buffer.write(encoded.data(), encoded.size());
   }
 }
 
@@ -140,17 +148,15 @@ void Tensor::uploadInt(std::span<const int32_t> values) {
 }
 
 std::vector<float> Tensor::download() const {
-  std::vector<float> out(static_cast<std::size_t>(numel()));
+  if (m_dtype == DType::I32) throw InvalidArgument("dtype", "i32 tensor; use downloadInt");
   if (m_dtype == DType::F32) {
+    std::vector<float> out(static_cast<std::size_t>(numel()));
     m_buffer.read(out.data(), bytes());
-  } else if (m_dtype == DType::F16) {
-    std::vector<uint16_t> half(out.size());
-    m_buffer.read(half.data(), bytes());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = halfToFloat(half[i]);
-  } else {
-    throw InvalidArgument("dtype", "i32 tensor; use downloadInt");
+    return out;
   }
-  return out;
+  std::vector<std::byte> encoded(bytes());
+  m_buffer.read(encoded.data(), encoded.size());
+  return decodeValues(m_dtype, encoded, numel());
 }
 
 std::vector<int32_t> Tensor::downloadInt() const {

@@ -235,13 +235,16 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     detail::checkLse(plan, *options.lse);
     lseBuffer = options.lse->buffer;
   }
-  // A paged cache is read by the rows kernel only, which Auto then picks for any query count.
-  const AttentionVariant variant = plan.pageSize && options.variant == AttentionVariant::Auto
+  // A paged cache and K/V in bf16, Q8_0 or Q4_0 are read by the rows kernel only, which Auto then
+  // picks for any query count.
+  const bool rowsOnly = plan.pageSize || plan.kvDtype != plan.dtype;
+  const AttentionVariant variant = rowsOnly && options.variant == AttentionVariant::Auto
                                        ? AttentionVariant::Rows
                                        : attentionVariantFor(ctx, options.variant, plan.lq);
   if (plan.pageSize && variant != AttentionVariant::Rows)
     throw Unsupported(std::string("argument 'blockTable': a paged K/V cache is read by the rows kernel only, not the ") +
                       toString(variant) + " variant");
+  if (variant != AttentionVariant::Rows) detail::requireDenseKvFormat(plan, std::string("the ") + toString(variant) + " variant");
   const bool rows = variant == AttentionVariant::Rows;
   const bool emulated = variant == AttentionVariant::CoopmatEmulated;
   const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
@@ -270,12 +273,12 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
 
   const CoopmatChoice coopmatChoice =
       variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info(), "attention_coopmat") : CoopmatChoice{};
-  const std::string shader = rows       ? "attention_rows"
+  const std::string shader = rows       ? detail::rowsShaderName(plan)
                              : emulated ? "attention_coopmat_emu"
                              : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
                                         : "attention_tiled";
   const Pipeline& pipeline =
-      ctx.pipelines().get({detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
+      ctx.pipelines().get({rows ? shader : detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
                            detail::attentionConstants(plan, shape),
                            coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : shape.requiredSubgroupSize});
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);

@@ -4,6 +4,7 @@
 
 #include "checks.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn::detail {
 namespace {
@@ -34,9 +35,13 @@ void requireHeadVector(const Context& ctx, const AttentionPlan& plan, const std:
                                               : ""));
 }
 
+// q (f32 or f16), or k and v (also bf16, Q8_0, Q4_0) as [B, H, L, D] views.
 void requireAttentionTensor(const Context& ctx, const std::string& name, const TensorView& t) {
   requireTensor(name, t);
-  requireDtype(name, t, {DType::F32, DType::F16});
+  if (name == "q")
+    requireDtype(name, t, {DType::F32, DType::F16});
+  else
+    requireDtype(name, t, {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0});
   requireRank(name, t, 4, 4);
   requireDtypeSupported(ctx, name, t);
   requireFitsDevice(ctx, name, t);
@@ -82,10 +87,22 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   requireAttentionTensor(ctx, "q", q);
   requireAttentionTensor(ctx, "k", k);
   requireAttentionTensor(ctx, "v", v);
-  requireSameDtype("k", k, "q", q);
-  requireSameDtype("v", v, "q", q);
+  requireSameDtype("v", v, "k", k);
+  if (k.dtype == DType::F32 || k.dtype == DType::F16) requireSameDtype("k", k, "q", q);
+  for (const auto& [name, t] : {std::pair<const char*, const TensorView&>{"k", k}, {"v", v}})
+    if (isBlockFormat(t.dtype)) {
+      const int64_t block = blockElements(t.dtype);
+      bool whole = t.dim(3) % block == 0 && t.offset % block == 0;
+      for (int i = 0; i < 3; ++i) whole = whole && t.strides[static_cast<std::size_t>(i)] % block == 0;
+      if (!whole)
+        throw InvalidArgument(name, std::string(toString(t.dtype)) + " stores blocks of " + std::to_string(block) +
+                                        " elements: the head dim (" + std::to_string(t.dim(3)) +
+                                        "), the offset and every stride must be multiples of " +
+                                        std::to_string(block));
+    }
   AttentionPlan plan;
   plan.dtype = q.dtype;
+  plan.kvDtype = k.dtype;
   plan.batch = q.dim(0);
   plan.headsQ = q.dim(1);
   plan.lq = q.dim(2);
@@ -226,6 +243,17 @@ void checkLse(const AttentionPlan& plan, const TensorView& lse) {
   requireDtype("lse", lse, {DType::F32});
   requireContiguous("lse", lse);
   requireShape("lse", lse, {plan.batch, plan.headsQ, plan.lq});
+}
+
+void requireDenseKvFormat(const AttentionPlan& plan, const std::string& path) {
+  if (plan.kvDtype != plan.dtype)
+    throw Unsupported(std::string("argument 'k': k and v stored as ") + toString(plan.kvDtype) +
+                      " are read by the rows kernel only, not " + path);
+}
+
+std::string rowsShaderName(const AttentionPlan& plan) {
+  const std::string base = variantName("attention_rows", plan.dtype);
+  return plan.kvDtype == plan.dtype ? base : base + "_kv_" + toString(plan.kvDtype);
 }
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape) {

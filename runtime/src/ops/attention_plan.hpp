@@ -19,7 +19,8 @@ constexpr int64_t kMaxHeadDim = 576;
 struct AttentionPlan {
   pc::AttentionParams params{};
   int64_t batch = 0, headsQ = 0, headsKv = 0, lq = 0, lk = 0, dk = 0, dv = 0;
-  DType dtype = DType::F32;
+  DType dtype = DType::F32;    // q and out
+  DType kvDtype = DType::F32;  // k and v: q's dtype, or a storage format the rows kernel decodes
   bool hasBand = false;
   bool alignToKeyLengths = false;  // MaskAlignment::BottomRightOfKeyLengths
   bool kvAligned = false;  // every K and V row starts at a multiple of 4 elements (vec4 loads)
@@ -39,6 +40,13 @@ struct AttentionPlan {
 // Validates q, k, v and options (not out or lse) and fills everything but the output strides.
 AttentionPlan planAttention(const Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                             const AttentionOptions& options);
+
+// Throws Unsupported naming k when k and v are stored in a format `path` does not read (only the
+// rows kernel decodes bf16, Q8_0 and Q4_0).
+void requireDenseKvFormat(const AttentionPlan& plan, const std::string& path);
+
+// The rows kernel's shader for the plan's q and K/V storage.
+std::string rowsShaderName(const AttentionPlan& plan);
 
 // Checks `out` ([B, Hq, Lq, Dv], q's dtype, head dim contiguous) and sets the o* strides.
 void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name);

@@ -1,6 +1,7 @@
 #include "checks.hpp"
 
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn::detail {
 
@@ -12,8 +13,7 @@ void requireTensor(const std::string& name, const TensorView& v) {
   if (v.offset < 0) throw InvalidArgument(name, "negative offset");
   for (int64_t s : v.strides)
     if (s < 0) throw InvalidArgument(name, "negative strides are not supported");
-  if (v.offset * static_cast<int64_t>(dtypeSize(v.dtype)) + static_cast<int64_t>(v.spanBytes()) >
-      static_cast<int64_t>(v.buffer->size()))
+  if (static_cast<int64_t>(storageBytes(v.dtype, v.offset + v.spanElements())) > static_cast<int64_t>(v.buffer->size()))
     throw InvalidArgument(name, "view of shape " + toString(v.shape) + " reaches past the end of its buffer");
 }
 
@@ -57,7 +57,7 @@ void requireFitsDevice(const Context& ctx, const std::string& name, const Tensor
     throw Unsupported("argument '" + name + "': " + std::to_string(v.buffer->size()) +
                       " bytes exceed this device's storage buffer limit of " + std::to_string(limit) +
                       " bytes (maxStorageBufferRange); split the work into smaller tensors");
-  if (v.offset + static_cast<int64_t>(v.spanBytes() / dtypeSize(v.dtype)) > (int64_t{1} << 32) - 1)
+  if (v.offset + v.spanElements() > (int64_t{1} << 32) - 1)
     throw Unsupported("argument '" + name + "': more than 2^32 elements");
 }
 

@@ -13,8 +13,11 @@ namespace vkattn {
 
 class Device;
 
-enum class DType { F32, F16, I32 };
+// BF16, Q8_0 and Q4_0 are K/V storage formats (vkattn/core/storage_formats.hpp): Q8_0 and Q4_0
+// store blocks of 32 elements along the last dimension, which must be a multiple of 32.
+enum class DType { F32, F16, I32, BF16, Q8_0, Q4_0 };
 
+// Bytes per element; for the block formats Q8_0 and Q4_0 a block's bytes (see storageBytes).
 std::size_t dtypeSize(DType dtype) noexcept;
 const char* toString(DType dtype) noexcept;
 
@@ -35,6 +38,8 @@ struct TensorView {
   int64_t dim(int64_t i) const { return shape.at(static_cast<std::size_t>(i < 0 ? i + rank() : i)); }
   int64_t numel() const noexcept { return elementCount(shape); }
   bool contiguous() const;
+  // Elements from the view's first to one past its last element.
+  int64_t spanElements() const;
   // Bytes from the view's first to one past its last element.
   std::size_t spanBytes() const;
   // The same elements with dimensions reordered: permuted(order)[i] = this[order[i]].
@@ -49,7 +54,7 @@ class Tensor {
  public:
   Tensor() = default;
   Tensor(const Device& device, Shape shape, DType dtype = DType::F32);
-  // Creates a tensor and uploads `values` (converted to `dtype`).
+  // Creates a tensor and uploads `values` (converted to `dtype`, quantized for Q8_0 and Q4_0).
   static Tensor fromHost(const Device& device, Shape shape, std::span<const float> values,
                          DType dtype = DType::F32);
   static Tensor fromHostInt(const Device& device, Shape shape, std::span<const int32_t> values);
@@ -57,13 +62,14 @@ class Tensor {
   const Shape& shape() const noexcept { return m_shape; }
   DType dtype() const noexcept { return m_dtype; }
   int64_t numel() const noexcept { return elementCount(m_shape); }
-  std::size_t bytes() const noexcept { return static_cast<std::size_t>(numel()) * dtypeSize(m_dtype); }
+  std::size_t bytes() const noexcept;
   const Buffer& buffer() const noexcept { return m_buffer; }
   TensorView view() const;
   operator TensorView() const { return view(); }  // NOLINT: a tensor is usable wherever a view is
 
   void upload(std::span<const float> values);
   void uploadInt(std::span<const int32_t> values);
+  // The values as floats (decoded from bf16, Q8_0 and Q4_0).
   std::vector<float> download() const;
   std::vector<int32_t> downloadInt() const;
   // Raw element bytes in the tensor's own dtype (e.g. IEEE halves for f16); sizes must match.
