@@ -45,6 +45,17 @@ VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_kv_q8_0, .heads = 32, .queries
 VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_kv_q4_0, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
                        .kvHeads = 8, .causal = true, .kvDtype = DType::Q4_0);
 
+// Prefill of 8 sequences of different lengths packed into one call (cuSeqlensQ/K), against one
+// call per sequence in the same submission.
+void BM_VarlenPrefill(benchmark::State& state, measure::VarlenCase c) {
+  bench::report(state, measure::measureVarlenPrefill(bench::context(), c));
+}
+BENCHMARK_CAPTURE(BM_VarlenPrefill, varlen8_h8_d64_f32,
+                  measure::VarlenCase{.lengths = {512, 37, 200, 1, 300, 64, 129, 1000}, .heads = 8, .dim = 64})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -201,6 +201,98 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   return m;
 }
 
+Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repeats) {
+  const int64_t heads = c.heads, dim = c.dim;
+  std::vector<int32_t> offsets = {0};
+  for (const int32_t len : c.lengths) {
+    if (len < 1) throw InvalidArgument("lengths", "every sequence needs at least one token");
+    offsets.push_back(offsets.back() + len);
+  }
+  const int64_t total = offsets.back();
+  const auto elements = static_cast<std::size_t>(total * heads * dim);
+  const auto q = sample(elements, 11, -1.0f, 1.0f, c.dtype), k = sample(elements, 12, -1.0f, 1.0f, c.dtype),
+             v = sample(elements, 13, -1.0f, 1.0f, c.dtype);
+  // Packed [total, H, D] as the [1, H, total, D] views attention takes.
+  Tensor tq = ctx.tensor({total, heads, dim}, q, c.dtype), tk = ctx.tensor({total, heads, dim}, k, c.dtype),
+         tv = ctx.tensor({total, heads, dim}, v, c.dtype), out = ctx.tensor({total, heads, dim}, c.dtype);
+  auto packed = [](const Tensor& t) { return t.view().reshaped({1, t.shape()[0], t.shape()[1], t.shape()[2]}).permuted({0, 2, 1, 3}); };
+  auto sequence = [&](const Tensor& t, std::size_t b) {
+    return packed(t).sliced(2, offsets[b], offsets[b + 1] - offsets[b]);
+  };
+  AttentionOptions options{.causal = true, .alignment = MaskAlignment::BottomRight};
+  options.cuSeqlensQ = offsets;
+  options.cuSeqlensK = offsets;
+  std::string lengths;
+  for (const int32_t len : c.lengths) lengths += (lengths.empty() ? "" : ",") + std::to_string(len);
+  Measurement m{std::string("attention varlen causal") + (c.dtype == DType::F16 ? " f16" : " f32"),
+                "H" + std::to_string(heads) + " D" + std::to_string(dim) + " lengths " + lengths};
+  m.unit = "GFLOP/s";
+  m.baseline = "per sequence";
+  m.variant = "rows";
+  attention(ctx, packed(tq), packed(tk), packed(tv), packed(out), options);
+
+  // Each sequence against the reference on its own rows ([1, H, L, D] slices of the packed arrays).
+  const std::vector<float> got = out.download();
+  std::vector<float> gotChecked;
+  std::vector<double> expected;
+  const reference::Tolerance tol = toleranceFor(Checked::Attention, c.dtype);
+  double flops = 0.0;
+  for (std::size_t b = 0; b < c.lengths.size(); ++b) {
+    const int64_t len = c.lengths[b];
+    flops += reference::attentionFlops(1, heads, len, len, dim, dim, true, true);
+    auto rows = [&](const std::vector<float>& x) {
+      std::vector<float> r;
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < len; ++i) {
+          const auto at = x.begin() + ((offsets[b] + i) * heads + h) * dim;
+          r.insert(r.end(), at, at + dim);
+        }
+      return r;
+    };
+    reference::AttentionProblem problem;
+    problem.headsQ = problem.headsKv = static_cast<std::size_t>(heads);
+    problem.lq = problem.lk = static_cast<std::size_t>(len);
+    problem.dk = problem.dv = static_cast<std::size_t>(dim);
+    problem.scale = 1.0 / std::sqrt(static_cast<double>(dim));
+    problem.causal = problem.bottomRight = true;
+    problem.withProbs = false;
+    constexpr std::size_t kSampledRows = 64;
+    if (2.0 * static_cast<double>(heads * len * len * dim) > 2e9)
+      for (std::size_t t = 0; t < kSampledRows; ++t) problem.rows.push_back(t * (problem.lq - 1) / (kSampledRows - 1));
+    const reference::AttentionResult ref = reference::attentionRef(problem, rows(q), rows(k), rows(v));
+    const std::vector<float> mine = rows(got);
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < len; ++i) {
+        if (!problem.rows.empty() &&
+            std::find(problem.rows.begin(), problem.rows.end(), static_cast<std::size_t>(i)) == problem.rows.end())
+          continue;
+        const auto at = static_cast<std::size_t>((h * len + i) * dim);
+        gotChecked.insert(gotChecked.end(), mine.begin() + at, mine.begin() + at + dim);
+        expected.insert(expected.end(), ref.out.begin() + at, ref.out.begin() + at + dim);
+      }
+    if (!problem.rows.empty()) m.checked = "64 query rows per head of sequences past 2e9 multiply-adds";
+  }
+  m.error = reference::compare(gotChecked, expected, tol.atol, tol.rtol);
+  m.tolerance = largestAllowed(expected, tol);
+
+  const double ns = timeOnDevice(ctx, [&] { attention(ctx, packed(tq), packed(tk), packed(tv), packed(out), options); },
+                                 repeats.kernel).medianNs;
+  m.rate = flops / ns;
+  m.medianMs = ns * 1e-6;
+  if (repeats.baseline <= 0) {
+    m.baselineSkipped = "not asked for";
+    return m;
+  }
+  const AttentionOptions one{.causal = true, .alignment = MaskAlignment::BottomRight};
+  const double baselineNs = timeOnDevice(ctx, [&] {
+                              for (std::size_t b = 0; b < c.lengths.size(); ++b)
+                                attention(ctx, sequence(tq, b), sequence(tk, b), sequence(tv, b), sequence(out, b), one);
+                            }, repeats.baseline).medianNs;
+  m.baselineRate = flops / baselineNs;
+  m.baselineMedianMs = baselineNs * 1e-6;
+  return m;
+}
+
 Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType dtype, MatmulVariant variant,
                           Repeats repeats) {
   const bool half = dtype == DType::F16;

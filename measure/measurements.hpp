@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/ops/attention.hpp"
@@ -64,6 +65,16 @@ struct AttentionCase {
 // skipped, with the reason, where its Lq×Lk score matrix exceeds the device's buffer limits; a
 // variant the device lacks (coopmat) is reported as skipped.
 Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repeats = {});
+
+struct VarlenCase {
+  std::vector<int32_t> lengths;  // each sequence's tokens: self-attention over them, causal
+  int64_t heads = 8, dim = 64;
+  DType dtype = DType::F32;
+};
+// Prefill of a packed batch of sequences of different lengths in one call (cuSeqlensQ/K),
+// checked per sequence against the reference (sampled rows past ~2·10⁹ multiply-adds, as above),
+// against the same sequences as one attention call each, recorded into one submission.
+Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repeats = {});
 
 // linear y = gelu(x W^T + b), x [m, k], W [n, k], against the naive one-output-per-invocation kernel.
 Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType dtype,

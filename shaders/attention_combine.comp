@@ -5,8 +5,8 @@
 // and lse = (M + log2 L) ln 2; with sinks, head h's sink logit then joins L (finishRow). Rows with
 // no visible key in any split give zeros and lse = -inf (or the sink's logit).
 // Bindings: 0 partials (f32, [SPLITS, B, Hq, Lq, DV + 2]), 1 out (ELEM, write), 2 lse (f32
-// [B, Hq, Lq], write when WRITE_LSE), 3 sinks (f32 [Hq]). Push: AttentionParams (batch, heads, lq, o*).
-// Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS, 18 HAS_SINKS).
+// [B, Hq, Lq], write when WRITE_LSE), 3 sinks (f32 [Hq]), 4 sequences (VARLEN: as attention_rows.comp). Push: AttentionParams (batch, heads, lq, o*).
+// Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS, 18 HAS_SINKS, 24 VARLEN).
 // Dispatch: one invocation per (b, h, i), flat over x then y. NaN is reported by the split pass.
 // Tolerance (tests): as attention_rows.comp.
 #include "common.glsl"
@@ -22,6 +22,7 @@ layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_LSE) writeonly buffer Lse
 #define ATTN_KEYLEN_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here (no mask flags): any declared binding
 #define ATTN_SINKS_BINDING ATTN_COMBINE_BINDING_SINKS
 #define ATTN_ALIBI_BINDING ATTN_COMBINE_BINDING_PARTIALS  // unused here: any declared binding
+#define ATTN_SEQS_BINDING ATTN_COMBINE_BINDING_SEQS
 #include "attention_common.glsl"
 
 void main() {
@@ -31,6 +32,8 @@ void main() {
   const uint i = row % p.lq;
   const uint h = (row / p.lq) % p.heads;
   const uint b = row / p.lq / p.heads;
+  loadSequence(b);
+  if (VARLEN && int(i) >= queryCount(b)) return;  // past its sequence's rows: no record was written
   float mMax = NEG_INF;
   [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) mMax = max(mMax, partial[(s * rows + row) * (DV + 2) + DV]);
   const float mSafe = mMax == NEG_INF ? 0.0 : mMax;
@@ -46,7 +49,7 @@ void main() {
   }
   float inv, lseLog2;
   finishRow(h, mMax, l, inv, lseLog2);  // the sink joins once, after the splits are merged
-  const uint out_ = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
+  const uint out_ = p.oOffset + b * p.oStrideB + h * p.oStrideH + (firstQueryRow(b) + i) * p.oStrideL;
   [[unroll]] for (uint d = 0; d < DV4; ++d) STORE_HEAD4(o, out_, d, DV, acc[d] * inv);
-  if (WRITE_LSE) lse[row] = lseLog2 * LN2;
+  if (WRITE_LSE) lse[lseIndex(b, h, i)] = lseLog2 * LN2;
 }

@@ -81,6 +81,7 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
 #define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
 #define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
+#define ATTN_SEQS_BINDING ATTN_BINDING_SEQS  // read only with VARLEN, which this kernel refuses
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 

@@ -19,6 +19,7 @@ layout(std430, set = 0, binding = ATTN_PV_BINDING_O) writeonly buffer O { ELEM o
 #define ATTN_KEYLEN_BINDING ATTN_PV_BINDING_STATUS  // unused here (no mask flags): any declared binding
 #define ATTN_SINKS_BINDING ATTN_PV_BINDING_STATUS  // unused here: any declared binding
 #define ATTN_ALIBI_BINDING ATTN_PV_BINDING_STATUS  // unused here: any declared binding
+#define ATTN_SEQS_BINDING ATTN_PV_BINDING_STATUS  // unused here: any declared binding
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_PV_BINDING_STATUS)
 

@@ -15,7 +15,7 @@
 // with PAGE_SIZE: a paged K/V cache).
 // Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, 1 DK, 2 DV (any head dims
 // 1..576), 3-7 mask/lse flags, 8 ROWS, 9 KEY_BLOCK, 11 ALIGNED, 17-20 softcap, sinks, ALiBi,
-// 22 PAGE_SIZE). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS rows), flat over x then y.
+// 22 PAGE_SIZE, 23 ALIGN_KEYLEN, 24 VARLEN: binding 12 gives the sequences). Dispatch: one workgroup per (b, h, block of WG_SIZE * ROWS rows), flat over x then y.
 // With LANE_KEYS (decode, few query rows) the workgroup's lanes share ROWS rows and take every
 // WG_SIZE-th key block instead, merged with subgroup ops at the end. Its rows are packed across the
 // query heads that share a KV head (GQA): a workgroup owns ROWS of the kvGroup * Lq rows of one
@@ -71,6 +71,7 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
 #define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
 #define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
+#define ATTN_SEQS_BINDING ATTN_BINDING_SEQS
 #include "attention_common.glsl"
 #if defined(KV_BF16) || defined(KV_Q8_0) || defined(KV_Q4_0)
 #include "kv_formats.glsl"
@@ -83,11 +84,29 @@ layout(std430, set = 0, binding = ATTN_BINDING_PAGES) readonly buffer Pages { in
 // and are not checked: a row past the buffer is clamped into it, so a bad table reads wrong keys,
 // never outside the buffer.
 uint kvRow(uint off, uint sB, uint sH, uint sL, uint len, uint D, uint b, uint kvh, uint j) {
-  if (PAGE_SIZE == 0u) return off + b * sB + kvh * sH + j * sL;
+  if (PAGE_SIZE == 0u) return off + b * sB + kvh * sH + (firstKeyRow(b) + j) * sL;
   const uint block = uint(max(pages[b * (p.lk / PAGE_SIZE) + j / PAGE_SIZE], 0));
   const uint row = off + block * sB + kvh * sH + (j % PAGE_SIZE) * sL;
   const uint last = len - D;
   return min(row, ALIGNED ? last / KV_ALIGNMENT * KV_ALIGNMENT : last);
+}
+
+// (x + y) mod n for x, y < n, without 32-bit overflow.
+uint addMod(uint x, uint y, uint n) { return x >= n - y ? x - (n - y) : x + y; }
+
+// Workgroup g of n takes group (g * m) mod n, m after the offsets in the SEQS binding (VARLEN):
+// the host picks a multiplier coprime to n near 0.618 n, so that any contiguous range of workgroups covers the groups evenly (Fibonacci
+// hashing). CPU drivers give each thread a contiguous range of workgroups; a packed batch lays its
+// sequences out one after another, and without this the long sequences' groups land on one thread
+// (lavapipe: 0.65x the same sequences as separate dispatches).
+uint spreadGroup(uint g, uint n) {
+  const uint m = uint(seqs[2u * (p.batch + 1u)]);
+  uint r = 0u, a = g;
+  [[unroll]] for (uint bit = 0u; bit < 32u; ++bit) {  // double and add over the multiplier's bits
+    if (((m >> bit) & 1u) != 0u) r = addMod(r, a, n);
+    a = addMod(a, a, n);
+  }
+  return r;
 }
 
 void main() {
@@ -101,24 +120,33 @@ void main() {
   const uint owners = LANE_KEYS ? p.heads / p.kvGroup : p.heads;
   const uint ownerRows = LANE_KEYS ? p.kvGroup * p.lq : p.lq;
   const uint blocks = (ownerRows + rowsPerGroup - 1) / rowsPerGroup;
-  const uint group = flatGroupIndex();
-  if (group >= p.batch * owners * blocks) return;
+  const uint groups = p.batch * owners * blocks;
+  if (flatGroupIndex() >= groups) return;
+  const uint group = VARLEN ? spreadGroup(flatGroupIndex(), groups) : flatGroupIndex();
   const uint owner = (group / blocks) % owners;
   const uint b = group / blocks / owners;
   const uint kvh = LANE_KEYS ? owner : owner / p.kvGroup;
+  // A packed batch: this sequence's own query rows (blocks past them have nothing to do).
+  loadSequence(b);
+  const uint seqRows = uint(queryCount(b));
   const uint groupFirst = (group % blocks) * rowsPerGroup;
-  const uint groupLast = min(groupFirst + rowsPerGroup, ownerRows) - 1;
+  if (VARLEN && (seqRows == 0u || (!LANE_KEYS && groupFirst >= seqRows))) return;
+  const uint groupLast = min(groupFirst + rowsPerGroup, LANE_KEYS ? ownerRows : min(ownerRows, seqRows)) - 1;
   const uint ownFirst = LANE_KEYS ? groupFirst : groupFirst + lane * ROWS;  // may be past the end
   const uint first = min(ownFirst, groupLast);
   const uint last = min(first + ROWS - 1, groupLast);
   // Head and query row of each of this invocation's rows (rows past the end repeat the last), and
   // the query rows the workgroup spans, which bound the keys it can see.
+  // In decode mode with VARLEN a packed row past its sequence's query count stands in as the
+  // sequence's last row and is not written (`valid`).
   uint hs[ROWS], is[ROWS];
+  bool valid[ROWS];
   uint iLo = LANE_KEYS ? p.lq : groupFirst, iHi = LANE_KEYS ? 0 : groupLast;
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     const uint x = min(first + r, last);
     hs[r] = LANE_KEYS ? kvh * p.kvGroup + x / p.lq : owner;
-    is[r] = LANE_KEYS ? x % p.lq : x;
+    is[r] = LANE_KEYS ? min(x % p.lq, seqRows - 1) : x;
+    valid[r] = ownFirst + r <= groupLast && (!LANE_KEYS || x % p.lq < seqRows);
     if (LANE_KEYS) {
       iLo = min(iLo, is[r]);
       iHi = max(iHi, is[r]);
@@ -130,7 +158,7 @@ void main() {
   vec4 acc[ROWS * DV4];
   float m[ROWS], l[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    const uint row = p.qOffset + b * p.qStrideB + hs[r] * p.qStrideH + is[r] * p.qStrideL;
+    const uint row = p.qOffset + b * p.qStrideB + hs[r] * p.qStrideH + (firstQueryRow(b) + is[r]) * p.qStrideL;
     [[unroll]] for (uint d = 0; d < DK4; ++d) qr[r * DK4 + d] = LOAD_HEAD4(q, row, d, DK) * p.scaleLog2;
     [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = vec4(0.0);
     m[r] = NEG_INF;
@@ -223,7 +251,7 @@ void main() {
     // Partial record of row i for this split: DV unnormalised sums, the running max (log2 units)
     // and the running sum, at ((z * B * Hq + b * Hq + h) * Lq + i) * (DV + 2) of binding 4.
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-      if (ownFirst + r <= groupLast) {
+      if (valid[r]) {
         const uint rec = (((gl_WorkGroupID.z * p.batch + b) * p.heads + hs[r]) * p.lq + is[r]) * (DV + 2);
         [[unroll]] for (uint d = 0; d < DV4; ++d) {
           const vec4 val = acc[r * DV4 + d];
@@ -239,17 +267,17 @@ void main() {
     }
   }
   [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-    if (!SPLIT && writer && ownFirst + r <= groupLast) {
+    if (!SPLIT && writer && valid[r]) {
       const uint h = hs[r], i = is[r];
       float inv, lseLog2;
       finishRow(h, m[r], l[r], inv, lseLog2);
-      const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL;
+      const uint row = p.oOffset + b * p.oStrideB + h * p.oStrideH + (firstQueryRow(b) + i) * p.oStrideL;
       [[unroll]] for (uint d = 0; d < DV4; ++d) {
         const vec4 val = acc[r * DV4 + d] * inv;
         nanOut = nanOut || any(isnan(val));
         STORE_HEAD4(o, row, d, DV, val);
       }
-      if (WRITE_LSE) lse[(b * p.heads + h) * p.lq + i] = lseLog2 * LN2;
+      if (WRITE_LSE) lse[lseIndex(b, h, i)] = lseLog2 * LN2;
     }
   }
   // A NaN score came from q or k: q's rows are in registers, so blame q if they hold one.

@@ -25,6 +25,7 @@ layout(std430, set = 0, binding = ATTN_SCORES_BINDING_HEADS) readonly buffer Hea
 #define ATTN_KEYLEN_BINDING ATTN_SCORES_BINDING_KEYLEN
 #define ATTN_SINKS_BINDING ATTN_SCORES_BINDING_STATUS  // sinks are refused on this path: any declared binding
 #define ATTN_ALIBI_BINDING ATTN_SCORES_BINDING_ALIBI
+#define ATTN_SEQS_BINDING ATTN_SCORES_BINDING_ALIBI  // unused here (no VARLEN): any declared binding
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_SCORES_BINDING_STATUS)
 

@@ -2,8 +2,9 @@
 // flash_attn_with_kvcache, with its layout ([B, L, H, D]; packed [total, H, D] for varlen) and
 // semantics: causal aligned to the bottom-right corner of each sequence, window_size (left, right)
 // with -1 unbounded, softcap 0 off, ALiBi slopes [H] or [B, H], attention sinks [H]. Inference
-// only: dropout_p must be 0. Each sequence is one vkattn::attention call on views of the uploaded
-// inputs, all recorded into one submission (flash_attn_func: one call for the whole batch).
+// only: dropout_p must be 0. Each function is one vkattn::attention call on the uploaded inputs
+// (varlen: a packed batch; with_kvcache: the caches as they are), except with cache_leftpad, which
+// records one call per sequence into one submission.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -197,41 +198,19 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
   }
   const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, batch, h, limits);
   const int64_t totalQ = hq.shape[0];
+  const std::vector<int32_t> offsetsQ(cq.begin(), cq.end()), offsetsK(ck.begin(), ck.end());
   auto [out, lse] = onDevice([&](Context& ctx) {
+    // One dispatch for the whole packed batch (AttentionOptions::cuSeqlensQ / cuSeqlensK);
+    // flash-attn's varlen lse layout, [H, total_q], is the packed batch's [1, H, total_q].
     const DeviceLogitArgs logits(ctx, args);
     Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
-    Tensor tout = ctx.tensor({totalQ, h, dv}, hq.dtype);
-    // flash-attn's varlen lse layout, [H, total_q]: each sequence's [1, H, lq] lse goes into its columns.
-    HostResult hostLse{{h, totalQ}, DType::F32, std::vector<uint8_t>(static_cast<std::size_t>(h * totalQ) * 4)};
-    auto* lseAt = reinterpret_cast<float*>(hostLse.bytes.data());
-    std::vector<std::pair<int64_t, int64_t>> empty;  // query rows of sequences with no key
-    std::vector<std::pair<int64_t, Tensor>> seqLse;   // (first query row, [1, H, lq] lse)
-    Batch work(ctx);  // every sequence in one submission
-    for (int64_t s = 0; s < batch; ++s) {
-      const int64_t lq = cq[s + 1] - cq[s], lk = ck[s + 1] - ck[s];
-      if (lq == 0) continue;
-      if (lk == 0) {
-        empty.emplace_back(cq[s], lq);
-        continue;
-      }
-      AttentionOptions o = logits.options(s);
-      o.lse = seqLse.emplace_back(cq[s], ctx.tensor({1, h, lq})).second.view();
-      attention(ctx, oneSequence(tq.view().sliced(0, cq[s], lq)), oneSequence(tk.view().sliced(0, ck[s], lk)),
-                oneSequence(tv.view().sliced(0, ck[s], lk)), oneSequence(tout.view().sliced(0, cq[s], lq)), o);
-    }
-    work.submit();
-    for (const auto& [start, t] : seqLse) {
-      const std::vector<float> rows = t.download();
-      const int64_t lq = t.shape()[2];
-      for (int64_t hh = 0; hh < h; ++hh) std::copy_n(rows.begin() + hh * lq, lq, lseAt + hh * totalQ + start);
-    }
-    HostResult hostOut = download(tout);
-    for (const auto& [start, rows] : empty) {
-      fillEmpty(hostOut, start, rows, h * dv);
-      for (int64_t hh = 0; hh < h; ++hh)  // no key: only the sink (if any) is in the denominator
-        std::fill_n(lseAt + hh * totalQ + start, rows, sinkOrNone(args, hh));
-    }
-    return std::pair{std::move(hostOut), std::move(hostLse)};
+    Tensor tout = ctx.tensor({totalQ, h, dv}, hq.dtype), tlse = ctx.tensor({1, h, totalQ});
+    AttentionOptions o = logits.options(std::nullopt);
+    o.cuSeqlensQ = offsetsQ;
+    o.cuSeqlensK = offsetsK;
+    o.lse = tlse.view();
+    attention(ctx, oneSequence(tq.view()), oneSequence(tk.view()), oneSequence(tv.view()), oneSequence(tout.view()), o);
+    return std::pair{download(tout), download(tlse, Shape{h, totalQ})};
   });
   if (!returnProbs) return toNumpy(out);
   return py::make_tuple(toNumpy(out), toNumpy(lse), py::none());

@@ -89,14 +89,19 @@ def test_flash_attn_func_matches_torch_math(rng, torch):
     np.testing.assert_allclose(vkattn.flash_attn_func(q, k, v, causal=True), expected, atol=ATOL, rtol=RTOL)
 
 
-def test_flash_attn_varlen_func(rng):
-    lens_q, lens_k = [3, 0, 7, 1], [5, 4, 7, 0]
-    h, hkv, d = 4, 2, 16
+def packed_qkv(rng, lens_q, lens_k, h, hkv, d):
+    """Packed q (total_q, H, D), k and v (total_k, Hkv, D) and their int32 offsets."""
     q = rng.standard_normal((sum(lens_q), h, d)).astype(np.float32)
     k = rng.standard_normal((sum(lens_k), hkv, d)).astype(np.float32)
     v = rng.standard_normal((sum(lens_k), hkv, d)).astype(np.float32)
-    cu_q = np.concatenate([[0], np.cumsum(lens_q)]).astype(np.int32)
-    cu_k = np.concatenate([[0], np.cumsum(lens_k)]).astype(np.int32)
+    offsets = [np.concatenate([[0], np.cumsum(lens)]).astype(np.int32) for lens in (lens_q, lens_k)]
+    return q, k, v, offsets[0], offsets[1]
+
+
+def test_flash_attn_varlen_func(rng):
+    lens_q, lens_k = [3, 0, 7, 1], [5, 4, 7, 0]
+    h, hkv, d = 4, 2, 16
+    q, k, v, cu_q, cu_k = packed_qkv(rng, lens_q, lens_k, h, hkv, d)
     sinks = np.array([0.5, -1.0, 2.0, 0.0], np.float32)
     out, lse, _ = vkattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, max(lens_q), max(lens_k), causal=True,
                                                  sinks=sinks, return_attn_probs=True)
@@ -112,6 +117,21 @@ def test_flash_attn_varlen_func(rng):
         ref, ref_lse = flash_ref(q[None, qs], k[None, ks], v[None, ks], causal=True, sinks=sinks)
         np.testing.assert_allclose(out[qs], ref[0], atol=ATOL, rtol=RTOL)
         np.testing.assert_allclose(lse[:, qs], ref_lse[0], atol=2e-5, rtol=1e-5)
+
+
+def test_flash_attn_varlen_func_per_sequence_terms(rng):
+    # ALiBi slopes per sequence, a window, softcap and GQA 8:2 in one packed call.
+    lens_q, lens_k = [2, 6, 1], [9, 6, 40]
+    h = 8
+    q, k, v, cu_q, cu_k = packed_qkv(rng, lens_q, lens_k, h, 2, 32)
+    alibi = rng.uniform(0.01, 0.5, (3, h)).astype(np.float32)
+    out = vkattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 6, 40, window_size=(5, 2), softcap=15.0,
+                                        alibi_slopes=alibi)
+    for s in range(3):
+        qs, ks = slice(cu_q[s], cu_q[s + 1]), slice(cu_k[s], cu_k[s + 1])
+        ref, _ = flash_ref(q[None, qs], k[None, ks], v[None, ks], window_size=(5, 2), softcap=15.0,
+                           alibi=alibi[s])
+        np.testing.assert_allclose(out[qs], ref[0], atol=ATOL, rtol=RTOL)
 
 
 def test_flash_attn_varlen_rejects_bad_offsets(rng):

@@ -2,8 +2,8 @@
 // runtime builds one SpecConstants), the mask inputs and the rules that decide which keys a query
 // row sees, and the logit shaping (softcap, ALiBi) and sinks they share. The includer defines
 // ATTN_BIAS_BINDING, ATTN_KEEP_BINDING, ATTN_KEYLEN_BINDING, ATTN_SINKS_BINDING and
-// ATTN_ALIBI_BINDING (any declared binding where a kernel never reads one) and declares `p`
-// (AttentionParams) first.
+// ATTN_ALIBI_BINDING and ATTN_SEQS_BINDING (any declared binding where a kernel never reads one) and
+// declares `p` (AttentionParams) first.
 #ifndef VKATTN_ATTENTION_COMMON_GLSL
 #define VKATTN_ATTENTION_COMMON_GLSL
 
@@ -49,6 +49,11 @@ layout(constant_id = ATTN_SPEC_PAGE_SIZE) const uint PAGE_SIZE = 0;
 // Causal masks and windows hang from i + keyLens[b] - Lq (each batch's own last key) instead of
 // i + p.diagShift (needs HAS_KEYLEN).
 layout(constant_id = ATTN_SPEC_ALIGN_KEYLEN) const bool ALIGN_KEYLEN = false;
+// A packed batch of p.batch sequences (flash-attn's varlen): q, out and lse rows of sequence b are
+// rows seqs[b] .. seqs[b + 1] - 1 of one packed tensor, its keys rows seqs[B + 1 + b] .. of K and
+// V (the b strides are 0); p.lq and p.lk are the longest sequence's counts, rows past a
+// sequence's own are skipped. The offsets were checked on the host.
+layout(constant_id = ATTN_SPEC_VARLEN) const bool VARLEN = false;
 
 #ifdef STORAGE_F16
 #define ELEM4 f16vec4
@@ -69,6 +74,7 @@ layout(std430, set = 0, binding = ATTN_KEEP_BINDING) readonly buffer Keep { int 
 layout(std430, set = 0, binding = ATTN_KEYLEN_BINDING) readonly buffer KeyLens { int keyLens[]; };
 layout(std430, set = 0, binding = ATTN_SINKS_BINDING) readonly buffer Sinks { float sinks[]; };
 layout(std430, set = 0, binding = ATTN_ALIBI_BINDING) readonly buffer Alibi { float alibiSlopes[]; };
+layout(std430, set = 0, binding = ATTN_SEQS_BINDING) readonly buffer Seqs { int seqs[]; };
 
 // Word word_ (< ceil(D / 4)) of the head vector starting at element `row` of `buf`, as vec4: lanes
 // past D are 0 and never read. D and word_ are constants after unrolling, so the checks fold away.
@@ -86,18 +92,45 @@ layout(std430, set = 0, binding = ATTN_ALIBI_BINDING) readonly buffer Alibi { fl
     if (4 * (word_) + 3 < (D)) buf[(row) + 4 * (word_) + 3] = TO_ELEM((value_).w);            \
   }
 
-// Keys batch b really has: Lk, or its key length clamped to [0, Lk].
-int keyCount(uint b) { return HAS_KEYLEN ? clamp(keyLens[b], 0, int(p.lk)) : int(p.lk); }
+// With VARLEN an invocation works in one sequence, whose offsets loadSequence(b) reads once (the
+// functions below take b for the other modes); kernels with VARLEN call it before anything else.
+uint seqFirstQuery = 0u, seqFirstKey = 0u;
+int seqQueries = 0, seqKeys = 0;
+void loadSequence(uint b) {
+  if (!VARLEN) return;
+  seqFirstQuery = uint(seqs[b]);
+  seqQueries = seqs[b + 1u] - seqs[b];
+  seqFirstKey = uint(seqs[p.batch + 1u + b]);
+  seqKeys = seqs[p.batch + 2u + b] - seqs[p.batch + 1u + b];
+}
+
+// Packed row of sequence b's first query row and first key (0 without VARLEN).
+uint firstQueryRow(uint b) { return VARLEN ? seqFirstQuery : 0u; }
+uint firstKeyRow(uint b) { return VARLEN ? seqFirstKey : 0u; }
+
+// Query rows batch b really has: Lq, or its sequence's.
+int queryCount(uint b) { return VARLEN ? seqQueries : int(p.lq); }
+
+// Keys batch b really has: Lk, its sequence's, or its key length clamped to [0, Lk].
+int keyCount(uint b) {
+  if (VARLEN) return seqKeys;
+  return HAS_KEYLEN ? clamp(keyLens[b], 0, int(p.lk)) : int(p.lk);
+}
 
 // Where row i's diagonal is: key i + diagShift(b).
-int diagShift(uint b) { return ALIGN_KEYLEN ? keyCount(b) - int(p.lq) : p.diagShift; }
+int diagShift(uint b) { return ALIGN_KEYLEN ? keyCount(b) - queryCount(b) : p.diagShift; }
+
+// Where row i of head h in batch b keeps its lse: [B, Hq, Lq], or [Hq, total rows] with VARLEN.
+uint lseIndex(uint b, uint h, uint i) {
+  return VARLEN ? h * uint(seqs[p.batch]) + seqFirstQuery + i : (b * p.heads + h) * p.lq + i;
+}
 
 // Keys [lo, hi) that rows first..last of batch b can see at all (before keep-mask and bias).
 // Empty when hi <= lo.
 void keyRange(uint b, uint first, uint last, out int lo, out int hi) {
   lo = 0;
   hi = int(p.lk);
-  if (HAS_KEYLEN) hi = min(hi, keyLens[b]);
+  if (HAS_KEYLEN || VARLEN) hi = min(hi, keyCount(b));
   if (HAS_BAND) {
     lo = max(lo, int(first) + diagShift(b) - p.windowLeft);
     hi = min(hi, int(last) + diagShift(b) + p.windowRight + 1);
@@ -134,7 +167,7 @@ float shapeLogit(float s, uint b, uint h, uint i, int j) {
   if (SOFTCAP > 0.0) s = (SOFTCAP * LOG2E) * stableTanh(s * (LN2 / SOFTCAP));
   if (HAS_ALIBI) {
     const float slope = alibiSlopes[b * ALIBI_STRIDE_B + h];
-    s -= slope * LOG2E * abs(float(int(i) + keyCount(b) - int(p.lq) - j));
+    s -= slope * LOG2E * abs(float(int(i) + keyCount(b) - queryCount(b) - j));
   }
   return s;
 }

@@ -57,6 +57,7 @@
 #define ATTN_SPEC_ROW_LANES 21      // uint: tiled kernel, lanes sharing one query row's head dim (1, 2, 4, 8)
 #define ATTN_SPEC_PAGE_SIZE 22      // uint: rows kernel, keys per block of a paged K/V cache (0: dense K/V)
 #define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
+#define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp
@@ -144,7 +145,8 @@
 #define ATTN_BINDING_SINKS 9   // f32 [Hq]
 #define ATTN_BINDING_ALIBI 10  // f32 [Hq] or [B, Hq]
 #define ATTN_BINDING_PAGES 11  // i32 [B, Lk / PAGE_SIZE]: the cache block of each page of keys (rows kernel)
-#define ATTN_BINDING_COUNT 12
+#define ATTN_BINDING_SEQS 12   // i32 [2 (B + 1) + 1]: cu_seqlens_q, cu_seqlens_k of a packed batch (VARLEN), a group multiplier
+#define ATTN_BINDING_COUNT 13
 
 // attention_scores.comp (logits of the chosen heads)
 #define ATTN_SCORES_BINDING_Q 0
@@ -170,7 +172,8 @@
 #define ATTN_COMBINE_BINDING_O 1
 #define ATTN_COMBINE_BINDING_LSE 2
 #define ATTN_COMBINE_BINDING_SINKS 3
-#define ATTN_COMBINE_BINDING_COUNT 4
+#define ATTN_COMBINE_BINDING_SEQS 4  // as ATTN_BINDING_SEQS
+#define ATTN_COMBINE_BINDING_COUNT 5
 
 // additive_project.comp
 #define ADDITIVE_PROJECT_BINDING_X 0

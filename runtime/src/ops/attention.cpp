@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 #include "attention_plan.hpp"
@@ -195,6 +196,15 @@ uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const KeyLo
   return static_cast<uint32_t>(splits);
 }
 
+// A multiplier coprime to n near n / golden ratio: g -> (g * m) mod n is then a permutation whose
+// contiguous ranges spread evenly over 0 .. n - 1.
+uint32_t spreadMultiplier(uint64_t n) {
+  if (n < 3) return 1;
+  auto m = static_cast<uint64_t>(static_cast<double>(n) * 0.6180339887498949);
+  while (std::gcd(m, n) != 1) ++m;
+  return static_cast<uint32_t>(m);
+}
+
 }  // namespace
 
 const char* toString(AttentionVariant variant) noexcept {
@@ -237,14 +247,18 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   }
   // A paged cache and K/V in bf16, Q8_0 or Q4_0 are read by the rows kernel only, which Auto then
   // picks for any query count.
-  const bool rowsOnly = plan.pageSize || plan.kvDtype != plan.dtype;
+  const bool rowsOnly = plan.pageSize || plan.kvDtype != plan.dtype || plan.varlen;
   const AttentionVariant variant = rowsOnly && options.variant == AttentionVariant::Auto
                                        ? AttentionVariant::Rows
                                        : attentionVariantFor(ctx, options.variant, plan.lq);
   if (plan.pageSize && variant != AttentionVariant::Rows)
     throw Unsupported(std::string("argument 'blockTable': a paged K/V cache is read by the rows kernel only, not the ") +
                       toString(variant) + " variant");
-  if (variant != AttentionVariant::Rows) detail::requireDenseKvFormat(plan, std::string("the ") + toString(variant) + " variant");
+  if (variant != AttentionVariant::Rows) {
+    const std::string path = std::string("the ") + toString(variant) + " variant";
+    detail::requireDenseKvFormat(plan, path);
+    detail::requireDenseBatch(plan, path);
+  }
   const bool rows = variant == AttentionVariant::Rows;
   const bool emulated = variant == AttentionVariant::CoopmatEmulated;
   const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
@@ -293,6 +307,16 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                         " bytes of partial results, past " + ctx.info().name + "'s storage buffer limit");
     partials = &rec.keepAlive(Buffer(ctx.device(), static_cast<std::size_t>(floats * 4)));
   }
+  if (plan.varlen) {
+    // The sequences' offsets, for the kernel and its combine, then the multiplier that spreads
+    // the sequences' groups (of different lengths) over the workgroups, which CPU drivers hand to
+    // their threads in contiguous ranges.
+    plan.sequences.push_back(static_cast<int32_t>(spreadMultiplier(workgroups)));
+    const std::size_t bytes = plan.sequences.size() * sizeof(int32_t);
+    Buffer seqs(ctx.device(), bytes);
+    seqs.write(plan.sequences.data(), bytes);
+    plan.seqs = &rec.keepAlive(std::move(seqs));
+  }
   StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
   plan.params.statusSlot = status.slot;
   rec.dispatch(pipeline,
@@ -307,7 +331,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                 {ATTN_BINDING_STATUS, status.buffer},
                 {ATTN_BINDING_SINKS, plan.sinks},
                 {ATTN_BINDING_ALIBI, plan.alibi},
-                {ATTN_BINDING_PAGES, plan.pages}},
+                {ATTN_BINDING_PAGES, plan.pages},
+                {ATTN_BINDING_SEQS, plan.seqs}},
                plan.params, groups);
   if (shape.split) {
     AttentionKernelShape combine;
@@ -322,7 +347,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                  {{ATTN_COMBINE_BINDING_PARTIALS, partials},
                   {ATTN_COMBINE_BINDING_O, out.buffer},
                   {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
-                  {ATTN_COMBINE_BINDING_SINKS, plan.sinks}},
+                  {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
+                  {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
                  plan.params,
                  groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq), combine.workgroup));
   }

@@ -84,6 +84,7 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
   if (options.blockTable)
     throw Unsupported("argument 'blockTable': the naive path reads dense K/V only (attention() reads pages)");
   detail::requireDenseKvFormat(plan, "the naive path");
+  detail::requireDenseBatch(plan, "the naive path");
   // The P V kernel loops over every key in one invocation.
   detail::requireLoopBudget(ctx, static_cast<uint64_t>(plan.lk),
                             "naive attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
@@ -127,6 +128,7 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
   if (options.sinks) throw InvalidArgument("sinks", "attentionWeights has no attention sinks");
   if (options.blockTable) throw Unsupported("argument 'blockTable': attentionWeights reads dense K only");
   detail::requireDenseKvFormat(plan, "attentionWeights");
+  detail::requireDenseBatch(plan, "attentionWeights");
   std::vector<int32_t> chosen;
   if (heads.empty()) chosen = allHeads(plan.headsQ);
   for (int64_t h : heads) {

@@ -1,6 +1,8 @@
 #include "attention_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "checks.hpp"
 #include "vkattn/core/error.hpp"
@@ -74,6 +76,51 @@ void maskStrides(const Context& ctx, const AttentionPlan& plan, const std::strin
   strideB = dims[0] == 1 ? 0 : checkedU32(name, sB);
 }
 
+// Offsets of a packed batch: B + 1 values from 0 to `total`, nondecreasing.
+void requireOffsets(const std::string& name, const std::vector<int32_t>& cu, int64_t total, const std::string& of) {
+  if (cu.size() < 2) throw InvalidArgument(name, "needs at least 2 offsets (B + 1 for B sequences)");
+  if (cu.front() != 0) throw InvalidArgument(name, "must start at 0, got " + std::to_string(cu.front()));
+  for (std::size_t b = 1; b < cu.size(); ++b)
+    if (cu[b] < cu[b - 1])
+      throw InvalidArgument(name, "must not decrease: " + std::to_string(cu[b]) + " follows " +
+                                      std::to_string(cu[b - 1]) + " at " + std::to_string(b));
+  if (cu.back() != total)
+    throw InvalidArgument(name, "ends at " + std::to_string(cu.back()) + ", not at " + of + "'s " +
+                                    std::to_string(total) + " packed rows");
+}
+
+// A varlen batch: checks the offsets against q's and k's packed rows and turns the plan's batch,
+// lq and lk into the sequence count and the longest sequence's rows and keys.
+void planSequences(AttentionPlan& plan, const TensorView& q, const TensorView& k, const AttentionOptions& o) {
+  if (!o.cuSeqlensQ || !o.cuSeqlensK)
+    throw InvalidArgument(o.cuSeqlensQ ? "cuSeqlensK" : "cuSeqlensQ", "a packed batch needs both cuSeqlensQ and cuSeqlensK");
+  if (q.dim(0) != 1) throw InvalidArgument("q", "a packed batch is [1, Hq, totalQ, Dk], got " + toString(q.shape));
+  if (k.dim(0) != 1) throw InvalidArgument("k", "a packed batch is [1, Hkv, totalK, Dk], got " + toString(k.shape));
+  const std::vector<int32_t>& cq = *o.cuSeqlensQ;
+  const std::vector<int32_t>& ck = *o.cuSeqlensK;
+  requireOffsets("cuSeqlensQ", cq, q.dim(2), "q");
+  requireOffsets("cuSeqlensK", ck, k.dim(2), "k");
+  if (ck.size() != cq.size())
+    throw InvalidArgument("cuSeqlensK", std::to_string(ck.size()) + " offsets for cuSeqlensQ's " +
+                                            std::to_string(cq.size()));
+  const std::pair<const char*, bool> refused[] = {{"bias", o.bias.has_value()},
+                                                  {"keepMask", o.keepMask.has_value()},
+                                                  {"keyLengths", o.keyLengths.has_value()},
+                                                  {"blockTable", o.blockTable.has_value()}};
+  for (const auto& [name, given] : refused)
+    if (given) throw InvalidArgument(name, "is not taken with a packed batch (cuSeqlensQ / cuSeqlensK)");
+  plan.varlen = true;
+  plan.totalQ = q.dim(2);
+  plan.batch = static_cast<int64_t>(cq.size()) - 1;
+  plan.lq = plan.lk = 1;
+  for (std::size_t b = 0; b + 1 < cq.size(); ++b) {
+    plan.lq = std::max<int64_t>(plan.lq, cq[b + 1] - cq[b]);
+    plan.lk = std::max<int64_t>(plan.lk, ck[b + 1] - ck[b]);
+  }
+  plan.sequences = cq;
+  plan.sequences.insert(plan.sequences.end(), ck.begin(), ck.end());
+}
+
 }  // namespace
 
 uint32_t checkedU32(const std::string& name, int64_t value) {
@@ -142,6 +189,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
         "k", std::to_string(plan.headsKv) + " kv heads do not divide q's " + std::to_string(plan.headsQ) + " heads");
   requireHeadDim("q", plan.dk);
   requireHeadDim("v", plan.dv);
+  if (o.cuSeqlensQ || o.cuSeqlensK) planSequences(plan, q, k, o);
   if (plan.lq >= kMaxLength) throw Unsupported("argument 'q': more than 2^28 query rows");
   if (plan.lk >= kMaxLength) throw Unsupported("argument 'k': more than 2^28 keys");
 
@@ -163,6 +211,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   strides(q, p.qStrideB, p.qStrideH, p.qStrideL, p.qOffset);
   strides(k, p.kStrideB, p.kStrideH, p.kStrideL, p.kOffset);
   strides(v, p.vStrideB, p.vStrideH, p.vStrideL, p.vOffset);
+  if (plan.varlen) p.qStrideB = p.kStrideB = p.vStrideB = 0;  // sequences are rows of one packed batch
   plan.kvAligned = plan.dk % 4 == 0 && plan.dv % 4 == 0 &&
       (p.kStrideB | p.kStrideH | p.kStrideL | p.kOffset | p.vStrideB | p.vStrideH | p.vStrideL | p.vOffset) % 4 == 0;
   p.scaleLog2 = static_cast<float>(scale * 1.4426950408889634);
@@ -174,8 +223,9 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   if (o.causal) right = 0;
   plan.hasBand = o.causal || o.windowLeft || o.windowRight;
   p.diagShift = o.alignment == MaskAlignment::BottomRight ? static_cast<int32_t>(plan.lk - plan.lq) : 0;
-  plan.alignToKeyLengths = o.alignment == MaskAlignment::BottomRightOfKeyLengths;
-  if (plan.alignToKeyLengths && !o.keyLengths)
+  plan.alignToKeyLengths = o.alignment == MaskAlignment::BottomRightOfKeyLengths ||
+                           (plan.varlen && o.alignment == MaskAlignment::BottomRight);
+  if (plan.alignToKeyLengths && !o.keyLengths && !plan.varlen)
     throw InvalidArgument("alignment", "BottomRightOfKeyLengths needs keyLengths");
   p.windowLeft = static_cast<int32_t>(left);
   p.windowRight = static_cast<int32_t>(right);
@@ -205,6 +255,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   plan.softcap = o.softcap;
   plan.sinks = plan.alibi = q.buffer;
   if (!plan.pages) plan.pages = q.buffer;
+  plan.seqs = q.buffer;
   if (o.sinks) {
     requireHeadVector(ctx, plan, "sinks", *o.sinks, false);
     plan.sinks = o.sinks->buffer;
@@ -222,7 +273,8 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
 void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name) {
   requireTensor(name, out);
   requireRank(name, out, 4, 4);
-  requireShape(name, out, {plan.batch, plan.headsQ, plan.lq, plan.dv});
+  requireShape(name, out, plan.varlen ? Shape{1, plan.headsQ, plan.totalQ, plan.dv}
+                                      : Shape{plan.batch, plan.headsQ, plan.lq, plan.dv});
   if (out.dtype != plan.dtype)
     throw InvalidArgument(name,
                           std::string("dtype ") + toString(out.dtype) + " differs from q's " + toString(plan.dtype));
@@ -232,7 +284,7 @@ void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorVie
     if (out.shape[static_cast<std::size_t>(i)] > 1 && out.strides[static_cast<std::size_t>(i)] == 0)
       throw InvalidArgument(name, "broadcast (zero) strides would overlap outputs");
   pc::AttentionParams& p = plan.params;
-  p.oStrideB = checkedU32(name, out.strides[0]);
+  p.oStrideB = plan.varlen ? 0 : checkedU32(name, out.strides[0]);  // a packed batch: rows of one
   p.oStrideH = checkedU32(name, out.strides[1]);
   p.oStrideL = checkedU32(name, out.strides[2]);
   p.oOffset = checkedU32(name, out.offset);
@@ -242,13 +294,18 @@ void checkLse(const AttentionPlan& plan, const TensorView& lse) {
   requireTensor("lse", lse);
   requireDtype("lse", lse, {DType::F32});
   requireContiguous("lse", lse);
-  requireShape("lse", lse, {plan.batch, plan.headsQ, plan.lq});
+  requireShape("lse", lse, plan.varlen ? Shape{1, plan.headsQ, plan.totalQ} : Shape{plan.batch, plan.headsQ, plan.lq});
 }
 
 void requireDenseKvFormat(const AttentionPlan& plan, const std::string& path) {
   if (plan.kvDtype != plan.dtype)
     throw Unsupported(std::string("argument 'k': k and v stored as ") + toString(plan.kvDtype) +
                       " are read by the rows kernel only, not " + path);
+}
+
+void requireDenseBatch(const AttentionPlan& plan, const std::string& path) {
+  if (plan.varlen)
+    throw Unsupported("argument 'cuSeqlensQ': a packed batch is read by the rows kernel only, not " + path);
 }
 
 std::string rowsShaderName(const AttentionPlan& plan) {
@@ -280,7 +337,8 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_ALIBI_STRIDE_B, plan.alibiStrideB)
       .set(ATTN_SPEC_ROW_LANES, shape.rowLanes)
       .set(ATTN_SPEC_PAGE_SIZE, plan.pageSize)
-      .set(ATTN_SPEC_ALIGN_KEYLEN, plan.alignToKeyLengths);
+      .set(ATTN_SPEC_ALIGN_KEYLEN, plan.alignToKeyLengths)
+      .set(ATTN_SPEC_VARLEN, plan.varlen);
   return c;
 }
 

@@ -32,6 +32,13 @@ struct AttentionPlan {
   const Buffer* alibi = nullptr;
   const Buffer* pages = nullptr;
   uint32_t pageSize = 0;  // keys per cache block of a paged K/V (0: dense)
+  // A packed batch of sequences: batch, lq and lk are then the sequence count and the longest
+  // sequence's rows and keys; totalQ the packed query rows; sequences holds cu_seqlens_q then
+  // cu_seqlens_k for the kernel's SEQS binding (set by the caller).
+  bool varlen = false;
+  int64_t totalQ = 0;
+  std::vector<int32_t> sequences;
+  const Buffer* seqs = nullptr;
   bool hasBias = false, hasKeep = false, hasKeyLengths = false, hasSinks = false, hasAlibi = false;
   float softcap = 0.0f;
   uint32_t alibiStrideB = 0;  // slopes per batch: Hq for [B, Hq] slopes, 0 for [Hq]
@@ -44,6 +51,9 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
 // Throws Unsupported naming k when k and v are stored in a format `path` does not read (only the
 // rows kernel decodes bf16, Q8_0 and Q4_0).
 void requireDenseKvFormat(const AttentionPlan& plan, const std::string& path);
+
+// Throws Unsupported naming cuSeqlensQ for a packed batch where `path` does not read one.
+void requireDenseBatch(const AttentionPlan& plan, const std::string& path);
 
 // The rows kernel's shader for the plan's q and K/V storage.
 std::string rowsShaderName(const AttentionPlan& plan);

@@ -80,6 +80,16 @@ struct AttentionOptions {
   // The rows kernel reads the pages itself (Auto picks it for any Lq); the tiled and fragment
   // kernels and the naive path refuse it.
   std::optional<TensorView> blockTable;
+  // A variable-length packed batch (flash-attn's varlen): q is [1, Hq, totalQ, Dk], k and v
+  // [1, Hkv, totalK, D], out [1, Hq, totalQ, Dv] and lse [1, Hq, totalQ]; sequence b owns query
+  // rows cuSeqlensQ[b] .. cuSeqlensQ[b + 1] - 1 and keys cuSeqlensK[b] .. cuSeqlensK[b + 1] - 1.
+  // Both hold B + 1 nondecreasing offsets from 0 to totalQ / totalK (checked here; a sequence may
+  // be empty: no query rows, or no keys, which gives zero rows and lse -inf). Every mask applies
+  // per sequence: causal and windows from the top-left corner, or with either BottomRight alignment
+  // from each sequence's last query at its last key; ALiBi per sequence ([B, Hq] slopes per
+  // sequence). One dispatch for the whole batch, in the rows kernel (Auto picks it); the other
+  // kernels, the naive path, bias, keepMask, keyLengths and blockTable refuse it by name.
+  std::optional<std::vector<int32_t>> cuSeqlensQ, cuSeqlensK;
   // Output, f32 [B, Hq, Lq], contiguous: natural log of sum_j exp(scaled, masked logits);
   // -inf for a row whose keys are all masked (its output row is zeros).
   std::optional<TensorView> lse;
