@@ -115,14 +115,6 @@ TEST_F(VkattnTest, StorageFormatTensorsRoundTrip) {
   EXPECT_EQ(invalidArgumentOf([&] { ctx().tensor({2, 48}, DType::Q8_0); }), "shape");
 }
 
-// k and v of `in` stored as `format`; the reference then reads their decoded values.
-void storeKvAs(Context& ctx, Inputs& in, DType format) {
-  in.tk = ctx.tensor(in.tk.shape(), in.k, format);
-  in.tv = ctx.tensor(in.tv.shape(), in.v, format);
-  in.k = in.tk.download();
-  in.v = in.tv.download();
-}
-
 class AttentionKvFormat : public VkattnTest, public ::testing::WithParamInterface<DType> {};
 
 TEST_P(AttentionKvFormat, DecodesInTheRowsKernel) {

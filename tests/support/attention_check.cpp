@@ -128,6 +128,13 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
   }
 }
 
+void storeKvAs(Context& ctx, Inputs& in, DType format) {
+  in.tk = ctx.tensor(in.tk.shape(), in.k, format);
+  in.tv = ctx.tensor(in.tv.shape(), in.v, format);
+  in.k = in.tk.download();
+  in.v = in.tv.download();
+}
+
 void addHeadTerms(Context& ctx, AttentionProblem& pr, AttentionOptions& o, HeadTerms& t, bool sinks, bool alibi,
                   bool alibiPerBatch) {
   const auto hq = static_cast<int64_t>(pr.headsQ), b = static_cast<int64_t>(pr.batch);

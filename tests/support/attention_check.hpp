@@ -59,6 +59,10 @@ std::vector<float> finiteLse(std::vector<float> x);
 void check(Context& ctx, Path path, const reference::AttentionProblem& pr, const Inputs& in, AttentionOptions o,
            DType dtype, double valueRange = 1.0);
 
+// k and v of `in` stored as `format` (bf16, Q8_0, Q4_0); the reference then reads their decoded
+// values.
+void storeKvAs(Context& ctx, Inputs& in, DType format);
+
 // Sinks and ALiBi slopes of a problem, on the host (for the reference) and the device.
 struct HeadTerms {
   std::vector<float> sinks, slopes;
