@@ -120,10 +120,10 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   std::printf("vkattn conformance on %s (%s)\n\n", device.c_str(), a.has("--quick") ? "quick" : "full");
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
-  std::printf("%-20s %6s %7s %16s\n", "kernel", "cases", "passed", "worst err / tol");
+  std::printf("%-26s %6s %7s %16s\n", "kernel", "cases", "passed", "worst err / tol");
   int failed = 0, total = 0;
   for (const auto& [name, r] : table->rows()) {
-    std::printf("%-20s %6d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.worstRatio);
+    std::printf("%-26s %6d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.worstRatio);
     failed += r.cases - r.passed;
     total += r.cases;
   }

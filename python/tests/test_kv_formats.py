@@ -99,3 +99,19 @@ def test_kv_dtype_refusals(rng):
         vkattn.dequantize(np.zeros((2, 40), np.uint8), "q8_0")
     with pytest.raises(ValueError, match="dtype"):
         vkattn.quantize(np.zeros(32, np.float32), "q5_1")
+
+
+def test_flash_attn_with_kvcache_leftpad_kv_dtype(rng):
+    # The per-sequence path (cache_leftpad) stores each sequence's keys in the format too.
+    b, lmax, h, hkv, d = 2, 40, 4, 2, 32
+    k_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    v_cache = rng.standard_normal((b, lmax, hkv, d)).astype(np.float32)
+    q = rng.standard_normal((b, 1, h, d)).astype(np.float32)
+    seqlens, pad = np.array([20, 33], np.int32), np.array([3, 0], np.int32)
+    out = vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=seqlens, cache_leftpad=pad,
+                                         kv_dtype="q4_0")
+    for i in range(b):
+        kd, vd = (vkattn.dequantize(vkattn.quantize(c[i:i + 1, pad[i]:seqlens[i]], "q4_0"), "q4_0")
+                  for c in (k_cache, v_cache))
+        ref, _ = flash_ref(q[i:i + 1], kd, vd)
+        np.testing.assert_allclose(out[i], ref[0], atol=ATOL * 3, rtol=RTOL)

@@ -5,7 +5,9 @@
 // [B, Hq, Lq, Dk], K [B, Hkv, Lk, Dk], V [B, Hkv, Lk, Dv] with Hq % Hkv == 0 (MHA, GQA, MQA: query
 // head h reads kv head h / (Hq / Hkv)); O is [B, Hq, Lq, Dv]. Any head dims Dk, Dv in 1..576 on
 // the rows and tiled kernels (the fragment kernel takes 16..256 in steps of 8); V may be a view of
-// K's buffer. f32 or f16 storage (all of q, k, v, out alike); compute is always fp32.
+// K's buffer. f32 or f16 storage (q, k, v, out alike), or k and v stored as bf16, Q8_0 or Q4_0
+// (vkattn/core/storage_formats.hpp; the rows kernel decodes them, the others refuse them naming k);
+// compute is always fp32. A packed batch of sequences of different lengths: cuSeqlensQ/K below.
 // Beyond masks, the logits can be shaped the way inference engines need (FlashAttention's
 // definitions): a softcap, ALiBi slopes and per-head attention sinks.
 #pragma once
