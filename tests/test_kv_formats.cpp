@@ -100,6 +100,16 @@ TEST(StorageFormats, BlockErrorsStayWithinAStep) {
 TEST(StorageFormats, PartialBlocksAreRefused) {
   EXPECT_EQ(invalidArgumentOf([] { encodeValues(DType::Q8_0, std::vector<float>(40)); }), "values");
   EXPECT_EQ(invalidArgumentOf([] { decodeValues(DType::Q4_0, std::vector<std::byte>(17), 32); }), "bytes");
+  std::vector<float> bad(32, 1.0f);
+  bad[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(invalidArgumentOf([&] { encodeValues(DType::Q4_0, bad); }), "values");
+  bad[5] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(invalidArgumentOf([&] { encodeValues(DType::Q8_0, bad); }), "values");
+  bad[5] = 1e9f;  // d = 1e9 / 127 is past f16's 65504
+  EXPECT_EQ(invalidArgumentOf([&] { encodeValues(DType::Q8_0, bad); }), "values");
+  bad[5] = 1e6f;  // fits Q8_0 (d = 7874), not Q4_0 (d = 125000)
+  EXPECT_NO_THROW(encodeValues(DType::Q8_0, bad));
+  EXPECT_EQ(invalidArgumentOf([&] { encodeValues(DType::Q4_0, bad); }), "values");
   EXPECT_EQ(storageBytes(DType::Q8_0, 64), 68u);
   EXPECT_EQ(storageBytes(DType::Q4_0, 96), 54u);
   EXPECT_EQ(storageBytes(DType::BF16, 5), 10u);

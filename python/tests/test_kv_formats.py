@@ -99,6 +99,8 @@ def test_kv_dtype_refusals(rng):
         vkattn.dequantize(np.zeros((2, 40), np.uint8), "q8_0")
     with pytest.raises(ValueError, match="dtype"):
         vkattn.quantize(np.zeros(32, np.float32), "q5_1")
+    with pytest.raises(ValueError, match="NaN"):
+        vkattn.quantize(np.full(32, np.nan, np.float32), "q8_0")
 
 
 def test_flash_attn_with_kvcache_leftpad_kv_dtype(rng):

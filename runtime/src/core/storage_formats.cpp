@@ -25,10 +25,22 @@ float getScale(const std::byte* block) {
   return halfToFloat(bits);
 }
 
+// Throws unless every value of the block is finite and its scale d fits an f16.
+void requireEncodable(const float* x, float d, DType dtype) {
+  for (int64_t i = 0; i < kBlock; ++i)
+    if (!std::isfinite(x[i]))
+      throw InvalidArgument("values", std::string(toString(dtype)) + " cannot hold NaN or infinity");
+  if (std::isinf(halfToFloat(floatToHalf(d))))
+    throw InvalidArgument("values", std::string("a block's largest magnitude exceeds what ") + toString(dtype) +
+                                        "'s f16 scale can hold (" + (dtype == DType::Q8_0 ? "65504 * 127" : "65504 * 8") +
+                                        ")");
+}
+
 void encodeQ8_0(const float* x, std::byte* block) {
   float amax = 0.0f;
   for (int64_t i = 0; i < kBlock; ++i) amax = std::max(amax, std::fabs(x[i]));
   const float d = amax / 127.0f;
+  requireEncodable(x, d, DType::Q8_0);
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
   putScale(block, d);
   for (int64_t i = 0; i < kBlock; ++i)
@@ -43,6 +55,7 @@ void encodeQ4_0(const float* x, std::byte* block) {
       m = x[i];
     }
   const float d = m / -8.0f;
+  requireEncodable(x, d, DType::Q4_0);
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
   putScale(block, d);
   auto nibble = [&](float v) { return static_cast<uint8_t>(std::min(15, static_cast<int>(v * id + 8.5f))); };

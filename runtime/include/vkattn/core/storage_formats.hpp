@@ -29,7 +29,8 @@ float bf16ToFloat(uint16_t bits) noexcept;
 
 // Encodes `values` (a whole number of blocks for Q8_0 and Q4_0) as dtype's bytes. Q8_0 takes
 // d = max|x| / 127 and q = round(x / d); Q4_0 takes the element of largest magnitude m,
-// d = m / -8 and q = min(15, floor(x / d + 8.5)), as ggml's reference quantizers do.
+// d = m / -8 and q = min(15, floor(x / d + 8.5)), as ggml's reference quantizers do. Block formats
+// refuse NaN, infinity and blocks whose scale overflows f16 (InvalidArgument naming "values").
 std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values);
 // Decodes `count` elements of dtype from `bytes` (storageBytes(dtype, count) of them).
 std::vector<float> decodeValues(DType dtype, std::span<const std::byte> bytes, int64_t count);
