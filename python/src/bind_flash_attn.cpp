@@ -182,7 +182,8 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
                                const py::object& cuQ, const py::object& cuK, const py::object& maxQ,
                                const py::object& maxK, const py::object& dropout, const py::object& scale, bool causal,
                                const py::object& window, const py::object& softcap, const py::object& alibi,
-                               bool /*deterministic*/, bool returnProbs, const py::object& sinks) {
+                               bool /*deterministic*/, bool returnProbs, const py::object& sinks,
+                               const py::object& kvDtype) {
   const SizeLimits limits = sizeLimits();
   const HostArray hq = qkvInput(q, "q", 3, limits), hk = qkvInput(k, "k", 3, limits, hq.dtype),
                   hv = qkvInput(v, "v", 3, limits, hq.dtype);
@@ -198,12 +199,13 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
   }
   const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, batch, h, limits);
   const int64_t totalQ = hq.shape[0];
+  const DType kvAs = kvDtypeArgument(kvDtype, hk.shape[2], hv.shape[2]).value_or(hq.dtype);
   const std::vector<int32_t> offsetsQ(cq.begin(), cq.end()), offsetsK(ck.begin(), ck.end());
   auto [out, lse] = onDevice([&](Context& ctx) {
     // One dispatch for the whole packed batch (AttentionOptions::cuSeqlensQ / cuSeqlensK);
     // flash-attn's varlen lse layout, [H, total_q], is the packed batch's [1, H, total_q].
     const DeviceLogitArgs logits(ctx, args);
-    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk), tv = upload(ctx, hv);
+    Tensor tq = upload(ctx, hq), tk = upload(ctx, hk, kvAs), tv = upload(ctx, hv, kvAs);
     Tensor tout = ctx.tensor({totalQ, h, dv}, hq.dtype), tlse = ctx.tensor({1, h, totalQ});
     AttentionOptions o = logits.options(std::nullopt);
     o.cuSeqlensQ = offsetsQ;
@@ -511,9 +513,10 @@ void bindFlashAttn(py::module_& m) {
         py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
         py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
         py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
+        py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_varlen_func on packed sequences: q (total_q, H, D), k and v (total_k, Hkv, "
         "D|Dv), cu_seqlens_q/k (B + 1,) int32 offsets. Every mask applies per sequence. return_attn_probs "
-        "returns (out, softmax_lse (H, total_q), None).");
+        "returns (out, softmax_lse (H, total_q), None). kv_dtype as flash_attn_func's.");
   m.def("flash_attn_with_kvcache", &flashAttnWithKvcache, py::arg("q"), py::arg("k_cache"), py::arg("v_cache"),
         py::arg("k") = py::none(), py::arg("v") = py::none(), py::arg("rotary_cos") = py::none(),
         py::arg("rotary_sin") = py::none(), py::arg("cache_seqlens") = py::none(),

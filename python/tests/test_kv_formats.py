@@ -82,6 +82,20 @@ def test_flash_attn_with_kvcache_quantized_pages(rng, fmt):
         np.testing.assert_allclose(out[i], ref[0], atol=ATOL * 3, rtol=RTOL)
 
 
+def test_flash_attn_varlen_func_with_kv_dtype(rng):
+    lens_q, lens_k = [3, 1, 5], [7, 40, 5]
+    q = rng.standard_normal((sum(lens_q), 4, 64)).astype(np.float32)
+    k = rng.standard_normal((sum(lens_k), 2, 64)).astype(np.float32)
+    v = rng.standard_normal((sum(lens_k), 2, 64)).astype(np.float32)
+    cu_q, cu_k = (np.concatenate([[0], np.cumsum(n)]).astype(np.int32) for n in (lens_q, lens_k))
+    out = vkattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 40, causal=True, kv_dtype="q8_0")
+    kd, vd = (vkattn.dequantize(vkattn.quantize(t, "q8_0"), "q8_0") for t in (k, v))
+    for s in range(3):
+        qs, ks = slice(cu_q[s], cu_q[s + 1]), slice(cu_k[s], cu_k[s + 1])
+        ref, _ = flash_ref(q[None, qs], kd[None, ks], vd[None, ks], causal=True)
+        np.testing.assert_allclose(out[qs], ref[0], atol=ATOL * 3, rtol=RTOL)
+
+
 def test_kv_dtype_refusals(rng):
     q, k, v = qkv(rng, 1, 2, 8, 2, 2, 48)
     with pytest.raises(ValueError, match="kv_dtype"):
