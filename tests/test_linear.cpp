@@ -232,6 +232,24 @@ TEST_F(VkattnTest, RowsKernelWithoutSubgroupShuffles) {
   EXPECT_EQ(resolveMatmulVariant(gpu), MatmulVariant::Tiled);
 }
 
+TEST_F(VkattnTest, SmallProductsShareOneLightPipeline) {
+  // On CPU drivers every product of at most 2^22 multiply-adds takes one light block shape, so the
+  // translation model's layers (1 to 16 tokens, 128 to 526 features) build one rows pipeline at
+  // their first dispatch instead of one per shape; the results stay those of the reference.
+  Context cpu({.profile = KernelProfile::CpuDriver});
+  const std::size_t before = cpu.pipelines().size();
+  for (auto [m, n, k] : {Shape3{1, 128, 128}, Shape3{2, 256, 128}, Shape3{3, 128, 256}, Shape3{16, 526, 128},
+                         Shape3{9, 40, 64}}) {
+    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+    auto x = randomValues(M * K, 90 + M), w = randomValues(N * K, 91 + N), b = randomValues(N, 92);
+    Tensor y = linear(cpu, cpu.tensor({m, k}, x), cpu.tensor({n, k}, w),
+                      {.bias = cpu.tensor({n}, b).view(), .activation = Activation::Gelu, .variant = MatmulVariant::Rows});
+    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Gelu, nullptr), kAtolF32, kRtolF32, kDotF32))
+        << m << "x" << n << "x" << k;
+  }
+  EXPECT_EQ(cpu.pipelines().size() - before, 1u);
+}
+
 // The fragment kernel's own f16 case list: on tensor cores wherever the device has them (so
 // conformance runs on such a GPU pick it up; elsewhere asking for it must be refused by name), and
 // with emulated fragments wherever those run.

@@ -60,6 +60,9 @@ uint64_t rowsIterations(const RowsShape& s, uint32_t k) {
   return (k / s.kc) * rows + (k % s.kc) * rows + s.rows + (uint64_t{k} + 3) / 4;
 }
 
+// Multiply-adds up to which the rows kernel takes its one light block shape on CPU drivers.
+constexpr uint64_t kSmallMatmul = uint64_t{1} << 22;
+
 RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
   const DeviceInfo& info = ctx.info();
   const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
@@ -75,8 +78,16 @@ RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint
   };
   while (cpu && workgroups() < wanted && s.rows > 8) s.rows /= 2;
   while (cpu && workgroups() < wanted && s.cols > 2) s.cols /= 2;
-  // Powers of two only, so that odd M values share pipelines (each takes seconds to build).
-  while (s.rows / 2 >= m && s.rows > 1) s.rows /= 2;
+  if (cpu && uint64_t{batch} * m * n * k <= kSmallMatmul) {
+    // Products this small take microseconds, while every distinct block shape is a pipeline that
+    // CPU drivers compile at its first dispatch (up to ~1 s each on lavapipe for the larger
+    // blocks): one light shape serves them all.
+    s.rows = 4;
+    s.cols = 2;
+  } else {
+    // Powers of two only, so that odd M values share pipelines (each takes seconds to build).
+    while (s.rows / 2 >= m && s.rows > 1) s.rows /= 2;
+  }
   if (s.shuffle) s.kc = 4 * s.workgroup;  // one vec4 of a per lane per row and step
   // The rows loop runs inside the K loop: fewer rows for long K, under the driver's loop limit.
   const uint32_t limit = info.loopIterationLimit;
