@@ -34,10 +34,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
       throw InvalidArgument("--page-size", std::to_string(pageSize) + " does not divide --len " + std::to_string(len));
     std::optional<DType> kvDtype;
     if (auto name = a.get("--kv-dtype")) {
-      if (*name == "bf16") kvDtype = DType::BF16;
-      else if (*name == "q8_0") kvDtype = DType::Q8_0;
-      else if (*name == "q4_0") kvDtype = DType::Q4_0;
-      else throw InvalidArgument("--kv-dtype", "'" + *name + "', expected bf16, q8_0 or q4_0");
+      kvDtype = kvFormatFromString(*name);
+      if (!kvDtype) throw InvalidArgument("--kv-dtype", "'" + *name + "', expected bf16, q8_0 or q4_0");
       if (count("--dim", 64) % 32 != 0 && *kvDtype != DType::BF16)
         throw InvalidArgument("--kv-dtype", *name + " stores blocks of 32: --dim must be a multiple of 32");
     }

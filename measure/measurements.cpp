@@ -37,6 +37,32 @@ double largestAllowed(const std::vector<double>& expected, reference::Tolerance 
   return largest;
 }
 
+// Past ~2·10⁹ multiply-adds of double reference, check 64 query rows per head spread over the
+// sequence (first and last included) instead of all: sets problem.rows and returns true.
+constexpr std::size_t kSampledRows = 64;
+bool sampleReferenceRows(reference::AttentionProblem& problem) {
+  const double work = 2.0 * static_cast<double>(problem.batch * problem.headsQ) * static_cast<double>(problem.lq) *
+                      static_cast<double>(problem.lk) * static_cast<double>(problem.dk);
+  if (work <= 2e9 || problem.lq <= kSampledRows) return false;
+  for (std::size_t t = 0; t < kSampledRows; ++t) problem.rows.push_back(t * (problem.lq - 1) / (kSampledRows - 1));
+  return true;
+}
+
+// Appends the rows the reference evaluated (problem.rows, or all) of `got` and `ref`, both
+// [B, Hq, Lq, Dv], to gotChecked and expected.
+void appendCheckedRows(const reference::AttentionProblem& problem, const std::vector<float>& got,
+                       const std::vector<double>& ref, std::vector<float>& gotChecked, std::vector<double>& expected) {
+  for (std::size_t bh = 0; bh < problem.batch * problem.headsQ; ++bh)
+    for (std::size_t i = 0; i < problem.lq; ++i) {
+      if (!problem.rows.empty() && std::find(problem.rows.begin(), problem.rows.end(), i) == problem.rows.end()) continue;
+      const std::size_t at = (bh * problem.lq + i) * problem.dv;
+      gotChecked.insert(gotChecked.end(), got.begin() + static_cast<std::ptrdiff_t>(at),
+                        got.begin() + static_cast<std::ptrdiff_t>(at + problem.dv));
+      expected.insert(expected.end(), ref.begin() + static_cast<std::ptrdiff_t>(at),
+                      ref.begin() + static_cast<std::ptrdiff_t>(at + problem.dv));
+    }
+}
+
 Measurement memoryBound(Context& ctx, std::string kernel, Checked checked, const Tensor& x, const Tensor& y,
                         const std::function<void()>& op, const std::vector<double>& expected, Repeats repeats) {
   Measurement m{std::move(kernel) + (x.dtype() == DType::F16 ? " f16" : " f32"), toString(x.shape())};
@@ -151,27 +177,12 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   problem.causal = c.causal;
   problem.bottomRight = true;
   problem.withProbs = false;
-  constexpr std::size_t kSampledRows = 64;
-  const double referenceWork = 2.0 * static_cast<double>(batch * heads) * static_cast<double>(queries) *
-                               static_cast<double>(len) * static_cast<double>(dim);
-  if (referenceWork > 2e9 && problem.lq > kSampledRows) {
-    for (std::size_t t = 0; t < kSampledRows; ++t) problem.rows.push_back(t * (problem.lq - 1) / (kSampledRows - 1));
+  if (sampleReferenceRows(problem))
     m.checked = std::to_string(kSampledRows) + " of " + std::to_string(queries) + " query rows per head";
-  }
   const reference::AttentionResult reference = reference::attentionRef(problem, q, k, v);
-  std::vector<float> got = out.download(), gotChecked;
+  std::vector<float> gotChecked;
   std::vector<double> expected;
-  if (problem.rows.empty()) {
-    gotChecked = std::move(got);
-    expected = reference.out;
-  } else {
-    for (std::size_t bh = 0; bh < problem.batch * problem.headsQ; ++bh)
-      for (const std::size_t i : problem.rows) {
-        const std::size_t at = (bh * problem.lq + i) * problem.dv;
-        gotChecked.insert(gotChecked.end(), got.begin() + at, got.begin() + at + problem.dv);
-        expected.insert(expected.end(), reference.out.begin() + at, reference.out.begin() + at + problem.dv);
-      }
-  }
+  appendCheckedRows(problem, out.download(), reference.out, gotChecked, expected);
   const reference::Tolerance tol = toleranceFor(Checked::Attention, dtype);
   m.error = reference::compare(gotChecked, expected, tol.atol, tol.rtol);
   m.tolerance = largestAllowed(expected, tol);
@@ -256,21 +267,10 @@ Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repe
     problem.scale = 1.0 / std::sqrt(static_cast<double>(dim));
     problem.causal = problem.bottomRight = true;
     problem.withProbs = false;
-    constexpr std::size_t kSampledRows = 64;
-    if (2.0 * static_cast<double>(heads * len * len * dim) > 2e9)
-      for (std::size_t t = 0; t < kSampledRows; ++t) problem.rows.push_back(t * (problem.lq - 1) / (kSampledRows - 1));
+    if (sampleReferenceRows(problem))
+      m.checked = std::to_string(kSampledRows) + " query rows per head of the longest sequences";
     const reference::AttentionResult ref = reference::attentionRef(problem, rows(q), rows(k), rows(v));
-    const std::vector<float> mine = rows(got);
-    for (int64_t h = 0; h < heads; ++h)
-      for (int64_t i = 0; i < len; ++i) {
-        if (!problem.rows.empty() &&
-            std::find(problem.rows.begin(), problem.rows.end(), static_cast<std::size_t>(i)) == problem.rows.end())
-          continue;
-        const auto at = static_cast<std::size_t>((h * len + i) * dim);
-        gotChecked.insert(gotChecked.end(), mine.begin() + at, mine.begin() + at + dim);
-        expected.insert(expected.end(), ref.out.begin() + at, ref.out.begin() + at + dim);
-      }
-    if (!problem.rows.empty()) m.checked = "64 query rows per head of sequences past 2e9 multiply-adds";
+    appendCheckedRows(problem, rows(got), ref.out, gotChecked, expected);
   }
   m.error = reference::compare(gotChecked, expected, tol.atol, tol.rtol);
   m.tolerance = largestAllowed(expected, tol);

@@ -4,7 +4,7 @@
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
-#include "vkattn/core/half.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn::python {
 namespace {
@@ -77,15 +77,9 @@ Tensor upload(Context& ctx, const HostArray& input) {
 
 Tensor upload(Context& ctx, const HostArray& input, DType storedAs) {
   if (storedAs == input.dtype) return upload(ctx, input);
-  const auto count = static_cast<std::size_t>(elementCount(input.shape));
-  std::vector<float> values(count);
-  if (input.dtype == DType::F16) {
-    const auto* halves = static_cast<const uint16_t*>(input.data());
-    for (std::size_t i = 0; i < count; ++i) values[i] = halfToFloat(halves[i]);
-  } else {
-    std::memcpy(values.data(), input.data(), count * sizeof(float));
-  }
-  return ctx.tensor(input.shape, values, storedAs);
+  const int64_t count = elementCount(input.shape);
+  const auto* bytes = static_cast<const std::byte*>(input.data());
+  return ctx.tensor(input.shape, decodeValues(input.dtype, {bytes, storageBytes(input.dtype, count)}, count), storedAs);
 }
 
 HostResult download(const Tensor& tensor, std::optional<Shape> shape) {

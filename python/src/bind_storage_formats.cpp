@@ -17,9 +17,8 @@ namespace {
 
 DType formatArgument(const py::object& value, const std::string& name) {
   const std::string s = py::isinstance<py::str>(value) ? py::cast<std::string>(value) : std::string();
-  if (s == "bf16" || s == "bfloat16") return DType::BF16;
-  if (s == "q8_0") return DType::Q8_0;
-  if (s == "q4_0") return DType::Q4_0;
+  if (s == "bfloat16") return DType::BF16;  // NumPy-style spelling, beside toString's names
+  if (const std::optional<DType> format = kvFormatFromString(s)) return *format;
   throw py::value_error("'" + name + "' must be 'bf16', 'q8_0' or 'q4_0', got " + std::string(py::repr(value)));
 }
 

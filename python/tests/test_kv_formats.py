@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import vkattn
-from test_flash_attn import ATOL, RTOL, flash_ref, qkv
+from test_flash_attn import ATOL, RTOL, flash_ref, packed_qkv, qkv
 
 
 def decode_ref(data, dtype):
@@ -83,11 +83,7 @@ def test_flash_attn_with_kvcache_quantized_pages(rng, fmt):
 
 
 def test_flash_attn_varlen_func_with_kv_dtype(rng):
-    lens_q, lens_k = [3, 1, 5], [7, 40, 5]
-    q = rng.standard_normal((sum(lens_q), 4, 64)).astype(np.float32)
-    k = rng.standard_normal((sum(lens_k), 2, 64)).astype(np.float32)
-    v = rng.standard_normal((sum(lens_k), 2, 64)).astype(np.float32)
-    cu_q, cu_k = (np.concatenate([[0], np.cumsum(n)]).astype(np.int32) for n in (lens_q, lens_k))
+    q, k, v, cu_q, cu_k = packed_qkv(rng, [3, 1, 5], [7, 40, 5], 4, 2, 64)
     out = vkattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 40, causal=True, kv_dtype="q8_0")
     kd, vd = (vkattn.dequantize(vkattn.quantize(t, "q8_0"), "q8_0") for t in (k, v))
     for s in range(3):

@@ -23,6 +23,12 @@ const char* toString(DType dtype) noexcept {
   return "?";
 }
 
+std::optional<DType> kvFormatFromString(std::string_view name) noexcept {
+  for (DType format : {DType::BF16, DType::Q8_0, DType::Q4_0})
+    if (name == toString(format)) return format;
+  return std::nullopt;
+}
+
 std::string toString(const Shape& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);

@@ -37,13 +37,14 @@ void requireHeadVector(const Context& ctx, const AttentionPlan& plan, const std:
                                               : ""));
 }
 
-// q (f32 or f16), or k and v (also bf16, Q8_0, Q4_0) as [B, H, L, D] views.
-void requireAttentionTensor(const Context& ctx, const std::string& name, const TensorView& t) {
+// q (f32 or f16), or k and v (`storageFormats`: also bf16, Q8_0, Q4_0) as [B, H, L, D] views.
+void requireAttentionTensor(const Context& ctx, const std::string& name, const TensorView& t,
+                            bool storageFormats = false) {
   requireTensor(name, t);
-  if (name == "q")
-    requireDtype(name, t, {DType::F32, DType::F16});
-  else
+  if (storageFormats)
     requireDtype(name, t, {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0});
+  else
+    requireDtype(name, t, {DType::F32, DType::F16});
   requireRank(name, t, 4, 4);
   requireDtypeSupported(ctx, name, t);
   requireFitsDevice(ctx, name, t);
@@ -132,8 +133,8 @@ uint32_t checkedU32(const std::string& name, int64_t value) {
 AttentionPlan planAttention(const Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                             const AttentionOptions& o) {
   requireAttentionTensor(ctx, "q", q);
-  requireAttentionTensor(ctx, "k", k);
-  requireAttentionTensor(ctx, "v", v);
+  requireAttentionTensor(ctx, "k", k, true);
+  requireAttentionTensor(ctx, "v", v, true);
   requireSameDtype("v", v, "k", k);
   if (k.dtype == DType::F32 || k.dtype == DType::F16) requireSameDtype("k", k, "q", q);
   for (const auto& [name, t] : {std::pair<const char*, const TensorView&>{"k", k}, {"v", v}})

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vkattn/core/buffer.hpp"
@@ -20,6 +22,8 @@ enum class DType { F32, F16, I32, BF16, Q8_0, Q4_0 };
 // Bytes per element; for the block formats Q8_0 and Q4_0 a block's bytes (see storageBytes).
 std::size_t dtypeSize(DType dtype) noexcept;
 const char* toString(DType dtype) noexcept;
+// The K/V storage format toString names: "bf16", "q8_0" or "q4_0"; nullopt for anything else.
+std::optional<DType> kvFormatFromString(std::string_view name) noexcept;
 
 using Shape = std::vector<int64_t>;
 
