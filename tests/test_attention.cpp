@@ -454,6 +454,8 @@ TEST_F(VkattnTest, AttentionRejectsBadShapes) {
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.keepMask = keepF.view()}); }), "keepMask");
   Tensor lse = c.tensor({1, 4, 7});
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.lse = lse.view()}); }), "lse");
+  Tensor lses = c.tensor({2, 4, 8});  // its second half: the kernels write an lse from element 0
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.lse = lses.view().sliced(0, 1, 1)}); }), "lse");
   Tensor out = c.tensor({1, 4, 8, 32});
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, out); }), "out");
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.windowLeft = -1}); }), "windowLeft");

@@ -151,6 +151,21 @@ TEST_F(VkattnTest, TensorsBeyondTheStorageBufferLimitAreRejected) {
 // The counters that make validation messages fail tests, the CLI and the Python module: a
 // deliberately invalid call (a zero-sized buffer) on a context of its own must be counted, by its
 // instance and process-wide. The layer rejects the call before it reaches the driver.
+TEST_F(VkattnTest, CopyRegionsMovesEachRangeAndRefusesOverruns) {
+  const std::vector<int32_t> source = {1, 2, 3, 4, 5, 6};
+  Tensor from = Tensor::fromHostInt(ctx().device(), {6}, source);
+  Tensor to = Tensor::fromHostInt(ctx().device(), {8}, std::vector<int32_t>(8, 0));
+  const std::vector<VkBufferCopy> regions = {{0, 28, 4}, {8, 0, 12}};  // element 0 -> 7, elements 2..4 -> 0..2
+  copyRegions(ctx().device(), from.buffer(), to.buffer(), regions);
+  EXPECT_EQ(to.downloadInt(), (std::vector<int32_t>{3, 4, 5, 0, 0, 0, 0, 1}));
+  const VkBufferCopy past{20, 0, 8};  // 4 bytes beyond `from`
+  EXPECT_THROW(copyRegions(ctx().device(), from.buffer(), to.buffer(), {&past, 1}), InvalidArgument);
+  const VkBufferCopy empty{0, 0, 0};
+  EXPECT_THROW(copyRegions(ctx().device(), from.buffer(), to.buffer(), {&empty, 1}), InvalidArgument);
+  EXPECT_THROW(copyRegions(ctx().device(), from.buffer(), from.buffer(), regions), InvalidArgument);
+  EXPECT_EQ(to.downloadInt(), (std::vector<int32_t>{3, 4, 5, 0, 0, 0, 0, 1}));  // nothing written by a refusal
+}
+
 TEST(Validation, MessagesAreCountedPerInstanceAndPerProcess) {
   Context ctx({.validation = true, .pipelineCache = std::filesystem::path()});
   if (!ctx.instance().validationEnabled()) GTEST_SKIP() << "VK_LAYER_KHRONOS_validation is not installed";

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "session.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
@@ -9,23 +10,12 @@
 namespace vkattn::python {
 namespace {
 
-const char* numpyName(DType dtype) {
-  switch (dtype) {
-    case DType::F16: return "float16";
-    case DType::I32: return "int32";
-    case DType::F32:
-    case DType::BF16:  // K/V storage formats: never a NumPy result
-    case DType::Q8_0:
-    case DType::Q4_0: break;
-  }
-  return "float32";
-}
-
 // Any array-like as an ndarray (no copy for an ndarray); TypeError naming the argument otherwise.
 py::array asArray(const py::handle& value, const std::string& name) {
   if (py::isinstance<py::array>(value)) return py::reinterpret_borrow<py::array>(value);
   if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
-    throw py::type_error("'" + name + "' must be a numpy array, got " + std::string(py::str(value.get_type())));
+    throw py::type_error("'" + name + "' must be a numpy array or a vkattn.Tensor, got " +
+                         std::string(py::str(value.get_type())));
   try {
     return py::module_::import("numpy").attr("asarray")(value);
   } catch (const py::error_already_set& e) {
@@ -37,16 +27,37 @@ py::array contiguousAs(const py::array& array, DType dtype) {
   return py::module_::import("numpy").attr("ascontiguousarray")(array, py::arg("dtype") = numpyName(dtype));
 }
 
-}  // namespace
-
-HostArray hostArray(py::array contiguous, DType dtype) {
-  Shape shape;
-  for (py::ssize_t i = 0; i < contiguous.ndim(); ++i) shape.push_back(contiguous.shape(i));
-  return HostArray{std::move(contiguous), std::move(shape), dtype};
+ArrayInput residentInput(const py::handle& value, const std::string& name, std::optional<DType> as, Stored stored) {
+  const DeviceTensor& t = deviceTensor(value);
+  const DType dtype = t.dtype();
+  if (dtype == DType::I32)
+    throw py::type_error("'" + name + "' is an int32 vkattn.Tensor; expected float32 or float16");
+  if (isKvStorageFormat(dtype) && stored != Stored::FloatOrKvFormat)
+    throw py::value_error("'" + name + "' is a vkattn.Tensor stored as " + dtypeName(dtype) +
+                          "; only attention's k and v (and KV caches) take that format");
+  if (as && dtype != *as && !(isKvStorageFormat(dtype) && stored == Stored::FloatOrKvFormat))
+    throw py::value_error("'" + name + "' is a " + dtypeName(dtype) + " vkattn.Tensor, but this call needs " +
+                          dtypeName(*as) + " here; make it with vkattn.asarray(..., dtype='" + dtypeName(*as) + "')");
+  ArrayInput input{py::array(), t.shape(), dtype, name, py::reinterpret_borrow<py::object>(value), &t};
+  return input;
 }
 
-HostArray floatInput(const py::handle& value, const std::string& name, const SizeLimits& limits,
-                     std::optional<DType> as) {
+}  // namespace
+
+ArrayInput hostArray(py::array contiguous, DType dtype, std::string name) {
+  Shape shape;
+  for (py::ssize_t i = 0; i < contiguous.ndim(); ++i) shape.push_back(contiguous.shape(i));
+  return ArrayInput{std::move(contiguous), std::move(shape), dtype, std::move(name)};
+}
+
+py::object hostValue(const py::handle& value) {
+  if (!isDeviceTensor(value)) return py::reinterpret_borrow<py::object>(value);
+  return value.attr("numpy")();
+}
+
+ArrayInput floatInput(const py::handle& value, const std::string& name, const SizeLimits& limits,
+                      std::optional<DType> as, Stored stored) {
+  if (isDeviceTensor(value)) return residentInput(value, name, as, stored);
   py::array array = asArray(value, name);
   const char kind = array.dtype().kind();
   const auto itemsize = array.dtype().itemsize();
@@ -55,46 +66,73 @@ HostArray floatInput(const py::handle& value, const std::string& name, const Siz
                          ", expected float32 or float16 (float64 is computed as float32)");
   const DType dtype = as.value_or(itemsize == 2 ? DType::F16 : DType::F32);
   checkArraySize(array, dtypeSize(dtype), name, limits);
-  return hostArray(contiguousAs(array, dtype), dtype);
+  return hostArray(contiguousAs(array, dtype), dtype, name);
 }
 
-HostArray intInput(const py::handle& value, const std::string& name, const SizeLimits& limits, int64_t min,
-                   int64_t max) {
-  py::array array = asArray(value, name);
+ArrayInput intInput(const py::handle& value, const std::string& name, const SizeLimits& limits, int64_t min,
+                    int64_t max) {
+  py::array array = asArray(hostValue(value), name);
   const char kind = array.dtype().kind();
   if (kind != 'i' && kind != 'u')
     throw py::type_error("'" + name + "' must be an integer array, got dtype " + std::string(py::str(array.dtype())));
   checkArraySize(array, dtypeSize(DType::I32), name, limits);
   checkIntRange(array, name, min, max);
-  return hostArray(contiguousAs(array, DType::I32), DType::I32);
+  return hostArray(contiguousAs(array, DType::I32), DType::I32, name);
 }
 
-Tensor upload(Context& ctx, const HostArray& input) {
-  Tensor t = ctx.tensor(input.shape, input.dtype);
-  t.uploadBytes(input.data(), t.bytes());
+Tensor newTensor(Context& ctx, const ArrayInput& host, DType storedAs) {
+  Tensor t;
+  if (storedAs == host.dtype) {
+    t = ctx.tensor(host.shape, host.dtype);
+    t.uploadBytes(host.data(), t.bytes());
+  } else {
+    const int64_t count = elementCount(host.shape);
+    const auto* bytes = static_cast<const std::byte*>(host.data());
+    t = ctx.tensor(host.shape, decodeValues(host.dtype, {bytes, storageBytes(host.dtype, count)}, count), storedAs);
+  }
+  transferBytes().hostToDevice += t.bytes();
   return t;
 }
 
-Tensor upload(Context& ctx, const HostArray& input, DType storedAs) {
-  if (storedAs == input.dtype) return upload(ctx, input);
-  const int64_t count = elementCount(input.shape);
-  const auto* bytes = static_cast<const std::byte*>(input.data());
-  return ctx.tensor(input.shape, decodeValues(input.dtype, {bytes, storageBytes(input.dtype, count)}, count), storedAs);
+DeviceInput upload(Context& ctx, const ArrayInput& input) { return upload(ctx, input, input.dtype); }
+
+DeviceInput upload(Context& ctx, const ArrayInput& input, DType storedAs) {
+  if (!input.resident) return DeviceInput(newTensor(ctx, input, storedAs));
+  if (storedAs != input.dtype)
+    throw InvalidArgument(input.name, std::string("is a vkattn.Tensor stored as ") + dtypeName(input.dtype) +
+                                          ", but this call stores it as " + dtypeName(storedAs) +
+                                          " (kv_dtype, or the dtype of the other inputs)");
+  return DeviceInput(input.resident->view(input.name));
 }
 
-HostResult download(const Tensor& tensor, std::optional<Shape> shape) {
-  HostResult result{shape.value_or(tensor.shape()), tensor.dtype(), std::vector<uint8_t>(tensor.bytes())};
+Result download(const Tensor& tensor, std::optional<Shape> shape) {
+  Result result{shape.value_or(tensor.shape()), tensor.dtype(), std::vector<uint8_t>(tensor.bytes())};
   if (elementCount(result.shape) != tensor.numel())
     throw InvalidArgument("shape", toString(result.shape) + " for a result of shape " + toString(tensor.shape()));
   tensor.downloadBytes(result.bytes.data(), result.bytes.size());
+  transferBytes().deviceToHost += result.bytes.size();
   return result;
 }
 
-py::array toNumpy(const HostResult& result) {
+Result finish(Tensor tensor, bool keep, std::optional<Shape> shape) {
+  if (!keep) return download(tensor, std::move(shape));
+  Result result{shape.value_or(tensor.shape()), tensor.dtype()};
+  if (elementCount(result.shape) != tensor.numel())
+    throw InvalidArgument("shape", toString(result.shape) + " for a result of shape " + toString(tensor.shape()));
+  result.kept = keepTensor(std::move(tensor));
+  return result;
+}
+
+py::array toNumpy(const Result& result) {
   std::vector<py::ssize_t> shape(result.shape.begin(), result.shape.end());
   py::array out(py::dtype(numpyName(result.dtype)), shape);
   std::memcpy(out.mutable_data(), result.bytes.data(), result.bytes.size());
   return out;
+}
+
+py::object toPython(const Result& result) {
+  if (result.kept) return wrapKept(result.kept, result.shape, result.dtype);
+  return toNumpy(result);
 }
 
 }  // namespace vkattn::python

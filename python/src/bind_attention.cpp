@@ -26,15 +26,15 @@ Shape asBhle(const Shape& s, const std::string& name) {
   return {batch, s[s.size() - 3], s[s.size() - 2], s[s.size() - 1]};
 }
 
-TensorView bhle(const Tensor& t) { return t.view().reshaped(asBhle(t.shape(), "tensor")); }
+TensorView bhle(const TensorView& t) { return t.reshaped(asBhle(t.shape, "tensor")); }
 
 struct Inputs {
-  HostArray q, k, v;
+  ArrayInput q, k, v;
 };
 
 Inputs qkvInputs(const py::object& query, const py::object& key, const py::object& value, bool enableGqa,
                  const SizeLimits& limits) {
-  HostArray q = floatInput(query, "query", limits);
+  ArrayInput q = floatInput(query, "query", limits);
   Inputs in{q, floatInput(key, "key", limits, q.dtype), floatInput(value, "value", limits, q.dtype)};
   if (in.k.shape.size() != q.shape.size() || in.v.shape.size() != q.shape.size())
     throw py::value_error("'key' and 'value' must have query's rank");
@@ -48,15 +48,15 @@ Inputs qkvInputs(const py::object& query, const py::object& key, const py::objec
 
 // A PyTorch-style mask (bool: keep; float: add) as a rank-4 host array [B|1, H|1, Lq|1, Lk].
 struct MaskInput {
-  std::optional<HostArray> keep, bias;
+  std::optional<ArrayInput> keep, bias;
 };
 
 MaskInput maskInput(const py::object& mask, const SizeLimits& limits, int64_t batch) {
   MaskInput m;
   if (mask.is_none()) return m;
-  py::array a = py::module_::import("numpy").attr("asarray")(mask);
+  py::array a = py::module_::import("numpy").attr("asarray")(hostValue(mask));
   if (a.ndim() > 4 && batch > 1) throw py::value_error("'attn_mask' of rank > 4 is not supported");
-  HostArray h;
+  ArrayInput h;
   if (a.dtype().kind() == 'b') {
     checkArraySize(a, dtypeSize(DType::I32), "attn_mask", limits);
     h = hostArray(py::module_::import("numpy").attr("ascontiguousarray")(a, py::arg("dtype") = "int32"), DType::I32);
@@ -72,7 +72,7 @@ MaskInput maskInput(const py::object& mask, const SizeLimits& limits, int64_t ba
 }
 
 struct MaskTensors {
-  std::optional<Tensor> keep, bias;
+  std::optional<DeviceInput> keep, bias;
 };
 
 MaskTensors uploadMask(Context& ctx, const MaskInput& mask, AttentionOptions& o) {
@@ -83,10 +83,10 @@ MaskTensors uploadMask(Context& ctx, const MaskInput& mask, AttentionOptions& o)
 }
 
 // An optional per-head float vector: (H,), or (B, H) when `batch` is given.
-std::optional<HostArray> headVector(const py::object& value, const std::string& name, const SizeLimits& limits,
+std::optional<ArrayInput> headVector(const py::object& value, const std::string& name, const SizeLimits& limits,
                                     std::optional<int64_t> batch, int64_t heads) {
   if (value.is_none()) return std::nullopt;
-  HostArray a = floatInput(value, name, limits, DType::F32);
+  ArrayInput a = floatInput(value, name, limits, DType::F32);
   if (!(a.shape == Shape{heads}) && !(batch && a.shape == Shape{*batch, heads}))
     throw py::value_error("'" + name + "' must have shape (" + std::to_string(heads) + ",)" +
                           (batch ? " or (" + std::to_string(*batch) + ", " + std::to_string(heads) + ")" : "") +
@@ -108,14 +108,15 @@ void bindAttention(py::module_& m) {
          bool isCausal, const py::object& scale, bool enableGqa, const py::object& window, bool returnLse,
          const py::object& softcap, const py::object& alibiSlopes, const py::object& sinks) -> py::object {
         const SizeLimits limits = sizeLimits();
+        const bool keep = isDeviceTensor(query);
         const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
         const Shape q4 = asBhle(in.q.shape, "query");
         const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
         o.scale = scaleArgument(scale);
         o.softcap = static_cast<float>(finiteArgument(softcap, "softcap"));
-        const std::optional<HostArray> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
-        const std::optional<HostArray> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
+        const std::optional<ArrayInput> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
+        const std::optional<ArrayInput> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
         if (!window.is_none()) {
           const auto sides = py::cast<py::sequence>(window);
           if (sides.size() != 2) throw py::value_error("'window' must be a pair (left, right)");
@@ -126,19 +127,19 @@ void bindAttention(py::module_& m) {
         outShape.back() = in.v.shape.back();
         const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
         auto [out, lse] = onDevice([&](Context& ctx) {
-          Tensor q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
+          const DeviceInput q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
           const MaskTensors masks = uploadMask(ctx, mask, o);
-          std::optional<Tensor> alibiT, sinksT;
+          std::optional<DeviceInput> alibiT, sinksT;
           if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
           if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
           const TensorView q4 = bhle(q);
           std::optional<Tensor> lse;
           if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
-          HostResult result = download(attention(ctx, q4, bhle(k), bhle(v), o), outShape);
-          return std::pair{std::move(result), lse ? std::optional(download(*lse, lseShape)) : std::nullopt};
+          Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
+          return std::pair{std::move(result), lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
         });
-        if (!returnLse) return toNumpy(out);
-        return py::make_tuple(toNumpy(out), toNumpy(*lse));
+        if (!returnLse) return toPython(out);
+        return py::make_tuple(toPython(out), toPython(*lse));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
@@ -154,8 +155,9 @@ void bindAttention(py::module_& m) {
       [](const py::object& query, const py::object& key, const py::object& headsValue, const py::object& attnMask,
          bool isCausal, const py::object& scale) {
         const SizeLimits limits = sizeLimits();
-        const HostArray q = floatInput(query, "query", limits);
-        const HostArray k = floatInput(key, "key", limits, q.dtype);
+        const bool keep = isDeviceTensor(query);
+        const ArrayInput q = floatInput(query, "query", limits);
+        const ArrayInput k = floatInput(key, "key", limits, q.dtype);
         const Shape q4 = asBhle(q.shape, "query"), k4 = asBhle(k.shape, "key");
         if (q4[1] % k4[1] != 0) throw py::value_error("'key' heads must divide query heads");
         std::vector<int64_t> heads;
@@ -164,10 +166,10 @@ void bindAttention(py::module_& m) {
         const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
         o.scale = scaleArgument(scale);
-        return toNumpy(onDevice([&](Context& ctx) {
-          Tensor tq = upload(ctx, q), tk = upload(ctx, k);
+        return toPython(onDevice([&](Context& ctx) {
+          const DeviceInput tq = upload(ctx, q), tk = upload(ctx, k);
           const MaskTensors masks = uploadMask(ctx, mask, o);
-          return download(attentionWeights(ctx, bhle(tq), bhle(tk), heads, o));
+          return finish(attentionWeights(ctx, bhle(tq), bhle(tk), heads, o), keep);
         }));
       },
       py::arg("query"), py::arg("key"), py::arg("heads") = py::none(), py::arg("attn_mask") = py::none(),
@@ -178,20 +180,22 @@ void bindAttention(py::module_& m) {
       [](const py::object& query, const py::object& key, const py::object& value, const py::object& wQ,
          const py::object& wK, const py::object& v, const py::object& attnMask) {
         const SizeLimits limits = sizeLimits();
-        const HostArray q = floatInput(query, "query", limits, DType::F32), k = floatInput(key, "key", limits, DType::F32),
+        const bool keep = isDeviceTensor(query);
+        const ArrayInput q = floatInput(query, "query", limits, DType::F32), k = floatInput(key, "key", limits, DType::F32),
                         val = floatInput(value, "value", limits, DType::F32),
                         wq = floatInput(wQ, "w_q", limits, DType::F32), wk = floatInput(wK, "w_k", limits, DType::F32),
                         vv = floatInput(v, "v", limits, DType::F32);
         const MaskInput mask = maskInput(attnMask, limits, 1);
-        return toNumpy(onDevice([&](Context& ctx) {
+        return toPython(onDevice([&](Context& ctx) {
           AdditiveAttentionOptions o;
           AttentionOptions rank4;  // the masks as uploaded: [1, B|1, Lq|1, Lk]
           const MaskTensors masks = uploadMask(ctx, mask, rank4);
           auto drop = [](const TensorView& view) { return view.reshaped(Shape(view.shape.begin() + 1, view.shape.end())); };
           if (rank4.keepMask) o.keepMask = drop(*rank4.keepMask);
           if (rank4.bias) o.bias = drop(*rank4.bias);
-          return download(additiveAttention(ctx, upload(ctx, q), upload(ctx, k), upload(ctx, val), upload(ctx, wq),
-                                            upload(ctx, wk), upload(ctx, vv), o));
+          return finish(additiveAttention(ctx, upload(ctx, q), upload(ctx, k), upload(ctx, val), upload(ctx, wq),
+                                          upload(ctx, wk), upload(ctx, vv), o),
+                        keep);
         }));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("w_q"), py::arg("w_k"), py::arg("v"),

@@ -1,6 +1,7 @@
 // vkattn.MultiHeadAttention: the runtime's attention layer (the documents' MultiHeadAttention /
-// GroupedQueryAttention classes) on NumPy arrays. The layer keeps its weights as host arrays and
-// uploads them once per device (a session resource), so it stays valid across use_device().
+// GroupedQueryAttention classes) on NumPy arrays or vkattn.Tensors. The layer keeps its weights as
+// host arrays (a vkattn.Tensor weight is read back once) and uploads them once per device (a
+// session resource), so it stays valid across use_device().
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -17,9 +18,19 @@ namespace {
 
 constexpr int64_t kMaxHeads = std::numeric_limits<int32_t>::max();
 
-std::optional<HostArray> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits) {
+std::optional<ArrayInput> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits) {
   if (value.is_none()) return std::nullopt;
   return floatInput(value, name, limits, DType::F32);
+}
+
+// A weight or bias, held on the host for the layer's lifetime.
+ArrayInput weightInput(const py::object& value, const std::string& name, const SizeLimits& limits) {
+  return floatInput(hostValue(value), name, limits, DType::F32);
+}
+
+std::optional<ArrayInput> optionalWeight(const py::object& value, const std::string& name, const SizeLimits& limits) {
+  if (value.is_none()) return std::nullopt;
+  return weightInput(value, name, limits);
 }
 
 class PyAttentionLayer {
@@ -29,14 +40,14 @@ class PyAttentionLayer {
                    const py::object& kBias, const py::object& vBias, const py::object& oBias, bool rope,
                    const py::object& ropeTheta)
       : m_limits(sizeLimits()),
-        m_q(floatInput(q, "q_weight", m_limits, DType::F32)),
-        m_k(floatInput(k, "k_weight", m_limits, DType::F32)),
-        m_v(floatInput(v, "v_weight", m_limits, DType::F32)),
-        m_o(floatInput(o, "o_weight", m_limits, DType::F32)),
-        m_qBias(optionalInput(qBias, "q_bias", m_limits)),
-        m_kBias(optionalInput(kBias, "k_bias", m_limits)),
-        m_vBias(optionalInput(vBias, "v_bias", m_limits)),
-        m_oBias(optionalInput(oBias, "o_bias", m_limits)) {
+        m_q(weightInput(q, "q_weight", m_limits)),
+        m_k(weightInput(k, "k_weight", m_limits)),
+        m_v(weightInput(v, "v_weight", m_limits)),
+        m_o(weightInput(o, "o_weight", m_limits)),
+        m_qBias(optionalWeight(qBias, "q_bias", m_limits)),
+        m_kBias(optionalWeight(kBias, "k_bias", m_limits)),
+        m_vBias(optionalWeight(vBias, "v_bias", m_limits)),
+        m_oBias(optionalWeight(oBias, "o_bias", m_limits)) {
     if (m_o.shape.size() != 2) throw py::value_error("'o_weight' must be (d_model, num_heads * head_dim)");
     m_config.modelDim = m_o.shape[0];
     m_config.heads = intArgument(numHeads, "num_heads", 1, kMaxHeads);
@@ -57,26 +68,27 @@ class PyAttentionLayer {
   PyAttentionLayer& operator=(const PyAttentionLayer&) = delete;
 
   py::object call(const py::object& x, const py::object& source, bool causal, bool needWeights) {
-    const HostArray hx = floatInput(x, "x", m_limits, DType::F32);
-    const std::optional<HostArray> hs = optionalInput(source, "source", m_limits);
+    const bool keep = isDeviceTensor(x);
+    const ArrayInput hx = floatInput(x, "x", m_limits, DType::F32);
+    const std::optional<ArrayInput> hs = optionalInput(source, "source", m_limits);
     auto [out, weights] = onDevice([&](Context& ctx) {
       MultiHeadAttention& attention = layer(ctx);
-      Tensor tx = upload(ctx, hx);
-      std::optional<Tensor> ts;
+      const DeviceInput tx = upload(ctx, hx);
+      std::optional<DeviceInput> ts;
       if (hs) ts = upload(ctx, *hs);
       Tensor w;
       Tensor o = attention.forward(ctx, tx, ts ? ts->view() : tx.view(),
                                    {.causal = causal, .weights = needWeights ? &w : nullptr});
-      std::optional<HostResult> probs;
+      std::optional<Result> probs;
       if (needWeights) {
         Shape shape = w.shape();
         if (hx.shape.size() == 2) shape.erase(shape.begin());  // (L, d) input: no batch dimension
-        probs = download(w, shape);
+        probs = finish(std::move(w), keep, shape);
       }
-      return std::pair{download(o), std::move(probs)};
+      return std::pair{finish(std::move(o), keep), std::move(probs)};
     });
-    if (!needWeights) return toNumpy(out);
-    return py::make_tuple(toNumpy(out), toNumpy(*weights));
+    if (!needWeights) return toPython(out);
+    return py::make_tuple(toPython(out), toPython(*weights));
   }
 
   int64_t modelDim() const { return m_config.modelDim; }
@@ -98,18 +110,19 @@ class PyAttentionLayer {
   }
 
   MultiHeadAttention build(Context& ctx) const {
-    auto optional = [&](const std::optional<HostArray>& a) -> std::optional<Tensor> {
+    auto optional = [&](const std::optional<ArrayInput>& a) -> std::optional<Tensor> {
       if (!a) return std::nullopt;
-      return upload(ctx, *a);
+      return newTensor(ctx, *a, a->dtype);
     };
-    AttentionLayerWeights w{upload(ctx, m_q),   upload(ctx, m_k),   upload(ctx, m_v),   upload(ctx, m_o),
+    auto tensor = [&](const ArrayInput& a) { return newTensor(ctx, a, a.dtype); };
+    AttentionLayerWeights w{tensor(m_q),       tensor(m_k),       tensor(m_v),       tensor(m_o),
                             optional(m_qBias), optional(m_kBias), optional(m_vBias), optional(m_oBias)};
     return MultiHeadAttention(ctx, m_config, std::move(w));
   }
 
   SizeLimits m_limits;  // of the device current at construction; the ops check the current one again
-  HostArray m_q, m_k, m_v, m_o;
-  std::optional<HostArray> m_qBias, m_kBias, m_vBias, m_oBias;
+  ArrayInput m_q, m_k, m_v, m_o;
+  std::optional<ArrayInput> m_qBias, m_kBias, m_vBias, m_oBias;
   AttentionLayerConfig m_config;
 };
 

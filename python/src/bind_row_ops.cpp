@@ -17,30 +17,40 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 // The rope kernel keeps positions within +-2^30 so that its phase arithmetic stays exact.
 constexpr int64_t kPositionLimit = int64_t{1} << 30;
 
-std::optional<HostArray> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits,
+std::optional<ArrayInput> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits,
                                        DType dtype) {
   if (value.is_none()) return std::nullopt;
   return floatInput(value, name, limits, dtype);
 }
 
-py::array softmaxArray(const py::object& xValue, const py::object& axisValue) {
+py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
   const SizeLimits limits = sizeLimits();
-  HostArray x = floatInput(xValue, "x", limits);
+  const bool keep = isDeviceTensor(xValue);
+  ArrayInput x = floatInput(xValue, "x", limits);
   const auto rank = static_cast<int64_t>(x.shape.size());
   if (rank == 0) throw py::value_error("'x' must have at least one dimension");
   const int64_t a = intArgument(axisValue, "axis", -rank, rank - 1), axis = a < 0 ? a + rank : a;
   const int64_t last = rank - 1;
   py::module_ np = py::module_::import("numpy");
-  if (axis != last) x = hostArray(np.attr("ascontiguousarray")(np.attr("moveaxis")(x.array, axis, last)), x.dtype);
-  HostResult result = onDevice([&](Context& ctx) {
-    Tensor t = upload(ctx, x);
+  if (axis != last) {
+    // Another axis: the rows are gathered on the host (a vkattn.Tensor goes there and back).
+    x = hostArray(np.attr("ascontiguousarray")(np.attr("moveaxis")(x.resident ? hostValue(xValue) : x.array, axis, last)), x.dtype, "x");
+    py::array out = toNumpy(onDevice([&](Context& ctx) {
+      const DeviceInput t = upload(ctx, x);
+      Tensor flat = ctx.tensor({elementCount(x.shape) / x.shape.back(), x.shape.back()}, x.dtype);
+      softmax(ctx, t.view().reshaped(flat.shape()), flat);
+      return download(flat, x.shape);
+    }));
+    py::object moved = np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, axis));
+    return keep ? py::module_::import("vkattn").attr("asarray")(moved) : moved;
+  }
+  return toPython(onDevice([&](Context& ctx) {
+    const DeviceInput t = upload(ctx, x);
     // The kernel takes rank <= 4; rows are independent, so fold the leading dims into one.
-    Tensor flat = ctx.tensor({t.numel() / x.shape.back(), x.shape.back()}, t.dtype());
+    Tensor flat = ctx.tensor({elementCount(x.shape) / x.shape.back(), x.shape.back()}, x.dtype);
     softmax(ctx, t.view().reshaped(flat.shape()), flat);
-    return download(flat, x.shape);
-  });
-  py::array out = toNumpy(result);
-  return axis == last ? out : py::array(np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, axis)));
+    return finish(std::move(flat), keep, x.shape);
+  }));
 }
 
 }  // namespace
@@ -52,16 +62,17 @@ void bindRowOps(py::module_& m) {
       "layer_norm",
       [](const py::object& xValue, const py::object& weight, const py::object& bias, const py::object& epsValue) {
         const SizeLimits limits = sizeLimits();
-        const HostArray x = floatInput(xValue, "x", limits);
+        const bool keep = isDeviceTensor(xValue);
+        const ArrayInput x = floatInput(xValue, "x", limits);
         const auto w = optionalInput(weight, "weight", limits, x.dtype), b = optionalInput(bias, "bias", limits, x.dtype);
         const double eps = finiteArgument(epsValue, "eps");
-        return toNumpy(onDevice([&](Context& ctx) {
-          Tensor t = upload(ctx, x);
-          std::optional<Tensor> tw, tb;
+        return toPython(onDevice([&](Context& ctx) {
+          const DeviceInput t = upload(ctx, x);
+          std::optional<DeviceInput> tw, tb;
           LayerNormOptions o{.eps = static_cast<float>(eps)};
           if (w) o.weight = (tw = upload(ctx, *w))->view();
           if (b) o.bias = (tb = upload(ctx, *b))->view();
-          return download(layerNorm(ctx, t, o));
+          return finish(layerNorm(ctx, t, o), keep);
         }));
       },
       py::arg("x"), py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
@@ -70,15 +81,16 @@ void bindRowOps(py::module_& m) {
       "rms_norm",
       [](const py::object& xValue, const py::object& weight, const py::object& epsValue) {
         const SizeLimits limits = sizeLimits();
-        const HostArray x = floatInput(xValue, "x", limits);
+        const bool keep = isDeviceTensor(xValue);
+        const ArrayInput x = floatInput(xValue, "x", limits);
         const auto w = optionalInput(weight, "weight", limits, x.dtype);
         const double eps = finiteArgument(epsValue, "eps");
-        return toNumpy(onDevice([&](Context& ctx) {
-          Tensor t = upload(ctx, x);
-          std::optional<Tensor> tw;
+        return toPython(onDevice([&](Context& ctx) {
+          const DeviceInput t = upload(ctx, x);
+          std::optional<DeviceInput> tw;
           RmsNormOptions o{.eps = static_cast<float>(eps)};
           if (w) o.weight = (tw = upload(ctx, *w))->view();
-          return download(rmsNorm(ctx, t, o));
+          return finish(rmsNorm(ctx, t, o), keep);
         }));
       },
       py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 1e-6, "RMSNorm over the last axis.");
@@ -87,19 +99,20 @@ void bindRowOps(py::module_& m) {
       [](const py::object& xValue, const py::object& positions, const py::object& thetaValue, bool interleaved,
          const py::object& rotaryDim) {
         const SizeLimits limits = sizeLimits();
-        const HostArray x = floatInput(xValue, "x", limits);
+        const bool keep = isDeviceTensor(xValue);
+        const ArrayInput x = floatInput(xValue, "x", limits);
         RopeOptions o{.theta = finiteArgument(thetaValue, "theta"), .interleaved = interleaved};
         if (!rotaryDim.is_none()) o.rotaryDim = intArgument(rotaryDim, "rotary_dim", 1, kInt32Max);
-        std::optional<HostArray> pos;
+        std::optional<ArrayInput> pos;
         if (PyIndex_Check(positions.ptr()) && !py::isinstance<py::array>(positions))
           o.positionOffset = intArgument(positions, "positions", -kPositionLimit, kPositionLimit);
         else
           pos = intInput(positions, "positions", limits, -kPositionLimit, kPositionLimit);
-        return toNumpy(onDevice([&](Context& ctx) {
-          Tensor t = upload(ctx, x);
-          std::optional<Tensor> tp;
+        return toPython(onDevice([&](Context& ctx) {
+          const DeviceInput t = upload(ctx, x);
+          std::optional<DeviceInput> tp;
           if (pos) o.positions = (tp = upload(ctx, *pos))->view();
-          return download(rope(ctx, t, o));
+          return finish(rope(ctx, t, o), keep);
         }));
       },
       py::arg("x"), py::arg("positions"), py::arg("theta") = 10000.0, py::arg("interleaved") = false,

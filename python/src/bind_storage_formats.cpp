@@ -30,7 +30,7 @@ Shape encodedShape(DType dtype, Shape shape) {
 
 py::array quantize(const py::object& x, const py::object& dtypeName) {
   const DType dtype = formatArgument(dtypeName, "dtype");
-  const HostArray a = floatInput(x, "x", sizeLimits(), DType::F32);
+  const ArrayInput a = floatInput(hostValue(x), "x", sizeLimits(), DType::F32);
   if (a.shape.empty()) throw py::value_error("'x' must have at least one dimension");
   if (isBlockFormat(dtype) && a.shape.back() % blockElements(dtype) != 0)
     throw py::value_error("'x' last dimension " + std::to_string(a.shape.back()) + " is not a multiple of " +
@@ -47,6 +47,12 @@ py::array quantize(const py::object& x, const py::object& dtypeName) {
 
 py::array dequantize(const py::object& data, const py::object& dtypeName) {
   const DType dtype = formatArgument(dtypeName, "dtype");
+  if (isDeviceTensor(data)) {  // a vkattn.Tensor stored in that format: its values, read back
+    if (deviceTensor(data).dtype() != dtype)
+      throw py::value_error("'data' is a vkattn.Tensor stored as " + std::string(python::dtypeName(deviceTensor(data).dtype())) +
+                            ", not " + toString(dtype));
+    return data.attr("numpy")();
+  }
   const char* expected = dtype == DType::BF16 ? "uint16" : "uint8";
   if (!py::isinstance<py::array>(data) || !py::reinterpret_borrow<py::array>(data).dtype().is(py::dtype(expected)))
     throw py::type_error(std::string("'data' must be a numpy ") + expected + " array (from vkattn.quantize) for " +
@@ -85,7 +91,8 @@ void bindStorageFormats(py::module_& m) {
         "x (float, any shape) encoded as 'bf16' (uint16, same shape) or ggml's 'q8_0' / 'q4_0' blocks of 32 "
         "along the last dimension (uint8, last dim / 32 * 34 or * 18 bytes): an f16 scale, then the values.");
   m.def("dequantize", &dequantize, py::arg("data"), py::arg("dtype"),
-        "The float32 values of an array vkattn.quantize made with the same dtype.");
+        "The float32 values of an array vkattn.quantize made with the same dtype (or of a vkattn.Tensor stored "
+        "in that format).");
 }
 
 }  // namespace vkattn::python

@@ -11,8 +11,10 @@ void bindDevices(py::module_& m);
 void bindRowOps(py::module_& m);
 void bindAttention(py::module_& m);
 void bindFlashAttn(py::module_& m);
+void bindFlashAttnKvcache(py::module_& m);
 void bindAttentionLayer(py::module_& m);
 void bindViewer(py::module_& m);
 void bindStorageFormats(py::module_& m);
+void bindTensor(py::module_& m);
 
 }  // namespace vkattn::python

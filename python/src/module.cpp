@@ -19,10 +19,12 @@ PYBIND11_MODULE(vkattn, m) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
+  python::bindTensor(m);  // first: the other functions' signatures name vkattn.Tensor
   python::bindDevices(m);
   python::bindRowOps(m);
   python::bindAttention(m);
   python::bindFlashAttn(m);
+  python::bindFlashAttnKvcache(m);
   python::bindAttentionLayer(m);
   python::bindViewer(m);
   python::bindStorageFormats(m);

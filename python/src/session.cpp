@@ -10,6 +10,9 @@ struct Session {
   std::unique_ptr<Context> context;
   // Declared after the context: destroyed first.
   std::unordered_map<const void*, std::unique_ptr<SessionResource>> resources;
+  std::unordered_map<uint64_t, Tensor> tensors;  // node-based: a kept tensor never moves
+  uint64_t nextTensorId = 1;                      // outlives device changes, so ids are never reused
+  TransferBytes transfers;
 };
 
 Session& state() {
@@ -33,6 +36,7 @@ Context& session() {
 void useDevice(const std::optional<std::string>& device) {
   Session& s = state();
   s.resources.clear();  // their buffers belong to the old device
+  s.tensors.clear();
   s.context.reset();    // one device at a time: release the old one first
   s.context = std::make_unique<Context>(ContextOptions{.device = device});
 }
@@ -41,6 +45,7 @@ void closeSession() noexcept {
   std::lock_guard<std::mutex> lock(sessionMutex());
   Session& s = state();
   s.resources.clear();
+  s.tensors.clear();
   s.context.reset();
 }
 
@@ -60,5 +65,22 @@ SessionResource& setSessionResource(const void* owner, std::unique_ptr<SessionRe
 }
 
 void dropSessionResource(const void* owner) noexcept { state().resources.erase(owner); }
+
+uint64_t keepTensor(Tensor tensor) {
+  Session& s = state();
+  const uint64_t id = s.nextTensorId++;
+  s.tensors.emplace(id, std::move(tensor));
+  return id;
+}
+
+const Tensor* keptTensor(uint64_t id) {
+  auto& tensors = state().tensors;
+  auto it = tensors.find(id);
+  return it == tensors.end() ? nullptr : &it->second;
+}
+
+void dropTensor(uint64_t id) noexcept { state().tensors.erase(id); }
+
+TransferBytes& transferBytes() { return state().transfers; }
 
 }  // namespace vkattn::python

@@ -1,6 +1,7 @@
 // The module's one Context: created on first use on the default device, replaced by use_device().
-// Objects that hold device memory for a Python object (a layer's uploaded weights) are kept here,
-// keyed by their owner, so use_device() drops them before the device they were made on.
+// Objects that hold device memory for a Python object (a layer's uploaded weights, a
+// vkattn.Tensor's tensor) are kept here, so use_device() drops them before the device they were
+// made on.
 //
 // Threads: one mutex guards the session. Python entry points reach the device only through
 // onDevice(), which releases the GIL first and then takes the mutex, and the work it runs never
@@ -18,6 +19,7 @@
 
 #include "input_checks.hpp"
 #include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
 
 namespace vkattn::python {
 
@@ -54,5 +56,19 @@ struct SessionResource {
 SessionResource* sessionResource(const void* owner);
 SessionResource& setSessionResource(const void* owner, std::unique_ptr<SessionResource> resource);
 void dropSessionResource(const void* owner) noexcept;
+
+// Tensors kept on the session's device for vkattn.Tensor objects, under ids never reused. These
+// three only with sessionMutex() held.
+uint64_t keepTensor(Tensor tensor);
+// The kept tensor `id`, or nullptr once use_device() has replaced the device it was made on.
+const Tensor* keptTensor(uint64_t id);
+void dropTensor(uint64_t id) noexcept;
+
+// Bytes copied between host and device by the Python entry points since the module loaded (what
+// vkattn.transfer_bytes() reports). Counted where arrays are uploaded and results downloaded.
+struct TransferBytes {
+  uint64_t hostToDevice = 0, deviceToHost = 0;
+};
+TransferBytes& transferBytes();  // only with sessionMutex() held
 
 }  // namespace vkattn::python

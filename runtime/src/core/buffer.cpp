@@ -142,10 +142,22 @@ bool readsThroughStaging(VkMemoryPropertyFlags flags, bool discreteGpu, bool hos
 
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,
                 std::size_t toOffset, std::size_t bytes) {
+  const VkBufferCopy region{fromOffset, toOffset, bytes};
+  copyRegions(device, from, to, {&region, 1});
+}
+
+void copyRegions(const Device& device, const Buffer& from, const Buffer& to, std::span<const VkBufferCopy> regions) {
+  if (&from == &to) throw InvalidArgument("to", "must be another buffer than 'from'");
+  for (const VkBufferCopy& r : regions)
+    if (r.size == 0 || r.srcOffset > from.size() || r.size > from.size() - r.srcOffset || r.dstOffset > to.size() ||
+        r.size > to.size() - r.dstOffset)
+      throw InvalidArgument("regions", "a copy of " + std::to_string(r.size) + " bytes from offset " +
+                                           std::to_string(r.srcOffset) + " to " + std::to_string(r.dstOffset) +
+                                           " is empty or overruns a buffer");
+  if (regions.empty()) return;
   submitOnce(device, [&](VkCommandBuffer cmd) {
     // Earlier submissions were waited on by their fences, so no barrier is needed before the copy.
-    VkBufferCopy region{fromOffset, toOffset, bytes};
-    vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+    vkCmdCopyBuffer(cmd, from.handle(), to.handle(), static_cast<uint32_t>(regions.size()), regions.data());
     // Make the transfer's writes visible to host reads once the fence signals.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;

@@ -81,6 +81,8 @@ std::size_t blockBytes(DType dtype) noexcept {
 
 bool isBlockFormat(DType dtype) noexcept { return dtype == DType::Q8_0 || dtype == DType::Q4_0; }
 
+bool isKvStorageFormat(DType dtype) noexcept { return dtype == DType::BF16 || isBlockFormat(dtype); }
+
 std::size_t storageBytes(DType dtype, int64_t elements) noexcept {
   const int64_t per = blockElements(dtype);
   return static_cast<std::size_t>((elements + per - 1) / per) * blockBytes(dtype);

@@ -295,6 +295,7 @@ void checkLse(const AttentionPlan& plan, const TensorView& lse) {
   requireTensor("lse", lse);
   requireDtype("lse", lse, {DType::F32});
   requireContiguous("lse", lse);
+  if (lse.offset != 0) throw InvalidArgument("lse", "must start at its buffer's first element (a view with an offset)");
   requireShape("lse", lse, plan.varlen ? Shape{1, plan.headsQ, plan.totalQ} : Shape{plan.batch, plan.headsQ, plan.lq});
 }
 

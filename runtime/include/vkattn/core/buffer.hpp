@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <vulkan/vulkan.h>
 
@@ -56,5 +57,8 @@ bool readsThroughStaging(VkMemoryPropertyFlags flags, bool discreteGpu, bool hos
 // Copies `bytes` between two buffers on the device's queue and waits.
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,
                 std::size_t toOffset, std::size_t bytes);
+// Copies byte ranges between two distinct buffers in one submission and waits (e.g. new KV rows
+// into their cache slots). Every range must lie inside both buffers: InvalidArgument otherwise.
+void copyRegions(const Device& device, const Buffer& from, const Buffer& to, std::span<const VkBufferCopy> regions);
 
 }  // namespace vkattn

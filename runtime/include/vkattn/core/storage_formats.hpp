@@ -20,6 +20,8 @@ int64_t blockElements(DType dtype) noexcept;
 // Bytes per block (per element where blockElements is 1).
 std::size_t blockBytes(DType dtype) noexcept;
 bool isBlockFormat(DType dtype) noexcept;
+// The K/V storage formats: bf16, Q8_0 and Q4_0 (attention's k and v only).
+bool isKvStorageFormat(DType dtype) noexcept;
 // Bytes that `elements` consecutive elements occupy, a partial block counted whole.
 std::size_t storageBytes(DType dtype, int64_t elements) noexcept;
 
