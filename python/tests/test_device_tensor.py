@@ -120,6 +120,14 @@ def test_flash_attn_functions_take_and_return_tensors(rng):
          vkattn.flash_attn_varlen_func(pq, pk, pv, *args, causal=True))
 
 
+def test_save_attention_takes_a_tensor(tmp_path, rng):
+    q, k = rng.standard_normal((2, 1, 3, 4, 8)).astype(np.float32)
+    weights = vkattn.attention_weights(vkattn.asarray(q), vkattn.asarray(k))  # (1, 3, 4, 4) on the device
+    assert isinstance(weights, vkattn.Tensor)
+    folder = vkattn.save_attention(tmp_path / "maps", weights, ["a", "b", "c", "d"])
+    np.testing.assert_array_equal(np.load(f"{folder}/attention.npy"), vkattn.attention_weights(q, k))
+
+
 def test_attention_layer_takes_tensors(rng):
     d, h = 16, 4
     wq, wk, wv, wo = (rng.standard_normal((d, d)).astype(np.float32) * 0.2 for _ in range(4))
