@@ -88,7 +88,12 @@ Tensor newTensor(Context& ctx, const ArrayInput& host, DType storedAs) {
   } else {
     const int64_t count = elementCount(host.shape);
     const auto* bytes = static_cast<const std::byte*>(host.data());
-    t = ctx.tensor(host.shape, decodeValues(host.dtype, {bytes, storageBytes(host.dtype, count)}, count), storedAs);
+    try {
+      t = ctx.tensor(host.shape, decodeValues(host.dtype, {bytes, storageBytes(host.dtype, count)}, count), storedAs);
+    } catch (const InvalidArgument& e) {  // the encoder's complaint (NaN, a scale past f16) is about this input
+      if (e.argument() != "values" || host.name.empty()) throw;
+      throw InvalidArgument(host.name, e.problem());
+    }
   }
   transferBytes().hostToDevice += t.bytes();
   return t;

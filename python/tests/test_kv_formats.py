@@ -111,6 +111,12 @@ def test_kv_dtype_refusals(rng):
         vkattn.quantize(np.zeros(32, np.float32), "q5_1")
     with pytest.raises(ValueError, match="NaN"):
         vkattn.quantize(np.full(32, np.nan, np.float32), "q8_0")
+    q, k, v = qkv(rng, 1, 2, 8, 2, 2, 32)
+    k[0, 3, 1, 7] = np.nan
+    with pytest.raises(ValueError, match="'k'.*NaN"):  # the encoder's complaint names the input
+        vkattn.flash_attn_func(q, k, v, kv_dtype="q8_0")
+    with pytest.raises(ValueError, match="'array'.*NaN"):
+        vkattn.asarray(k, dtype="q4_0")
 
 
 def test_flash_attn_with_kvcache_leftpad_kv_dtype(rng):

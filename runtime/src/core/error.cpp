@@ -13,7 +13,7 @@ void throwVulkanError(const std::string& call, VkResult result) {
 }
 
 InvalidArgument::InvalidArgument(const std::string& argument, const std::string& problem)
-    : Error("invalid argument '" + argument + "': " + problem), m_argument(argument) {}
+    : Error("invalid argument '" + argument + "': " + problem), m_argument(argument), m_problem(problem) {}
 
 const char* resultName(VkResult result) noexcept {
   switch (result) {

@@ -43,9 +43,10 @@ class InvalidArgument : public Error {
  public:
   InvalidArgument(const std::string& argument, const std::string& problem);
   const std::string& argument() const noexcept { return m_argument; }
+  const std::string& problem() const noexcept { return m_problem; }
 
  private:
-  std::string m_argument;
+  std::string m_argument, m_problem;
 };
 
 // The device cannot do what was asked (missing feature, size beyond its limits).
