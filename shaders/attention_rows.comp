@@ -207,15 +207,15 @@ void main() {
       }
     }
     // One rescale per key block: new max, then the block's probabilities against it.
+    float alpha[ROWS];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float blockMax = s[r * KEY_BLOCK];
       [[unroll]] for (uint kk = 1; kk < KEY_BLOCK; ++kk) blockMax = max(blockMax, s[r * KEY_BLOCK + kk]);
       const float mNew = max(m[r], blockMax);
       const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
-      const float alpha = exp2(m[r] - mSafe);
+      alpha[r] = exp2(m[r] - mSafe);
       m[r] = mNew;
-      float sum = l[r] * alpha;
-      [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] *= alpha;
+      float sum = l[r] * alpha[r];
       [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
         const float pr = exp2(s[r * KEY_BLOCK + kk] - mSafe);
         s[r * KEY_BLOCK + kk] = pr;
@@ -223,12 +223,18 @@ void main() {
       }
       l[r] = sum;
     }
-    [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
-      const uint vRow = kvRow(p.vOffset, p.vStrideB, p.vStrideH, p.vStrideL, vLen, DV, b, kvh, uint(min(j0 + int(kk), hi - 1)));
-      [[unroll]] for (uint d = 0; d < DV4; ++d) {
-        const vec4 vv = LOAD_V4(vRow, d);
-        [[unroll]] for (uint r = 0; r < ROWS; ++r)
-          acc[r * DV4 + d] = fma(vec4(s[r * KEY_BLOCK + kk]), vv, acc[r * DV4 + d]);
+    // O = alpha O + P V, head-dim word outermost: the accumulators do not fit in registers (ROWS *
+    // DV floats per lane), so each is loaded, rescaled, fed the whole key block and stored once.
+    uint vRows[KEY_BLOCK];
+    [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk)
+      vRows[kk] = kvRow(p.vOffset, p.vStrideB, p.vStrideH, p.vStrideL, vLen, DV, b, kvh, uint(min(j0 + int(kk), hi - 1)));
+    [[unroll]] for (uint d = 0; d < DV4; ++d) {
+      vec4 vv[KEY_BLOCK];
+      [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) vv[kk] = LOAD_V4(vRows[kk], d);
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        vec4 a = acc[r * DV4 + d] * alpha[r];
+        [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) a = fma(vec4(s[r * KEY_BLOCK + kk]), vv[kk], a);
+        acc[r * DV4 + d] = a;
       }
     }
   }

@@ -399,6 +399,28 @@ TEST_P(Attention, KeysPastOneKeyPerStepLimit) {
   for (Path path : paths(false)) check(ctx(), path, pr, in, optionsFor(pr), DType::F32);
 }
 
+TEST_F(VkattnTest, AttentionRowsKernelPrefillBlock) {
+  // Prefill-sized problems (at least 2^23 query/key pairs, head dims up to 64) get the rows
+  // kernel's larger register block on CPU drivers: 8 rows per invocation, 2 keys per step. Odd
+  // lengths (a key block straddles the end), GQA, Dk != Dv; then f16 storage; then bottom-right
+  // causal with a window and an odd key length per batch.
+  auto pr = problem(2, 4, 2, 1037, 1029, 64, 40);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 130);
+  check(ctx(), Path::Rows, pr, in, optionsFor(pr), DType::F32);
+  Inputs half = makeInputs(ctx(), pr, DType::F16, 131);
+  check(ctx(), Path::Rows, pr, half, optionsFor(pr), DType::F16);
+
+  std::vector<int32_t> lens = {1029, 777};
+  Tensor tlens = Tensor::fromHostInt(ctx().device(), {2}, lens);
+  pr.keyLengths = &lens;
+  pr.causal = true;
+  pr.bottomRight = true;
+  pr.windowLeft = 301;
+  AttentionOptions o = optionsFor(pr);
+  o.keyLengths = tlens.view();
+  check(ctx(), Path::Rows, pr, in, o, DType::F32);
+}
+
 TEST_F(VkattnTest, AttentionWeightsMatchReferenceProbabilities) {
   auto pr = problem(2, 4, 2, 13, 29, 32, 32);
   pr.causal = true;

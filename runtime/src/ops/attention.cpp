@@ -35,14 +35,21 @@ std::optional<AttentionVariant> variantFromEnvironment() {
 }
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
-// D=64: 4 rows per invocation ~16 GFLOP/s (2.5 s), 8 rows ~20 (9 s); D=128: 4 rows ~13 (12 s),
-// 2 rows ~8 (4 s); D=256: 2 rows ~3 (15 s). Past 128 the build time is not worth it: 1 row. One key
-// per step was faster than 2, 4 or 8 (the per-key rescale is cheap next to the loads), so blocks
-// of 4 keys are used only where one key per step would pass the driver's loop limit.
+// D=64: 4 rows per invocation and 1 key per step 18.9 GFLOP/s at best of 5 runs (5 s), 8 rows 21.4,
+// 8 rows and 2 keys 23.6 (10 s), 16 rows 24.7 (longer still); D=128: 4 rows ~13 (12 s), 2 rows ~8
+// (4 s); D=256: 2 rows ~3 (15 s). Past 128 the build time is not worth it: 1 row.
+// The 8 x 2 block pays for its longer build only over many key/query pairs, so it is kept for CPU
+// drivers (a GPU would spill its 256 floats per lane) and prefill-sized problems; elsewhere 1 key
+// per step, or blocks of 4 where that would pass the driver's loop limit.
+constexpr uint64_t kLargeBlockPairs = uint64_t{1} << 23;  // B * Hq * Lq * Lk: 8 heads of 1024 x 1024
+
 AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
   const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
-  s.rows = rowsForHeadDim;
+  const uint64_t pairs = static_cast<uint64_t>(plan.batch * plan.headsQ) * static_cast<uint64_t>(plan.lq * plan.lk);
+  const bool largeBlock = ctx.profile() == KernelProfile::CpuDriver && std::max(plan.dk, plan.dv) <= 64 &&
+                          pairs >= kLargeBlockPairs;
+  s.rows = largeBlock ? 8 : rowsForHeadDim;
   // One subgroup per workgroup (8 lanes on lavapipe): no barriers are needed, and small
   // workgroups spread short sequences over more threads.
   const DeviceInfo& info = ctx.info();
@@ -62,7 +69,8 @@ AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   const uint64_t keysPerLane =
       (static_cast<uint64_t>(plan.lk) + (s.laneKeys ? s.workgroup : 1) - 1) / (s.laneKeys ? s.workgroup : 1);
   const uint32_t limit = info.loopIterationLimit;
-  s.keyBlock = limit != 0 && keysPerLane > limit - limit / 16 ? 4 : 1;
+  s.keyBlock = largeBlock && !s.laneKeys ? 2 : 1;
+  if (limit != 0 && (keysPerLane + s.keyBlock - 1) / s.keyBlock > limit - limit / 16) s.keyBlock = 4;
   return s;
 }
 
