@@ -111,11 +111,19 @@ DeviceInput upload(Context& ctx, const ArrayInput& input, DType storedAs) {
 }
 
 Result download(const Tensor& tensor, std::optional<Shape> shape) {
-  Result result{shape.value_or(tensor.shape()), tensor.dtype(), std::vector<uint8_t>(tensor.bytes())};
+  Result result{shape.value_or(tensor.shape()), tensor.dtype()};
   if (elementCount(result.shape) != tensor.numel())
     throw InvalidArgument("shape", toString(result.shape) + " for a result of shape " + toString(tensor.shape()));
-  tensor.downloadBytes(result.bytes.data(), result.bytes.size());
-  transferBytes().deviceToHost += result.bytes.size();
+  if (isKvStorageFormat(tensor.dtype())) {  // read back as their float32 values
+    const std::vector<float> values = tensor.download();
+    result.dtype = DType::F32;
+    result.bytes.resize(values.size() * sizeof(float));
+    std::memcpy(result.bytes.data(), values.data(), result.bytes.size());
+  } else {
+    result.bytes.resize(tensor.bytes());
+    tensor.downloadBytes(result.bytes.data(), result.bytes.size());
+  }
+  transferBytes().deviceToHost += tensor.bytes();
   return result;
 }
 

@@ -88,6 +88,7 @@ struct Result {
 // Without the GIL, with the session locked. `shape` (same element count) replaces the tensor's
 // when given; `keep` keeps the tensor on the device instead of downloading it.
 Result finish(Tensor tensor, bool keep, std::optional<Shape> shape = std::nullopt);
+// K/V storage formats come back as their float32 values.
 Result download(const Tensor& tensor, std::optional<Shape> shape = std::nullopt);
 
 // With the GIL: a NumPy array, or a vkattn.Tensor for a kept result.

@@ -16,9 +16,7 @@ namespace vkattn::python {
 namespace {
 
 DType formatArgument(const py::object& value, const std::string& name) {
-  const std::string s = py::isinstance<py::str>(value) ? py::cast<std::string>(value) : std::string();
-  if (s == "bfloat16") return DType::BF16;  // NumPy-style spelling, beside toString's names
-  if (const std::optional<DType> format = kvFormatFromString(s)) return *format;
+  if (const std::optional<DType> format = kvFormatNamed(value)) return *format;
   throw py::value_error("'" + name + "' must be 'bf16', 'q8_0' or 'q4_0', got " + std::string(py::repr(value)));
 }
 
@@ -76,6 +74,13 @@ py::array dequantize(const py::object& data, const py::object& dtypeName) {
 }
 
 }  // namespace
+
+std::optional<DType> kvFormatNamed(const py::object& value) {
+  if (!py::isinstance<py::str>(value)) return std::nullopt;
+  const std::string s = py::cast<std::string>(value);
+  if (s == "bfloat16") return DType::BF16;  // NumPy-style spelling, beside toString's names
+  return kvFormatFromString(s);
+}
 
 std::optional<DType> kvDtypeArgument(const py::object& value, int64_t dk, int64_t dv) {
   if (value.is_none()) return std::nullopt;

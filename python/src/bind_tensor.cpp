@@ -5,7 +5,6 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <cstring>
 #include <limits>
 #include <mutex>
 
@@ -13,6 +12,7 @@
 #include "bindings.hpp"
 #include "device_tensor.hpp"
 #include "session.hpp"
+#include "storage_format_args.hpp"
 #include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn::python {
@@ -24,11 +24,7 @@ constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min(), kInt32Max = s
 // dtype or its name, or a K/V storage format 'bf16' ('bfloat16'), 'q8_0', 'q4_0'.
 std::optional<DType> dtypeArgument(const py::object& value) {
   if (value.is_none()) return std::nullopt;
-  if (py::isinstance<py::str>(value)) {
-    const std::string s = value.cast<std::string>();
-    if (s == "bfloat16") return DType::BF16;
-    if (const std::optional<DType> format = kvFormatFromString(s)) return format;
-  }
+  if (const std::optional<DType> format = kvFormatNamed(value)) return format;
   std::string name;
   try {
     name = py::str(py::module_::import("numpy").attr("dtype")(value).attr("name"));
@@ -77,23 +73,7 @@ py::object asarray(const py::object& value, const py::object& dtypeValue) {
 }
 
 py::array numpyOf(const DeviceTensor& t) {
-  const Shape shape = t.shape();
-  std::vector<py::ssize_t> dims(shape.begin(), shape.end());
-  py::array out(py::dtype(numpyName(t.dtype())), dims);
-  void* data = out.mutable_data();
-  const auto bytes = static_cast<std::size_t>(out.nbytes());
-  onDevice([&](Context&) {
-    const Tensor& kept = t.tensor("self");
-    if (kept.dtype() == DType::F32 || kept.dtype() == DType::F16 || kept.dtype() == DType::I32) {
-      kept.downloadBytes(data, bytes);
-    } else {  // K/V storage formats read back as their float32 values
-      const std::vector<float> values = kept.download();
-      std::memcpy(data, values.data(), bytes);
-    }
-    transferBytes().deviceToHost += kept.bytes();
-    return 0;
-  });
-  return out;
+  return toNumpy(onDevice([&](Context&) { return download(t.tensor("self"), t.shape()); }));
 }
 
 py::tuple shapeTuple(const Shape& s) {
