@@ -6,6 +6,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "device_tensor.hpp"
 #include "session.hpp"
 #include "vkattn/ops/rope.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -42,7 +43,7 @@ py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
       return download(flat, x.shape);
     }));
     py::object moved = np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, axis));
-    return keep ? py::module_::import("vkattn").attr("asarray")(moved) : moved;
+    return keep ? asarray(moved, py::none()) : moved;
   }
   return toPython(onDevice([&](Context& ctx) {
     const DeviceInput t = upload(ctx, x);

@@ -46,6 +46,8 @@ DType naturalDtype(const py::array& a) {
   throw py::type_error("'array' has dtype " + std::string(py::str(a.dtype())) + "; vkattn.Tensor holds floats or int32");
 }
 
+}  // namespace
+
 py::object asarray(const py::object& value, const py::object& dtypeValue) {
   const std::optional<DType> wanted = dtypeArgument(dtypeValue);
   if (isDeviceTensor(value) && (!wanted || *wanted == deviceTensor(value).dtype())) return value;
@@ -71,6 +73,8 @@ py::object asarray(const py::object& value, const py::object& dtypeValue) {
   const uint64_t id = onDevice([&](Context& ctx) { return keepTensor(newTensor(ctx, input, dtype)); });
   return wrapKept(id, shape, dtype);
 }
+
+namespace {
 
 py::array numpyOf(const DeviceTensor& t) {
   return toNumpy(onDevice([&](Context&) { return download(t.tensor("self"), t.shape()); }));

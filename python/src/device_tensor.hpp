@@ -45,6 +45,9 @@ class DeviceTensor {
 bool isDeviceTensor(const py::handle& value);
 // The vkattn.Tensor `value` (alive as long as `value` is).
 const DeviceTensor& deviceTensor(const py::handle& value);
+// vkattn.asarray: `value` (an array, or a vkattn.Tensor) on the device in `dtype` (None: float16
+// stays, other floats become float32, integers int32; or a K/V format's name). With the GIL.
+py::object asarray(const py::object& value, const py::object& dtype);
 // A new vkattn.Tensor for the kept tensor `id`. With the GIL.
 py::object wrapKept(uint64_t id, Shape shape, DType dtype);
 // The NumPy dtype name a vkattn.Tensor of `dtype` reads back as (K/V formats decode to float32).
