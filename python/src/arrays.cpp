@@ -1,6 +1,9 @@
 #include "arrays.hpp"
 
 #include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "session.hpp"
 #include "vkattn/core/context.hpp"
@@ -136,16 +139,18 @@ Result finish(Tensor tensor, bool keep, std::optional<Shape> shape) {
   return result;
 }
 
-py::array toNumpy(const Result& result) {
+py::array toNumpy(Result result) {
   std::vector<py::ssize_t> shape(result.shape.begin(), result.shape.end());
-  py::array out(py::dtype(numpyName(result.dtype)), shape);
-  std::memcpy(out.mutable_data(), result.bytes.data(), result.bytes.size());
-  return out;
+  // The array takes the downloaded bytes over (a capsule frees them with it): no second copy.
+  auto bytes = std::make_unique<std::vector<uint8_t>>(std::move(result.bytes));
+  py::capsule owner(bytes.get(), [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
+  const uint8_t* data = bytes.release()->data();
+  return py::array(py::dtype(numpyName(result.dtype)), shape, data, owner);
 }
 
-py::object toPython(const Result& result) {
+py::object toPython(Result result) {
   if (result.kept) return wrapKept(result.kept, result.shape, result.dtype);
-  return toNumpy(result);
+  return toNumpy(std::move(result));
 }
 
 }  // namespace vkattn::python

@@ -92,7 +92,8 @@ Result finish(Tensor tensor, bool keep, std::optional<Shape> shape = std::nullop
 Result download(const Tensor& tensor, std::optional<Shape> shape = std::nullopt);
 
 // With the GIL: a NumPy array, or a vkattn.Tensor for a kept result.
-py::object toPython(const Result& result);
-py::array toNumpy(const Result& result);
+// A downloaded result's bytes become the array's own (moved, not copied).
+py::object toPython(Result result);
+py::array toNumpy(Result result);
 
 }  // namespace vkattn::python

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -138,8 +139,8 @@ void bindAttention(py::module_& m) {
           Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
           return std::pair{std::move(result), lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
         });
-        if (!returnLse) return toPython(out);
-        return py::make_tuple(toPython(out), toPython(*lse));
+        if (!returnLse) return toPython(std::move(out));
+        return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
       py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,

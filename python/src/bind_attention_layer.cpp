@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <mutex>
+#include <utility>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -87,8 +88,8 @@ class PyAttentionLayer {
       }
       return std::pair{finish(std::move(o), keep), std::move(probs)};
     });
-    if (!needWeights) return toPython(out);
-    return py::make_tuple(toPython(out), toPython(*weights));
+    if (!needWeights) return toPython(std::move(out));
+    return py::make_tuple(toPython(std::move(out)), toPython(std::move(*weights)));
   }
 
   int64_t modelDim() const { return m_config.modelDim; }

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <limits>
+#include <utility>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -56,8 +57,8 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
               tout.view().permuted(bhld), o);
     return std::pair{finish(std::move(tout), keep), finish(std::move(tlse), keep)};
   });
-  if (!returnProbs) return toPython(out);
-  return py::make_tuple(toPython(out), toPython(lse), py::none());
+  if (!returnProbs) return toPython(std::move(out));
+  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
 }
 
 py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const py::object& v,
@@ -97,8 +98,8 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
     attention(ctx, oneSequence(tq.view()), oneSequence(tk.view()), oneSequence(tv.view()), oneSequence(tout.view()), o);
     return std::pair{finish(std::move(tout), keep), finish(std::move(tlse), keep, Shape{h, totalQ})};
   });
-  if (!returnProbs) return toPython(out);
-  return py::make_tuple(toPython(out), toPython(lse), py::none());
+  if (!returnProbs) return toPython(std::move(out));
+  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
 }
 
 }  // namespace

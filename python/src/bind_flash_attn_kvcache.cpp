@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -383,8 +384,8 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
       attendAll(ctx, logits, tq, tk, tv, layout, lens, tout, tlse);
     return CacheResult{finish(std::move(tout), keep), finish(std::move(tlse), keep)};
   });
-  if (!returnLse) return toPython(out);
-  return py::make_tuple(toPython(out), toPython(lse));
+  if (!returnLse) return toPython(std::move(out));
+  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)));
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 """softmax, layer_norm, rms_norm and rope against float64 NumPy references and PyTorch."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -39,6 +41,21 @@ def rope_ref(x, positions, theta=10000.0, interleaved=False, rotary_dim=None):
 def test_softmax_matches_numpy(rng, shape):
     x = rng.standard_normal(shape).astype(np.float32) * 4
     np.testing.assert_allclose(vkattn.softmax(x), softmax_ref(x), atol=2e-6, rtol=1e-5)
+
+
+def test_results_are_writable_arrays_that_outlive_their_inputs(rng):
+    # A result owns the downloaded bytes (no copy): writable, aligned, and valid after every other
+    # result and input is gone.
+    x = rng.standard_normal((3, 50)).astype(np.float32)
+    y = vkattn.softmax(x)
+    z = vkattn.rms_norm(x, np.ones(50, np.float32))
+    expected = softmax_ref(x)
+    del x, z
+    gc.collect()
+    assert y.flags.writeable and y.flags.aligned and y.flags.c_contiguous
+    np.testing.assert_allclose(y, expected, atol=2e-6, rtol=1e-5)
+    y[0, 0] = 7.0
+    assert y[0, 0] == 7.0
 
 
 def test_softmax_other_axis_and_float16(rng):
