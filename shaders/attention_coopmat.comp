@@ -15,10 +15,10 @@
 // fragment input type into sP, and O += P V. Lazy rescale: a row keeps its (stale) running max
 // until a tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
 // overflow) and O is rescaled (through shared memory, one fragment at a time) only on those rare
-// tiles; l and O share the stale max, so O / l and lse = (m + log2 l) ln 2 stay exact. Subgroups
-// skip tiles outside their own rows' band (causal, windows; not in the emulated build, see
-// below); the tile loop itself is uniform
-// across the workgroup (bounds from the block's first and last rows) as its barriers need.
+// tiles (on every tile in the emulated build, see below); l and O share the stale max, so O / l
+// and lse = (m + log2 l) ln 2 stay exact. Subgroups skip tiles outside their own rows' band
+// (causal, windows; not in the emulated build, see below); the tile loop itself is uniform across
+// the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
 // With SPLIT (split-K: long key ranges with few query blocks), workgroup z covers the z-th of
 // gl_NumWorkGroups.z shares of the keys (whole tiles) and writes partial records (O unnormalised,
@@ -289,7 +289,16 @@ void main() {
       }
       subgroupSync();  // P and the rescale factors are in shared memory
 
-      if (subgroupAny(rescale)) {  // rare: some row's max grew past LAZY_RESCALE
+      // Rare: some row's max grew past LAZY_RESCALE. The emulated build rescales on every tile
+      // (alpha is 1 for the rows that did not grow), as it runs every tile: the block holds
+      // subgroup barriers, and Mesa 25's lavapipe gave wrong results when only some subgroups
+      // of a workgroup reached them (large logits, where rows grow on different tiles).
+#ifdef FRAG_EMULATED
+      const bool rescaleTile = true;
+#else
+      const bool rescaleTile = subgroupAny(rescale);
+#endif
+      if (rescaleTile) {
         FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
           FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
           subgroupSync();  // the fragment is in shared memory

@@ -1,16 +1,17 @@
 // Attention conformance against the double reference (tests/support/attention_reference): head
 // dims, Dk != Dv, GQA/MQA, odd lengths, every mask kind and combinations, f16 storage, the
-// [B, L, H, D] layout, large logits, fully masked rows, a 16384-key case past llvmpipe's loop limit
-// if head-dim loops were not unrolled. Each case runs twice: over both fused variants and, where it
-// fits, the naive path; and over the cooperative-matrix kernel with emulated fragments (wherever
-// its fixed 8-lane subgroups exist, lavapipe included), so CI executes that kernel's tiling,
-// masking and online softmax. Tolerances are the shaders' documented ones.
+// [B, L, H, D] layout, outputs that are strided views, large logits, fully masked rows, a
+// 16384-key case past llvmpipe's loop limit if head-dim loops were not unrolled. Each case runs
+// twice: over both fused variants and, where it fits, the naive path; and over the
+// cooperative-matrix kernel with emulated fragments (wherever its fixed 8-lane subgroups exist,
+// lavapipe included), so CI executes that kernel's tiling, masking and online softmax. Tolerances are the shaders' documented ones.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "support/attention_check.hpp"
 #include "support/compare.hpp"
@@ -360,6 +361,46 @@ TEST_P(Attention, UnalignedViewsIntoOnePackedBuffer) {
       out = attention(ctx(), view(1), view(1 + H * D), view(1 + 2 * H * D), o);
     }
     EXPECT_TRUE(allClose(out.download(), ref.out, kAtolF32, kRtolF32));
+  }
+}
+
+TEST_P(Attention, OutputViewsIntoALargerBuffer) {
+  // q, k, v contiguous; the output a strided view into a larger zeroed buffer, once with rows at
+  // multiples of 4 elements (offset 4, row stride D + 4: the rows kernel's vec4 stores) and once
+  // not (offset 1, row stride D + 3: its scalar stores). The viewed elements must match the
+  // reference and every element outside the view must stay zero.
+  const int64_t B = 2, H = 2, Lq = 29, Lk = 41, D = 32;
+  auto pr = problem(B, H, H, Lq, Lk, D, D);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 171);
+  const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
+  for (const auto& [offset, stride] : {std::pair<int64_t, int64_t>{4, D + 4}, {1, D + 3}}) {
+    const int64_t elements = offset + B * H * Lq * stride;
+    for (Path path : paths()) {
+      SCOPED_TRACE(std::string(pathName(path)) + ", output offset " + std::to_string(offset));
+      Tensor buffer = ctx().tensor({elements}, std::vector<float>(static_cast<std::size_t>(elements), 0.0f));
+      const TensorView out{
+          &buffer.buffer(), DType::F32, {B, H, Lq, D}, {H * Lq * stride, Lq * stride, stride, 1}, offset};
+      AttentionOptions o = optionsFor(pr);
+      if (path == Path::Naive) {
+        attentionNaive(ctx(), in.tq.view(), in.tk.view(), in.tv.view(), out, o);
+      } else {
+        o.variant = variantOf(path);
+        attention(ctx(), in.tq.view(), in.tk.view(), in.tv.view(), out, o);
+      }
+      const std::vector<float> all = buffer.download();
+      std::vector<float> viewed;
+      std::vector<bool> inView(all.size(), false);
+      for (int64_t row = 0; row < B * H * Lq; ++row)
+        for (int64_t d = 0; d < D; ++d) {
+          const auto at = static_cast<std::size_t>(offset + row * stride + d);
+          viewed.push_back(all[at]);
+          inView[at] = true;
+        }
+      EXPECT_TRUE(allClose(viewed, ref.out, kAtolF32, kRtolF32));
+      std::size_t touched = 0;
+      for (std::size_t x = 0; x < all.size(); ++x) touched += !inView[x] && all[x] != 0.0f;
+      EXPECT_EQ(touched, 0u) << "elements outside the output view were written";
+    }
   }
 }
 

@@ -23,6 +23,8 @@ layout(constant_id = ATTN_SPEC_KEY_BLOCK) const uint KEY_BLOCK = 4;     // keys 
 
 // K and V rows start at multiples of 4 elements (strides and offsets), so they can be read as vec4.
 layout(constant_id = ATTN_SPEC_ALIGNED) const bool ALIGNED = false;
+// The same for Q and O (the rows kernel reads q and writes o as vec4 then).
+layout(constant_id = ATTN_SPEC_QO_ALIGNED) const bool QO_ALIGNED = false;
 
 // Split-K: the rows and fragment kernels cover 1 / gl_NumWorkGroups.z of the keys per workgroup z and write
 // partial (acc, max, sum) records that attention_combine.comp merges.

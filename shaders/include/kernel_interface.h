@@ -58,6 +58,7 @@
 #define ATTN_SPEC_PAGE_SIZE 22      // uint: rows kernel, keys per block of a paged K/V cache (0: dense K/V)
 #define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
 #define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
+#define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

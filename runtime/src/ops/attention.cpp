@@ -41,15 +41,31 @@ std::optional<AttentionVariant> variantFromEnvironment() {
 // The 8 x 2 block pays for its longer build only over many key/query pairs, so it is kept for CPU
 // drivers (a GPU would spill its 256 floats per lane) and prefill-sized problems; elsewhere 1 key
 // per step, or blocks of 4 where that would pass the driver's loop limit.
+// Small problems take 1 row: the build time grows with ROWS * D (lavapipe unrolls every row's q
+// loads and o stores lane by lane), and below 2^16 pairs a call takes milliseconds with either.
+// Measured, `vkattn bench attention --heads 2 --queries 33 --len 47 --dim 64`, whole process from
+// empty caches: Mesa 25.0.7 4 rows 24.6 s, 1 row 5.3 s; Mesa 22.3.6 5.2 s and 2.0 s. At 2^19
+// pairs (H8, L256, D64) 4 rows ran at 11.2-11.8 GFLOP/s and 1 row at 3.7-3.9 (Mesa 22.3.6).
 constexpr uint64_t kLargeBlockPairs = uint64_t{1} << 23;  // B * Hq * Lq * Lk: 8 heads of 1024 x 1024
+constexpr uint64_t kSmallProblemPairs = uint64_t{1} << 16;
+
+// B * Hq * Lq * Lk, saturating at 2^63 (the sizes are checked one by one, not their product).
+uint64_t queryKeyPairs(const AttentionPlan& plan) {
+  uint64_t pairs = 1;
+  for (int64_t n : {plan.batch, plan.headsQ, plan.lq, plan.lk}) {
+    const uint64_t u = static_cast<uint64_t>(std::max<int64_t>(n, 0));
+    pairs = u != 0 && pairs > (uint64_t{1} << 63) / u ? uint64_t{1} << 63 : pairs * u;
+  }
+  return pairs;
+}
 
 AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
+  const uint64_t pairs = queryKeyPairs(plan);
   const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
-  const uint64_t pairs = static_cast<uint64_t>(plan.batch * plan.headsQ) * static_cast<uint64_t>(plan.lq * plan.lk);
   const bool largeBlock = ctx.profile() == KernelProfile::CpuDriver && std::max(plan.dk, plan.dv) <= 64 &&
                           pairs >= kLargeBlockPairs;
-  s.rows = largeBlock ? 8 : rowsForHeadDim;
+  s.rows = largeBlock ? 8 : pairs < kSmallProblemPairs ? 1 : rowsForHeadDim;
   // One subgroup per workgroup (8 lanes on lavapipe): no barriers are needed, and small
   // workgroups spread short sequences over more threads.
   const DeviceInfo& info = ctx.info();

@@ -315,6 +315,15 @@ std::string rowsShaderName(const AttentionPlan& plan) {
   return plan.kvDtype == plan.dtype ? base : base + "_kv_" + toString(plan.kvDtype);
 }
 
+namespace {
+// Every Q row and every output row starts at a multiple of 4 elements and holds whole vec4 words.
+bool qoAligned(const AttentionPlan& plan) {
+  const pc::AttentionParams& p = plan.params;
+  return plan.dk % 4 == 0 && plan.dv % 4 == 0 &&
+         (p.qStrideB | p.qStrideH | p.qStrideL | p.qOffset | p.oStrideB | p.oStrideH | p.oStrideL | p.oOffset) % 4 == 0;
+}
+}  // namespace
+
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape) {
   SpecConstants c;
   c.set(SPEC_WORKGROUP_SIZE, shape.workgroup)
@@ -328,6 +337,7 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_ROWS, shape.rows)
       .set(ATTN_SPEC_KEY_BLOCK, shape.keyBlock)
       .set(ATTN_SPEC_ALIGNED, plan.kvAligned)
+      .set(ATTN_SPEC_QO_ALIGNED, qoAligned(plan))
       .set(ATTN_SPEC_SPLIT, shape.split)
       .set(ATTN_SPEC_SPLITS, shape.splits)
       .set(ATTN_SPEC_LANE_KEYS, shape.laneKeys)
