@@ -4,7 +4,8 @@
 // 16384-key case past llvmpipe's loop limit if head-dim loops were not unrolled. Each case runs
 // twice: over both fused variants and, where it fits, the naive path; and over the
 // cooperative-matrix kernel with emulated fragments (wherever its fixed 8-lane subgroups exist,
-// lavapipe included), so CI executes that kernel's tiling, masking and online softmax. Tolerances are the shaders' documented ones.
+// lavapipe included), so CI executes that kernel's tiling, masking and online softmax.
+// Tolerances are the shaders' documented ones.
 #include <cmath>
 #include <cstdlib>
 #include <limits>

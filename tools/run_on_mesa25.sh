@@ -15,9 +15,9 @@ source "$(dirname "$0")/mesa25_env.sh"
 export MESA_SHADER_CACHE_DIR=$root-shader-cache
 # ctest gives every test VKATTN_PIPELINE_CACHE from this cache variable; this driver gets its own
 # file. This lavapipe builds the rows kernel several times more slowly than Mesa 22.3.6 (its LLVM
-# IR for memory accesses is 8 lanes long; README, Driver versions), so the tests' time limits are scaled by MESA25_TIMEOUT_SCALE
-# (default 4). Reconfigures only (no compile flag depends on either); the build's own values come
-# back when the run ends.
+# IR for memory accesses is 8 lanes long; README, Driver versions), so the tests' time limits are
+# scaled by MESA25_TIMEOUT_SCALE (default 4). Reconfigures only (no compile flag depends on
+# either); the build's own values come back when the run ends.
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 own_cache=$(cached VKATTN_TEST_PIPELINE_CACHE)
 own_scale=$(cached VKATTN_TEST_TIMEOUT_SCALE)

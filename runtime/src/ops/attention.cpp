@@ -11,6 +11,7 @@
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/error.hpp"
@@ -49,19 +50,9 @@ std::optional<AttentionVariant> variantFromEnvironment() {
 constexpr uint64_t kLargeBlockPairs = uint64_t{1} << 23;  // B * Hq * Lq * Lk: 8 heads of 1024 x 1024
 constexpr uint64_t kSmallProblemPairs = uint64_t{1} << 16;
 
-// B * Hq * Lq * Lk, saturating at 2^63 (the sizes are checked one by one, not their product).
-uint64_t queryKeyPairs(const AttentionPlan& plan) {
-  uint64_t pairs = 1;
-  for (int64_t n : {plan.batch, plan.headsQ, plan.lq, plan.lk}) {
-    const uint64_t u = static_cast<uint64_t>(std::max<int64_t>(n, 0));
-    pairs = u != 0 && pairs > (uint64_t{1} << 63) / u ? uint64_t{1} << 63 : pairs * u;
-  }
-  return pairs;
-}
-
 AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
-  const uint64_t pairs = queryKeyPairs(plan);
+  const auto pairs = static_cast<uint64_t>(checkedElementCount({plan.batch, plan.headsQ, plan.lq, plan.lk}, "q"));
   const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
   const bool largeBlock = ctx.profile() == KernelProfile::CpuDriver && std::max(plan.dk, plan.dv) <= 64 &&
                           pairs >= kLargeBlockPairs;
