@@ -9,12 +9,13 @@
 #include "commands.hpp"
 #include "measurements.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -39,6 +40,12 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
       if (count("--dim", 64) % 32 != 0 && *kvDtype != DType::BF16)
         throw InvalidArgument("--kv-dtype", *name + " stores blocks of 32: --dim must be a multiple of 32");
     }
+    AttentionVariant variant = AttentionVariant::Auto;
+    if (auto name = a.get("--kernel")) {
+      const auto named = attentionVariantNamed(*name);
+      if (!named) throw InvalidArgument("--kernel", "'" + *name + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
+      variant = *named;
+    }
     m = measureAttention(ctx, {.batch = count("--batch", 1),
                                .heads = count("--heads", 8),
                                .queries = count("--queries", len),
@@ -47,6 +54,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
                                .dtype = dtype,
+                               .variant = variant,
                                .pageSize = pageSize,
                                .kvDtype = kvDtype});
   } else if (kernel == "linear") {

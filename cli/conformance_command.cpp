@@ -17,13 +17,14 @@
 #include "commands.hpp"
 #include "support/case_record.hpp"
 #include "support/test_context.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::cli {
 namespace {
 
 struct KernelRow {
-  int cases = 0, passed = 0;
+  int cases = 0, passed = 0, skipped = 0;  // skipped cases count as passed (the device lacks the kernel)
   double maxAbs = 0.0, worstRatio = 0.0;
   std::vector<std::string> failures;
 };
@@ -55,6 +56,7 @@ class TableListener : public ::testing::EmptyTestEventListener {
     const bool ok = info.result()->Passed() || info.result()->Skipped();
     if (ok) ++row.passed;
     else row.failures.push_back(std::string(info.test_suite_name()) + "." + info.name());
+    if (info.result()->Skipped()) ++row.skipped;
     row.maxAbs = std::max(row.maxAbs, record.maxAbs);
     row.worstRatio = std::max(row.worstRatio, record.worstRatio);
     ++m_done;
@@ -73,14 +75,17 @@ class TableListener : public ::testing::EmptyTestEventListener {
   std::map<std::string, KernelRow> m_rows;
 };
 
-void writeJson(const std::string& path, const std::string& device, const std::map<std::string, KernelRow>& rows) {
+void writeJson(const std::string& path, const std::string& device, const std::string& coopmat,
+               const std::map<std::string, KernelRow>& rows) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("--json", "cannot write " + path);
-  nlohmann::ordered_json report = {{"device", device}, {"kernels", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json report = {
+      {"device", device}, {"cooperative_matrix", coopmat}, {"kernels", nlohmann::ordered_json::array()}};
   for (const auto& [name, r] : rows)
     report["kernels"].push_back({{"kernel", name},
                                  {"cases", r.cases},
                                  {"passed", r.passed},
+                                 {"skipped", r.skipped},
                                  {"max_abs_error", r.maxAbs},
                                  {"worst_error_over_tolerance", r.worstRatio},
                                  {"failures", r.failures}});
@@ -90,7 +95,7 @@ void writeJson(const std::string& path, const std::string& device, const std::ma
 }  // namespace
 
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--json"}, {"--quick", "--full", "--validation"});
+  Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation"});
   if (a.has("--quick") && a.has("--full")) throw InvalidArgument("--quick", "cannot be combined with --full");
   if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
   if (options.device) setenv("VKATTN_DEVICE", options.device->c_str(), 1);
@@ -102,14 +107,23 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   // conformance case; --quick also leaves out the cases that run very long key ranges or rows.
   std::string excluded = "Validation.*";
   if (a.has("--quick")) excluded += ":*Million*:*LongKeyRange*:*KeysPast*:*SplitsKeyRanges*";
-  gtestArgs.push_back("--gtest_filter=-" + excluded);
+  // --filter: GoogleTest's positive patterns (e.g. '*kernel_coopmat*'); the exclusions still apply.
+  gtestArgs.push_back("--gtest_filter=" + a.get("--filter").value_or("*") + "-" + excluded);
   std::vector<char*> argv;
   for (auto& s : gtestArgs) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
   ::testing::InitGoogleTest(&argc, argv.data());
   ::testing::GTEST_FLAG(print_time) = false;
 
-  const std::string device = test::sharedContext().info().name;
+  const DeviceInfo& info = test::sharedContext().info();
+  const std::string device = info.name;
+  // Which cooperative-matrix code the kernel_coopmat rows execute here, if any.
+  const CoopmatChoice choice = coopmatChoiceFor(info);
+  const std::string coopmat = choice.flavour == CoopmatFlavour::None
+                                  ? "none (" + choice.reason + ")"
+                                  : std::string(toString(choice.flavour)) + " " + std::to_string(choice.m) + "x" +
+                                        std::to_string(choice.n) + "x" + std::to_string(choice.k) + ", subgroup " +
+                                        std::to_string(choice.subgroupSize);
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());  // the table replaces gtest's output
   auto* table = new TableListener();
@@ -117,20 +131,21 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   const int status = RUN_ALL_TESTS();
   if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
 
-  std::printf("vkattn conformance on %s (%s)\n\n", device.c_str(), a.has("--quick") ? "quick" : "full");
+  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s\n\n", device.c_str(),
+              a.has("--quick") ? "quick" : "full", coopmat.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
-  std::printf("%-26s %6s %7s %16s\n", "kernel", "cases", "passed", "worst err / tol");
+  std::printf("%-26s %6s %7s %8s %16s\n", "kernel", "cases", "passed", "skipped", "worst err / tol");
   int failed = 0, total = 0;
   for (const auto& [name, r] : table->rows()) {
-    std::printf("%-26s %6d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.worstRatio);
+    std::printf("%-26s %6d %7d %8d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.worstRatio);
     failed += r.cases - r.passed;
     total += r.cases;
   }
   for (const auto& [name, r] : table->rows())
     for (const auto& f : r.failures) std::printf("FAILED %s: %s\n", name.c_str(), f.c_str());
   std::printf("\n%d passed, %d failed\n", total - failed, failed);
-  if (auto path = a.get("--json")) writeJson(*path, device, table->rows());
+  if (auto path = a.get("--json")) writeJson(*path, device, coopmat, table->rows());
   return status == 0 && failed == 0 ? 0 : 1;
 }
 

@@ -50,15 +50,15 @@ int devicesCommand(const CommonOptions& options) {
       std::cout << "lanes split keys in subgroups of " << lanes.size << (lanes.required ? " (required)" : "") << "\n";
     else
       std::cout << "one lane per row (no fixed subgroup size)\n";
-    for (const char* kernel : {"attention_coopmat", "matmul_coopmat"}) {
-      const CoopmatChoice choice = coopmatChoiceFor(d, kernel);
-      std::cout << "     " << kernel << ": ";
-      if (choice.flavour == CoopmatFlavour::None) {
-        std::cout << "unavailable (" << choice.reason << ")\n";
-        continue;
-      }
-      std::cout << toString(choice.flavour) << " module " << coopmatShader(kernel, choice.flavour) << "_f16, subgroup "
-                << choice.subgroupSize << (choice.requireSubgroupSize ? " (required)" : "")
+    const CoopmatChoice choice = coopmatChoiceFor(d);
+    std::cout << "     cooperative-matrix kernels: ";
+    if (choice.flavour == CoopmatFlavour::None) {
+      std::cout << "unavailable (" << choice.reason << ")\n";
+    } else {
+      std::cout << toString(choice.flavour) << " modules " << coopmatShader("attention_coopmat", choice.flavour)
+                << "_f16 and " << coopmatShader("matmul_coopmat", choice.flavour) << "_f16, fragments " << choice.m
+                << "x" << choice.n << "x" << choice.k << ", subgroup " << choice.subgroupSize
+                << (choice.requireSubgroupSize ? " (required)" : "")
                 << (choice.reason.empty() ? "" : "; " + choice.reason) << "\n";
     }
     if (d.loopIterationLimit)

@@ -1,63 +1,51 @@
 #version 450
 // Fused attention on matrix fragments, FlashAttention-2 style: O = softmax(scale Q K^T + mask) V
-// with QK^T and PV as 16 x 16 x 16 fragment products (fragment.glsl: VK_NV_cooperative_matrix on
-// tensor cores, or its plain-GLSL emulation with FRAG_EMULATED), fp32 accumulation and softmax.
-// A workgroup is ROWS subgroups and owns 16 ROWS consecutive query rows of one (batch, head); each
-// subgroup owns 16 of them. Q (as DKP / 16 A fragments) and the output accumulator O (DVP / 16
+// with QK^T and PV as FM x FN x FK fragment products (fragment.glsl: VK_KHR_cooperative_matrix at
+// the device's shape, VK_NV_cooperative_matrix at 16 x 16 x 16, or the plain-GLSL emulation with
+// FRAG_EMULATED), fp32 accumulation and softmax.
+// A workgroup is ROWS subgroups and owns FM ROWS consecutive query rows of one (batch, head); each
+// subgroup owns FM of them. Q (as DKP / FK A fragments) and the output accumulator O (DVP / FN
 // fragments) stay in fragments for the whole key loop. K/V tiles of KEY_BLOCK keys are staged in
 // shared memory with 4-element loads (vec4: 16 bytes for f32, f16vec4 for f16; scalar when a view
 // is unaligned), double-buffered (STAGES = 2: one workgroup barrier per tile, the next tile's
 // loads are issued before this tile's math) or single-buffered where shared memory is short.
-// Per tile a subgroup computes S = Q K^T into its rows of sS (fragment element order is opaque, so
-// row-wise work goes through shared memory), then every lane takes part in the softmax (16 / LANES
-// rows per lane on 8-wide subgroups, LANES / 16 lanes per row on wider ones, reduced with
-// shuffles): scale (scaleLog2 carries log2 e, so exp2), masks and bias in fp32, P rounded to the
-// fragment input type into sP, and O += P V. Lazy rescale: a row keeps its (stale) running max
-// until a tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
+// Per tile a subgroup computes S = Q K^T (KEY_BLOCK / FN accumulators) into its rows of sS
+// (fragment element order is opaque, so row-wise work goes through shared memory), then every lane
+// takes part in the softmax (FM / LANES rows per lane where the subgroup is narrower than FM,
+// LANES / FM lanes per row where wider, reduced with shuffles): scale (scaleLog2 carries log2 e,
+// so exp2), masks and bias in fp32, P rounded to the fragment input type into sP, and O += P V
+// (KEY_BLOCK / FK A fragments of P). Lazy rescale: a row keeps its (stale) running max until a
+// tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
 // overflow) and O is rescaled (through shared memory, one fragment at a time) only on those rare
-// tiles (on every tile in the emulated build, see below); l and O share the stale max, so O / l
-// and lse = (m + log2 l) ln 2 stay exact. Subgroups skip tiles outside their own rows' band
-// (causal, windows; not in the emulated build, see below); the tile loop itself is uniform across
-// the workgroup (bounds from the block's first and last rows) as its barriers need.
-// Head dims are padded to DKP, DVP (multiples of 16) with zeros in shared memory.
+// tiles (on every tile with UNIFORM_TILES, below); l and O share the stale max, so O / l and
+// lse = (m + log2 l) ln 2 stay exact. Subgroups skip tiles outside their own rows' band (causal,
+// windows; not with UNIFORM_TILES); the tile loop itself is uniform across the workgroup (bounds
+// from the block's first and last rows) as its barriers need.
+// Head dims are padded with zeros in shared memory: DK to DKP (a multiple of FK), DV to DVP (of FN).
 // With SPLIT (split-K: long key ranges with few query blocks), workgroup z covers the z-th of
 // gl_NumWorkGroups.z shares of the keys (whole tiles) and writes partial records (O unnormalised,
 // its running max and sum, as attention_rows.comp does) to binding 4 for attention_combine.comp.
-// Shared memory (bytes, e = element size, pad = 16 / e): K/V STAGES T (DKP + DVP + 2 pad) e,
-// S 64 R (T + 4) (columns T, T + 1 hold a row's rescale factor and final 1 / sum), P 16 R (T + pad) e;
-// R = ROWS, T = KEY_BLOCK. The runtime picks R, T, STAGES to fit.
+// Shared memory: shared_layout.h (ATTN_COOPMAT_*), which the runtime sizes tiles with.
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
-// 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (multiple of 16),
-// 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20 softcap, sinks,
-// ALiBi; head dims 16..256 in steps of 8). Dispatch: one workgroup
-// per (b, h, block of 16 ROWS rows), flat over x then y. Rows whose keys are all masked give zeros
-// and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
+// 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (a multiple of FN
+// and FK), 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20
+// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 UNIFORM_TILES, and FRAG_SPEC_M/N/K
+// in the KHR build. UNIFORM_TILES: every subgroup runs every key tile and the rescale block, so
+// the subgroup barriers inside are reached by the whole workgroup together; the runtime sets it
+// on CPU drivers, where lavapipe (Mesa 25 and 26) gave wrong results when only some subgroups of a
+// workgroup reached them (see the README's Attention section).
+// Dispatch: one workgroup per (b, h, block of FM ROWS rows), flat over x then y. Rows whose keys
+// are all masked give zeros and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
 // Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV, as in FlashAttention);
 // the emulated f32 build keeps fp32 throughout: 2e-5 + 1e-4 |ref|; lse 2e-5 + 1e-5 |ref|.
-//
-// Performance model (hardware build, H100: 132 SMs, 228 KiB shared per SM of which the driver
-// offers 48 KiB per workgroup, 64K registers per SM; d = DK = DV = 128, R = 4, T = 32, STAGES 2):
-// - per tile and workgroup: 2 * 64 * 32 * (128 + 128) = 1.05 MFLOP on tensor cores;
-// - shared memory: 16 KiB of K/V written; each subgroup reads the whole K and V tile as fragments
-//   (16 KiB) and moves S (fp32 store + reload, 4 KiB) and P (f16 store + load, 2 KiB): ~104 KiB
-//   per 1.05 MFLOP = ~10 FLOP/byte; at ~128 B/clk/SM (~30 TB/s over the chip) that caps the
-//   kernel near 300 TFLOP/s before the softmax's latency is counted;
-// - global: 16 KiB of K/V per tile per workgroup, shared through L2 by the Lq / 64 workgroups of a
-//   head; 65 FLOP/byte even if every read came from HBM (3 TB/s -> ~195 TFLOP/s), so L2 hits make
-//   global traffic a non-issue at Lq >= 1024;
-// - registers per thread (32 lanes): O 16 x 128 fp32 / 32 = 64, Q 16 x 128 f16 / 32 = 32, one S
-//   accumulator 8, operand fragments ~16, softmax state and addresses ~30: ~150;
-// - occupancy: shared memory 49152 B -> 4 workgroups per SM, registers 128 x 150 -> 3: 12 warps
-//   per SM (19%), too few to hide the per-tile subgroup barriers between the S, softmax and PV
-//   phases. Expected bound: shared-memory traffic and barrier latency, 120-200 TFLOP/s on long
-//   sequences (FlashAttention-2: ~370, which keeps S and P in registers with a known mma layout).
-// Written, not yet verified on hardware; the emulated build runs the same code in CI.
+// The expected performance on GPUs and what bounds it are in the README's Design section.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 #include "kernel_interface.h"
 #include "push_constants.h"
+#include "shared_layout.h"
 
 #ifdef STORAGE_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -87,20 +75,22 @@ STATUS_BUFFER(ATTN_BINDING_STATUS)
 
 #include "fragment.glsl"
 
+layout(constant_id = ATTN_SPEC_UNIFORM_TILES) const bool UNIFORM_TILES = false;
+
 const uint LANES = SUBGROUP_SIZE;
-const uint DKP = (DK + 15) / 16 * 16, DVP = (DV + 15) / 16 * 16;
-const uint LDK = DKP + PAD, LDV = DVP + PAD;
-const uint LDS = KEY_BLOCK + 4, LDP = KEY_BLOCK + PAD;
+const uint DKP = (DK + FK - 1) / FK * FK, DVP = (DV + FN - 1) / FN * FN;
+const uint LDK = ATTN_COOPMAT_LD_KV(DKP, PAD), LDV = ATTN_COOPMAT_LD_KV(DVP, PAD);
+const uint LDS = ATTN_COOPMAT_LD_S(KEY_BLOCK), LDP = ATTN_COOPMAT_LD_P(KEY_BLOCK, PAD);
 const uint ALPHA_COL = KEY_BLOCK, SUM_COL = KEY_BLOCK + 1;  // sS padding columns
-const uint LPR = LANES >= 16 ? LANES / 16 : 1;  // lanes per row in the softmax
-const uint RPL = 16 * LPR / LANES;              // rows per lane
+const uint LPR = LANES >= FM ? LANES / FM : 1;  // lanes per row in the softmax
+const uint RPL = FM * LPR / LANES;              // rows per lane
 const uint KPL = KEY_BLOCK / LPR;               // keys per lane and row
 const float LAZY_RESCALE = 8.0;
 
 shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
 shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
-shared float sS[16 * ROWS * LDS];
-shared FRAG_IN sP[16 * ROWS * LDP];
+shared float sS[FM * ROWS * LDS];
+shared FRAG_IN sP[FM * ROWS * LDP];
 
 void subgroupSync() {
   subgroupMemoryBarrierShared();
@@ -157,12 +147,12 @@ float rowReduceAdd(float x) {
 }
 
 void main() {
-  const uint BLOCK = 16 * ROWS;
+  const uint BLOCK = FM * ROWS;
   const uint blocks = (p.lq + BLOCK - 1) / BLOCK;
   const uint group = flatGroupIndex();
   if (group >= p.batch * p.heads * blocks) return;  // whole workgroup: barriers stay uniform
   const uint lane = gl_SubgroupInvocationID;
-  const uint r0 = gl_SubgroupID * 16;  // this subgroup's first row in the block
+  const uint r0 = gl_SubgroupID * FM;  // this subgroup's first row in the block
   const uint h = (group / blocks) % p.heads;
   const uint b = group / blocks / p.heads;
   const uint kvh = h / p.kvGroup;
@@ -170,24 +160,26 @@ void main() {
   const uint last = min(first + BLOCK, p.lq) - 1;
   bool nanQ = false, nanK = false, nanV = false, nanBias = false;
 
-  // Q fragments, 16 columns at a time through this subgroup's rows of sP (rows past Lq repeat the
+  // Q fragments, FK columns at a time through this subgroup's rows of sP (rows past Lq repeat the
   // last row; they are never written).
-  FragA qf[DKP / 16];
+  FragA qf[DKP / FK];
   const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
-  FRAG_LOOP for (uint d = 0; d < DKP / 16; ++d) {
-    [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
-      const uint x = lane + it * LANES, c = d * 16 + x % 16;
-      const uint i = min(first + r0 + x / 16, last);
-      const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
-      nanQ = nanQ || isnan(val);
-      sP[(r0 + x / 16) * LDP + x % 16] = FRAG_IN(val);
+  FRAG_LOOP for (uint d = 0; d < DKP / FK; ++d) {
+    [[unroll]] for (uint it = 0; it < (FM * FK + LANES - 1) / LANES; ++it) {
+      const uint x = lane + it * LANES, c = d * FK + x % FK;
+      if (x < FM * FK) {
+        const uint i = min(first + r0 + x / FK, last);
+        const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
+        nanQ = nanQ || isnan(val);
+        sP[(r0 + x / FK) * LDP + x % FK] = FRAG_IN(val);
+      }
     }
-    subgroupSync();  // the 16 x 16 block is whole before it is loaded as a fragment
+    subgroupSync();  // the FM x FK block is whole before it is loaded as a fragment
     FRAG_LOAD_A(qf[d], sP, r0 * LDP, LDP, false);
     subgroupSync();  // loaded before the next block overwrites it
   }
-  FragAcc of[DVP / 16];
-  FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) of[d] = fragFill(0.0);
+  FragAcc of[DVP / FN];
+  FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) of[d] = fragFill(0.0);
 
   float m[RPL], l[RPL];
   [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
@@ -198,9 +190,8 @@ void main() {
 
   int lo, hi;
   keyRange(b, first, last, lo, hi);
-  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
-  // The emulated build runs every tile (the masks still apply): Mesa 25's lavapipe gave wrong
-  // results when only some subgroups of a workgroup reached the subgroup barriers inside.
+  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform),
+  // unless UNIFORM_TILES asks every subgroup to run every tile (the masks still apply).
   if (SPLIT) {  // this workgroup's share of the keys, whole tiles
     const int splits = int(gl_NumWorkGroups.z);
     const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
@@ -208,13 +199,13 @@ void main() {
     hi = min(hi, lo + chunk);
   }
   int ownLo, ownHi;
-  keyRange(b, min(first + r0, last), min(first + r0 + 15, last), ownLo, ownHi);
+  keyRange(b, min(first + r0, last), min(first + r0 + FM - 1, last), ownLo, ownHi);
   ownLo = max(ownLo, lo);
   ownHi = min(ownHi, hi);
-#ifdef FRAG_EMULATED
-  ownLo = lo;
-  ownHi = hi;
-#endif
+  if (UNIFORM_TILES) {
+    ownLo = lo;
+    ownHi = hi;
+  }
   const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
   const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
   const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;
@@ -236,14 +227,14 @@ void main() {
 
     if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
       // S = Q K^T: B(d, key) = sK[key][d], column-major.
-      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / 16; ++c) {
+      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / FN; ++c) {
         FragAcc s = fragFill(0.0);
-        FRAG_LOOP for (uint d = 0; d < DKP / 16; ++d) {
+        FRAG_LOOP for (uint d = 0; d < DKP / FK; ++d) {
           FragB kf;
-          FRAG_LOAD_B(kf, sK, (stage * KEY_BLOCK + c * 16) * LDK + d * 16, LDK, true);
+          FRAG_LOAD_B(kf, sK, (stage * KEY_BLOCK + c * FN) * LDK + d * FK, LDK, true);
           s = fragMulAdd(qf[d], kf, s);
         }
-        FRAG_STORE_ACC(s, sS, r0 * LDS + c * 16, LDS);
+        FRAG_STORE_ACC(s, sS, r0 * LDS + c * FN, LDS);
       }
       subgroupSync();  // S is in shared memory before the lanes read rows of it
 
@@ -289,22 +280,17 @@ void main() {
       }
       subgroupSync();  // P and the rescale factors are in shared memory
 
-      // Rare: some row's max grew past LAZY_RESCALE. The emulated build rescales on every tile
-      // (alpha is 1 for the rows that did not grow), as it runs every tile: the block holds
-      // subgroup barriers, and Mesa 25's lavapipe gave wrong results when only some subgroups
-      // of a workgroup reached them (large logits, where rows grow on different tiles).
-#ifdef FRAG_EMULATED
-      const bool rescaleTile = true;
-#else
-      const bool rescaleTile = subgroupAny(rescale);
-#endif
+      // Rare: some row's max grew past LAZY_RESCALE. With UNIFORM_TILES every subgroup rescales
+      // on every tile (alpha is 1 for the rows that did not grow): the block holds subgroup
+      // barriers, which every subgroup of the workgroup then reaches together.
+      const bool rescaleTile = UNIFORM_TILES || subgroupAny(rescale);
       if (rescaleTile) {
-        FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+        FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
           FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
           subgroupSync();  // the fragment is in shared memory
-          [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
-            const uint x = lane + it * LANES, row = r0 + x / 16;
-            sS[row * LDS + x % 16] *= sS[row * LDS + ALPHA_COL];
+          [[unroll]] for (uint it = 0; it < (FM * FN + LANES - 1) / LANES; ++it) {
+            const uint x = lane + it * LANES, row = r0 + x / FN;
+            if (x < FM * FN) sS[row * LDS + x % FN] *= sS[row * LDS + ALPHA_COL];
           }
           subgroupSync();  // rows are rescaled
           FRAG_LOAD_ACC(of[d], sS, r0 * LDS, LDS);
@@ -312,13 +298,13 @@ void main() {
         }
       }
 
-      // O += P V: A = P (16 x 16 keys), B(key, d) = sV[key][d], row-major.
-      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / 16; ++c) {
+      // O += P V: A = P (FM rows x FK keys), B(key, d) = sV[key][d], row-major.
+      FRAG_LOOP for (uint c = 0; c < KEY_BLOCK / FK; ++c) {
         FragA pf;
-        FRAG_LOAD_A(pf, sP, r0 * LDP + c * 16, LDP, false);
-        FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+        FRAG_LOAD_A(pf, sP, r0 * LDP + c * FK, LDP, false);
+        FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
           FragB vf;
-          FRAG_LOAD_B(vf, sV, (stage * KEY_BLOCK + c * 16) * LDV + d * 16, LDV, false);
+          FRAG_LOAD_B(vf, sV, (stage * KEY_BLOCK + c * FK) * LDV + d * FN, LDV, false);
           of[d] = fragMulAdd(pf, vf, of[d]);
         }
       }
@@ -345,18 +331,19 @@ void main() {
     }
   }
   const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
-  FRAG_LOOP for (uint d = 0; d < DVP / 16; ++d) {
+  FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
     FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);
     subgroupSync();  // the fragment and the row sums are in shared memory
-    [[unroll]] for (uint it = 0; it < 256 / LANES; ++it) {
-      const uint x = lane + it * LANES, row = r0 + x / 16, col = d * 16 + x % 16;
-      if (SPLIT && first + row < p.lq && col < DV) {
-        const float val = sS[row * LDS + x % 16];
+    [[unroll]] for (uint it = 0; it < (FM * FN + LANES - 1) / LANES; ++it) {
+      const uint x = lane + it * LANES, row = r0 + x / FN, col = d * FN + x % FN;
+      if (x >= FM * FN) {
+      } else if (SPLIT && first + row < p.lq && col < DV) {
+        const float val = sS[row * LDS + x % FN];
         nanOut = nanOut || isnan(val);
         lse[(rec0 + first + row) * (DV + 2) + col] = val;
       } else if (first + row < p.lq && col < DV) {
         const float scale = sS[row * LDS + SUM_COL];  // 0 for a row with no (or a NaN) sum: zeros
-        const float val = scale == 0.0 ? 0.0 : sS[row * LDS + x % 16] * scale;
+        const float val = scale == 0.0 ? 0.0 : sS[row * LDS + x % FN] * scale;
         nanOut = nanOut || isnan(val);
         o[oBase + (first + row) * p.oStrideL + col] = TO_ELEM(val);
       }

@@ -1,41 +1,27 @@
 #version 450
-// Matrix product on 16 x 16 matrix fragments (fragment.glsl: VK_NV_cooperative_matrix on tensor
-// cores, or its plain-GLSL emulation with FRAG_EMULATED), fp32 accumulation:
-// c = act(alpha a B + bias) + residual (see matmul_common.glsl).
-// A workgroup is 2 x 2 subgroups and owns a TILE x TILE tile of c (TILE = 32 FRAGS); each subgroup
-// owns a (16 FRAGS)^2 quadrant as FRAGS x FRAGS accumulator fragments that stay in registers for
-// the whole K loop. K advances BK (16 or 32) at a time: the workgroup stages a TILE x BK slice of a
-// ([m][k]) and of B ([n][k], read column-major; or [k][n] when B_KN, read row-major) in shared
-// memory with 4-element loads where rows are aligned (vec4: 16 bytes for f32, f16vec4 for f16),
-// scalar loads at the edges, zeros past M, N, K so any shape works; rows are padded by 16 bytes.
-// STAGES = 2 double-buffers the slices (one barrier per slice, the next slice's loads issued
-// before this slice's products). The epilogue goes one fragment at a time through a 16 x 16
-// shared block per subgroup to the common output code (bias, activation, residual, NaN report).
+// Matrix product on FM x FN x FK matrix fragments (fragment.glsl: VK_KHR_cooperative_matrix at the
+// device's shape, VK_NV_cooperative_matrix at 16 x 16 x 16, or the plain-GLSL emulation with
+// FRAG_EMULATED), fp32 accumulation: c = act(alpha a B + bias) + residual (see matmul_common.glsl).
+// A workgroup is 2 x 2 subgroups and owns a TILE_M x TILE_N tile of c (2 FM FRAGS x 2 FN FRAGS);
+// each subgroup owns a quadrant of FRAGS x FRAGS accumulator fragments that stay in registers for
+// the whole K loop. K advances BK (a multiple of FK) at a time: the workgroup stages a TILE_M x BK
+// slice of a ([m][k]) and a TILE_N x BK slice of B ([n][k], read column-major; or [k][n] when
+// B_KN, read row-major) in shared memory with 4-element loads where rows are aligned (vec4: 16
+// bytes for f32, f16vec4 for f16), scalar loads at the edges, zeros past M, N, K so any shape
+// works; rows are padded by 16 bytes. STAGES = 2 double-buffers the slices (one barrier per slice,
+// the next slice's loads issued before this slice's products). The epilogue goes one fragment at a
+// time through an FM x FN shared block per subgroup to the common output code (bias, activation,
+// residual, NaN report). Shared memory: shared_layout.h (MATMUL_COOPMAT_*).
 // Bindings, push constants, spec constants 0-1, 4-5: matmul_common.glsl (ALIGNED_B here covers B
-// in either layout); 7 FRAGS, 8 BK, 9 STAGES. Dispatch: as matmul_tiled.comp with TILE-sized tiles.
-// Tolerance: as matmul_rows.comp (f16: P-free, fp32 accumulation; the emulated f32 build is fp32
-// throughout).
-//
-// Performance model (hardware build, H100, FRAGS = 4 -> 128 x 128 tile, BK = 32, STAGES = 2, f16):
-// - per K slice and workgroup: 2 * 128 * 128 * 32 = 1.05 MFLOP;
-// - shared memory 46 KiB (a and B slices 2 x 2 x 128 x 40 halves, epilogue 5 KiB); per slice 16 KiB
-//   written and each subgroup reads a 64 x 32 slice of a and of B (8 KiB): 48 KiB moved per
-//   1.05 MFLOP = 21 FLOP/byte, ~600 TFLOP/s at ~30 TB/s of chip-wide shared bandwidth;
-// - global: 16 KiB per slice per workgroup = 64 FLOP/byte; a 4096^3 product reads each operand
-//   32 times through L2;
-// - registers per thread (32 lanes): 16 accumulators x 8 = 128, operand fragments 8 x 4 = 32,
-//   addresses ~20: ~180;
-// - occupancy: registers allow 2 workgroups per SM (65536 / (128 x 180)), shared memory 4
-//   (228 KiB / 46 KiB): 8 warps per SM on 132 SMs, so a product needs >= 264 tiles (e.g.
-//   2048 x 2048) to fill the chip;
-// - expected bound: tensor-core issue with mma.sync-class instructions and little latency hiding
-//   at 8 warps, roughly 300-500 TFLOP/s of the 989 peak for large square products; small M (decode)
-//   is bound by reading B: 3 TB/s.
-// Written, not yet verified on hardware; the emulated build runs the same code in CI.
+// in either layout); 7 FRAGS, 8 BK, 9 STAGES, and FRAG_SPEC_M/N/K in the KHR build. Dispatch: as
+// matmul_tiled.comp with TILE_M x TILE_N tiles.
+// Tolerance: as matmul_rows.comp (f16: fp32 accumulation; the emulated f32 build is fp32
+// throughout). The expected performance on GPUs is in the README's Design section.
 #extension GL_KHR_shader_subgroup_basic : require
 #include "common.glsl"
 #include "kernel_interface.h"
 #include "push_constants.h"
+#include "shared_layout.h"
 
 #ifdef STORAGE_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -54,19 +40,19 @@ layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B4 { ELEM4 b
 #include "matmul_common.glsl"
 
 layout(constant_id = MATMUL_SPEC_FRAGS) const uint FRAGS = 2;  // a subgroup's quadrant is FRAGS x FRAGS fragments
-layout(constant_id = MATMUL_SPEC_BK) const uint BK = 32;   // K per staged slice, a multiple of 16
+layout(constant_id = MATMUL_SPEC_BK) const uint BK = 32;   // K per staged slice, a multiple of FK
 layout(constant_id = MATMUL_SPEC_STAGES) const uint STAGES = 2;
 
 #include "fragment.glsl"
 
-const uint TILE = 32 * FRAGS;
-const uint LDA = BK + PAD;                        // sA [m][k], and sB [n][k]
-const uint LDB = B_KN ? TILE + PAD : BK + PAD;    // sB [k][n] when B_KN
-const uint SLICE_B = B_KN ? BK * LDB : TILE * LDB;
-const uint LDE = 20;                              // epilogue block row stride (floats)
-shared FRAG_IN sA[STAGES * TILE * LDA];
+const uint TILE_M = 2 * FM * FRAGS, TILE_N = 2 * FN * FRAGS;
+const uint LDA = MATMUL_COOPMAT_LD_SLICE(BK, PAD);                   // sA [m][k], and sB [n][k]
+const uint LDB = B_KN ? TILE_N + PAD : MATMUL_COOPMAT_LD_SLICE(BK, PAD);  // sB [k][n] when B_KN
+const uint SLICE_B = B_KN ? BK * LDB : TILE_N * LDB;
+const uint LDE = MATMUL_COOPMAT_LD_E(FN);                            // epilogue block row stride (floats)
+shared FRAG_IN sA[STAGES * TILE_M * LDA];
 shared FRAG_IN sB[STAGES * SLICE_B];
-shared float sE[4 * 16 * LDE];
+shared float sE[4 * FM * LDE];
 
 void subgroupSync() {
   subgroupMemoryBarrierShared();
@@ -96,25 +82,25 @@ vec4 loadB4(uint bt, uint row, uint col, uint rows, uint cols) {
 }
 
 void stageSlice(uint bt, uint m0, uint n0, uint k0, uint stage) {
-  [[unroll]] for (uint it = 0; it < (TILE * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
+  [[unroll]] for (uint it = 0; it < (TILE_M * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < TILE * BK / 4) {
+    if (s < TILE_M * BK / 4) {
       const uint r = s / (BK / 4), kk = (s % (BK / 4)) * 4;
       const vec4 x = loadA4(bt, m0 + r, k0 + kk);
-      const uint at = (stage * TILE + r) * LDA + kk;
+      const uint at = (stage * TILE_M + r) * LDA + kk;
       sA[at] = FRAG_IN(x.x);
       sA[at + 1] = FRAG_IN(x.y);
       sA[at + 2] = FRAG_IN(x.z);
       sA[at + 3] = FRAG_IN(x.w);
     }
   }
-  [[unroll]] for (uint it = 0; it < (TILE * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
+  [[unroll]] for (uint it = 0; it < (TILE_N * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < TILE * BK / 4) {
+    if (s < TILE_N * BK / 4) {
       vec4 x;
       uint at;
       if (B_KN) {  // row k of the slice, columns n .. n + 3
-        const uint r = s / (TILE / 4), c = (s % (TILE / 4)) * 4;
+        const uint r = s / (TILE_N / 4), c = (s % (TILE_N / 4)) * 4;
         x = loadB4(bt, k0 + r, n0 + c, p.k, p.n);
         at = stage * SLICE_B + r * LDB + c;
       } else {     // row n of the slice, columns k .. k + 3
@@ -136,9 +122,9 @@ void main() {
   // Uniform per workgroup, so the early return keeps every barrier in uniform control flow.
   if (group >= p.batch * tiles) return;
   const uint bt = group / tiles;
-  const uint m0 = ((group % tiles) / p.tilesN) * TILE;
-  const uint n0 = (group % p.tilesN) * TILE;
-  const uint qm = (gl_SubgroupID / 2) * 16 * FRAGS, qn = (gl_SubgroupID % 2) * 16 * FRAGS;
+  const uint m0 = ((group % tiles) / p.tilesN) * TILE_M;
+  const uint n0 = (group % p.tilesN) * TILE_N;
+  const uint qm = (gl_SubgroupID / 2) * FM * FRAGS, qn = (gl_SubgroupID % 2) * FN * FRAGS;
 
   FragAcc acc[FRAGS * FRAGS];
   FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) acc[f] = fragFill(0.0);
@@ -157,16 +143,16 @@ void main() {
       // The other buffer was last read in slice t - 1, which the barrier ending it closed.
       if (t + 1 < slices) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
     }
-    FRAG_LOOP for (uint kk = 0; kk < BK; kk += 16) {
+    FRAG_LOOP for (uint kk = 0; kk < BK; kk += FK) {
       FragA fa[FRAGS];
       FragB fb[FRAGS];
       FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
-        FRAG_LOAD_A(fa[i], sA, (stage * TILE + qm + 16 * i) * LDA + kk, LDA, false);
+        FRAG_LOAD_A(fa[i], sA, (stage * TILE_M + qm + FM * i) * LDA + kk, LDA, false);
       FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) {
         if (B_KN) {  // B(k, n) = sB[k][n]
-          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + kk * LDB + qn + 16 * j, LDB, false);
+          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + kk * LDB + qn + FN * j, LDB, false);
         } else {     // B(k, n) = sB[n][k]
-          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + (qn + 16 * j) * LDB + kk, LDB, true);
+          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + (qn + FN * j) * LDB + kk, LDB, true);
         }
       }
       FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
@@ -178,13 +164,13 @@ void main() {
   uint bits = 0u;
   bool pending = false;
   uint nanM = 0u, nanN = 0u;
-  const uint block = gl_SubgroupID * 16 * LDE;
+  const uint block = gl_SubgroupID * FM * LDE;
   FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) {
     FRAG_STORE_ACC(acc[f], sE, block, LDE);
     subgroupSync();  // the fragment is in shared memory
-    for (uint x = gl_SubgroupInvocationID; x < 256; x += gl_SubgroupSize) {
-      const uint m = m0 + qm + 16 * (f / FRAGS) + x / 16, n = n0 + qn + 16 * (f % FRAGS) + x % 16;
-      if (m < p.m && n < p.n && storeOutput(bt, m, n, sE[block + (x / 16) * LDE + x % 16], bits) && !pending) {
+    for (uint x = gl_SubgroupInvocationID; x < FM * FN; x += gl_SubgroupSize) {
+      const uint m = m0 + qm + FM * (f / FRAGS) + x / FN, n = n0 + qn + FN * (f % FRAGS) + x % FN;
+      if (m < p.m && n < p.n && storeOutput(bt, m, n, sE[block + (x / FN) * LDE + x % FN], bits) && !pending) {
         pending = true;
         nanM = m;
         nanN = n;

@@ -2,10 +2,11 @@
 // dims, Dk != Dv, GQA/MQA, odd lengths, every mask kind and combinations, f16 storage, the
 // [B, L, H, D] layout, outputs that are strided views, large logits, fully masked rows, a
 // 16384-key case past llvmpipe's loop limit if head-dim loops were not unrolled. Each case runs
-// twice: over both fused variants and, where it fits, the naive path; and over the
-// cooperative-matrix kernel with emulated fragments (wherever its fixed 8-lane subgroups exist,
-// lavapipe included), so CI executes that kernel's tiling, masking and online softmax.
-// Tolerances are the shaders' documented ones.
+// three times: over both fused variants and, where it fits, the naive path; over the
+// cooperative-matrix kernel on the device's matrix units (f16, at the device's fragment shape;
+// skipped with the reason where there are none: Mesa 26's lavapipe runs it at 8x8x8); and over
+// that kernel with emulated fragments (wherever its fixed 8-lane subgroups exist, lavapipe
+// included). Tolerances are the shaders' documented ones.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -33,20 +34,25 @@ class Attention : public VkattnTest, public ::testing::WithParamInterface<Family
  protected:
   void SetUp() override {
     VkattnTest::SetUp();
-    if (GetParam() == Family::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
-      GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
+    if (const std::string why = familySkipReason(ctx(), GetParam()); !why.empty()) GTEST_SKIP() << why;
   }
   std::vector<Path> paths(bool naive = true) const { return pathsOf(GetParam(), naive); }
+  // The element type of cases that build their own tensors: f16 on the matrix units (which take
+  // nothing else), f32 elsewhere; host values are rounded to it for the reference.
+  DType storage() const { return GetParam() == Family::Coopmat ? DType::F16 : DType::F32; }
+  std::vector<float> stored(std::vector<float> x) const { return storage() == DType::F16 ? roundToHalf(x) : x; }
+  double atol() const { return storage() == DType::F16 ? kAtolF16 : kAtolF32; }
+  double rtol() const { return storage() == DType::F16 ? kRtolF16 : kRtolF32; }
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Attention, ::testing::Values(Family::Fused, Family::CoopmatEmulated),
+INSTANTIATE_TEST_SUITE_P(Kernels, Attention, ::testing::Values(Family::Fused, Family::Coopmat, Family::CoopmatEmulated),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 class AttentionHeadDim : public VkattnTest, public ::testing::WithParamInterface<std::tuple<Family, int>> {};
 
 TEST_P(AttentionHeadDim, MatchesReference) {
   const auto [family, dim] = GetParam();
-  if (family == Family::CoopmatEmulated && !emulatedFragmentsRun(ctx())) GTEST_SKIP();
+  if (const std::string why = familySkipReason(ctx(), family); !why.empty()) GTEST_SKIP() << why;
   const auto d = static_cast<std::size_t>(dim);
   // f32 K/V tiles of head dim 256 exceed lavapipe's 32 KiB of shared memory in the fragment
   // kernel (16 keys x 2 x 260 floats): that one runs with f16 storage.
@@ -55,7 +61,7 @@ TEST_P(AttentionHeadDim, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, AttentionHeadDim,
-                         ::testing::Combine(::testing::Values(Family::Fused, Family::CoopmatEmulated),
+                         ::testing::Combine(::testing::Values(Family::Fused, Family::Coopmat, Family::CoopmatEmulated),
                                             ::testing::Values(16, 40, 64, 80, 96, 128, 256)),
                          [](const ::testing::TestParamInfo<std::tuple<Family, int>>& info) {
                            return familyName(std::get<0>(info.param)) + "__d" +
@@ -283,9 +289,9 @@ TEST_P(Attention, BatchSeqHeadLayout) {
   pr.causal = true;
   auto ref = [&] {
     Inputs in;
-    in.q = randomValues(2 * 4 * 27 * 32, 91);
-    in.k = randomValues(2 * 2 * 35 * 32, 92);
-    in.v = randomValues(2 * 2 * 35 * 48, 93);
+    in.q = stored(randomValues(2 * 4 * 27 * 32, 91));
+    in.k = stored(randomValues(2 * 2 * 35 * 32, 92));
+    in.v = stored(randomValues(2 * 2 * 35 * 48, 93));
     return in;
   }();
   // Host data in [B, H, L, D] for the reference; transpose to [B, L, H, D] for the device.
@@ -297,9 +303,9 @@ TEST_P(Attention, BatchSeqHeadLayout) {
           for (std::size_t d = 0; d < D; ++d) y[((b * L + l) * H + h) * D + d] = x[((b * H + h) * L + l) * D + d];
     return y;
   };
-  Tensor tq = ctx().tensor({2, 27, 4, 32}, toBLHD(ref.q, 2, 4, 27, 32));
-  Tensor tk = ctx().tensor({2, 35, 2, 32}, toBLHD(ref.k, 2, 2, 35, 32));
-  Tensor tv = ctx().tensor({2, 35, 2, 48}, toBLHD(ref.v, 2, 2, 35, 48));
+  Tensor tq = ctx().tensor({2, 27, 4, 32}, toBLHD(ref.q, 2, 4, 27, 32), storage());
+  Tensor tk = ctx().tensor({2, 35, 2, 32}, toBLHD(ref.k, 2, 2, 35, 32), storage());
+  Tensor tv = ctx().tensor({2, 35, 2, 48}, toBLHD(ref.v, 2, 2, 35, 48), storage());
   const AttentionResult expected = attentionRef(pr, ref.q, ref.k, ref.v);
   const auto expectedBLHD = [&] {
     std::vector<double> y(expected.out.size());
@@ -312,7 +318,7 @@ TEST_P(Attention, BatchSeqHeadLayout) {
   }();
   for (Path path : paths()) {
     SCOPED_TRACE(pathName(path));
-    Tensor out = ctx().tensor({2, 27, 4, 48});
+    Tensor out = ctx().tensor({2, 27, 4, 48}, storage());
     AttentionOptions o = optionsFor(pr);
     const TensorView oView = out.view().permuted({0, 2, 1, 3});
     if (path == Path::Naive) {
@@ -323,7 +329,7 @@ TEST_P(Attention, BatchSeqHeadLayout) {
       attention(ctx(), tq.view().permuted({0, 2, 1, 3}), tk.view().permuted({0, 2, 1, 3}),
                 tv.view().permuted({0, 2, 1, 3}), oView, o);
     }
-    EXPECT_TRUE(allClose(out.download(), expectedBLHD, kAtolF32, kRtolF32));
+    EXPECT_TRUE(allClose(out.download(), expectedBLHD, atol(), rtol()));
   }
 }
 
@@ -331,10 +337,10 @@ TEST_P(Attention, UnalignedViewsIntoOnePackedBuffer) {
   // q, k, v as views into one packed [B, L, 1 + 3 * H * D + 1] buffer: row stride 98 and odd offsets,
   // so K/V rows are not 16-byte aligned and the kernels take their scalar-load path.
   const int64_t B = 2, L = 19, H = 2, D = 16, row = 1 + 3 * H * D + 1;
-  auto packed = randomValues(static_cast<std::size_t>(B * L * row), 170);
-  Tensor buffer = ctx().tensor({B, L, row}, packed);
+  auto packed = stored(randomValues(static_cast<std::size_t>(B * L * row), 170));
+  Tensor buffer = ctx().tensor({B, L, row}, packed, storage());
   auto view = [&](int64_t offset) {
-    return TensorView{&buffer.buffer(), DType::F32, {B, H, L, D}, {L * row, D, row, 1}, offset};
+    return TensorView{&buffer.buffer(), storage(), {B, H, L, D}, {L * row, D, row, 1}, offset};
   };
   std::vector<float> q, k, v;
   for (int64_t b = 0; b < B; ++b)
@@ -361,7 +367,7 @@ TEST_P(Attention, UnalignedViewsIntoOnePackedBuffer) {
       o.variant = variantOf(path);
       out = attention(ctx(), view(1), view(1 + H * D), view(1 + 2 * H * D), o);
     }
-    EXPECT_TRUE(allClose(out.download(), ref.out, kAtolF32, kRtolF32));
+    EXPECT_TRUE(allClose(out.download(), ref.out, atol(), rtol()));
   }
 }
 
@@ -372,15 +378,16 @@ TEST_P(Attention, OutputViewsIntoALargerBuffer) {
   // reference and every element outside the view must stay zero.
   const int64_t B = 2, H = 2, Lq = 29, Lk = 41, D = 32;
   auto pr = problem(B, H, H, Lq, Lk, D, D);
-  Inputs in = makeInputs(ctx(), pr, DType::F32, 171);
+  Inputs in = makeInputs(ctx(), pr, storage(), 171);
   const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
   for (const auto& [offset, stride] : {std::pair<int64_t, int64_t>{4, D + 4}, {1, D + 3}}) {
     const int64_t elements = offset + B * H * Lq * stride;
     for (Path path : paths()) {
       SCOPED_TRACE(std::string(pathName(path)) + ", output offset " + std::to_string(offset));
-      Tensor buffer = ctx().tensor({elements}, std::vector<float>(static_cast<std::size_t>(elements), 0.0f));
+      Tensor buffer =
+          ctx().tensor({elements}, std::vector<float>(static_cast<std::size_t>(elements), 0.0f), storage());
       const TensorView out{
-          &buffer.buffer(), DType::F32, {B, H, Lq, D}, {H * Lq * stride, Lq * stride, stride, 1}, offset};
+          &buffer.buffer(), storage(), {B, H, Lq, D}, {H * Lq * stride, Lq * stride, stride, 1}, offset};
       AttentionOptions o = optionsFor(pr);
       if (path == Path::Naive) {
         attentionNaive(ctx(), in.tq.view(), in.tk.view(), in.tv.view(), out, o);
@@ -397,7 +404,7 @@ TEST_P(Attention, OutputViewsIntoALargerBuffer) {
           viewed.push_back(all[at]);
           inView[at] = true;
         }
-      EXPECT_TRUE(allClose(viewed, ref.out, kAtolF32, kRtolF32));
+      EXPECT_TRUE(allClose(viewed, ref.out, atol(), rtol()));
       std::size_t touched = 0;
       for (std::size_t x = 0; x < all.size(); ++x) touched += !inView[x] && all[x] != 0.0f;
       EXPECT_EQ(touched, 0u) << "elements outside the output view were written";
@@ -409,7 +416,7 @@ TEST_P(Attention, LargeLogitsStayFinite) {
   // |logits| up to ~ 30 * 30 * 64: the running max must keep exp() in range.
   auto pr = problem(1, 2, 1, 31, 90, 64, 64);
   pr.scale = 1.0;
-  Inputs in = makeInputs(ctx(), pr, DType::F32, 95, 30.0f);
+  Inputs in = makeInputs(ctx(), pr, storage(), 95, 30.0f);
   for (Path path : paths()) {
     AttentionProblem scaled = pr;
     // v was drawn in [-30, 30] too; tolerances scale with it.
@@ -418,7 +425,7 @@ TEST_P(Attention, LargeLogitsStayFinite) {
     if (path != Path::Naive) o.variant = variantOf(path);
     Tensor out =
         path == Path::Naive ? attentionNaive(ctx(), in.tq, in.tk, in.tv, o) : attention(ctx(), in.tq, in.tk, in.tv, o);
-    EXPECT_TRUE(allClose(out.download(), ref.out, 30 * kAtolF32, kRtolF32)) << pathName(path);
+    EXPECT_TRUE(allClose(out.download(), ref.out, 30 * atol(), rtol())) << pathName(path);
   }
 }
 
@@ -538,7 +545,8 @@ TEST_P(Attention, ReportsNaNByArgument) {
         auto b = randomValues(static_cast<std::size_t>(lq * lq), 4);
         const std::string w = which;
         (w == "q" ? q : w == "k" ? k : w == "v" ? v : b)[5] = std::nanf("");
-        Tensor tq = c.tensor({1, 2, lq, 32}, q), tk = c.tensor({1, 2, lq, 32}, k), tv = c.tensor({1, 2, lq, 32}, v);
+        Tensor tq = c.tensor({1, 2, lq, 32}, q, storage()), tk = c.tensor({1, 2, lq, 32}, k, storage());
+        Tensor tv = c.tensor({1, 2, lq, 32}, v, storage());
         Tensor tb = c.tensor({lq, lq}, b);
         AttentionOptions o;
         o.bias = tb.view();

@@ -59,19 +59,23 @@ TEST_F(VkattnTest, AttentionOddHeadDimF16AndDecode) {
   check(ctx(), Path::Rows, decode, in, split, DType::F32);
 }
 
-TEST_F(VkattnTest, AttentionValueIsAViewOfKey) {
-  // DeepSeek MLA: one latent cache [B, Hkv, L, 576] serves as K, and its first 512 features as V.
-  // Causal, with lse: the same pipelines as the 576/512 head-dim case.
-  auto pr = problem(1, 8, 1, 5, 40, 576, 512);
+// DeepSeek MLA: one latent cache [B, Hkv, L, Dk] serves as K, and its first Dv features as V.
+// Causal, with lse: at MLA's own 576/512 (the same pipelines as that head-dim case) and small.
+class AttentionValueIsAViewOfKey : public VkattnTest,
+                                   public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+
+TEST_P(AttentionValueIsAViewOfKey, MatchesReference) {
+  const auto [dk, dv] = GetParam();
+  auto pr = problem(1, 8, 1, 5, 40, dk, dv);
   pr.causal = true;
   pr.bottomRight = true;
   Inputs in = makeInputs(ctx(), pr, DType::F32, 320);
   const TensorView& k = in.tk.view();
-  const TensorView v{k.buffer, DType::F32, {1, 1, 40, 512}, k.strides, k.offset};
+  const TensorView v{k.buffer, DType::F32, {1, 1, 40, static_cast<int64_t>(dv)}, k.strides, k.offset};
   std::vector<float> vHost;
   for (std::size_t j = 0; j < pr.lk; ++j)
-    vHost.insert(vHost.end(), in.k.begin() + static_cast<std::ptrdiff_t>(j * 576),
-                 in.k.begin() + static_cast<std::ptrdiff_t>(j * 576 + 512));
+    vHost.insert(vHost.end(), in.k.begin() + static_cast<std::ptrdiff_t>(j * dk),
+                 in.k.begin() + static_cast<std::ptrdiff_t>(j * dk + dv));
   const AttentionResult ref = attentionRef(pr, in.q, in.k, vHost);
   for (Path path : {Path::Rows, Path::Tiled}) {
     SCOPED_TRACE(pathName(path));
@@ -83,6 +87,14 @@ TEST_F(VkattnTest, AttentionValueIsAViewOfKey) {
     EXPECT_TRUE(allClose(lse.download(), ref.lse, kAtolLse, kRtolLse));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Mla, AttentionValueIsAViewOfKey,
+                         ::testing::Values(std::tuple<std::size_t, std::size_t>{576, 512},
+                                           std::tuple<std::size_t, std::size_t>{64, 48}),
+                         [](const auto& info) {
+                           return "dk" + std::to_string(std::get<0>(info.param)) + "_dv" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 TEST_F(VkattnTest, AttentionSoftcapBoundsLargeLogits) {
   // Logits up to ~|64 * 9| scaled by 1 / 8: softcap 5 squeezes them into (-5, 5).
@@ -226,9 +238,25 @@ TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
   }
 }
 
-TEST_F(VkattnTest, AttentionFragmentKernelFeatures) {
-  // The fragment kernel (emulated fragments where the device has fixed 8-lane subgroups) on
-  // softcap, sinks and ALiBi; it refuses head dims outside 16..256 in steps of 8 by name.
+// The fragment kernel on the device's matrix units and with emulated fragments (where each runs)
+// on softcap, sinks and ALiBi, with and without key splits; it refuses head dims outside 16..256
+// in steps of 8 by name.
+class AttentionFragmentFeatures : public VkattnTest, public ::testing::WithParamInterface<Family> {};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures, ::testing::Values(Family::Coopmat, Family::CoopmatEmulated),
+                         [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
+
+TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {
+  const Path path = pathsOf(GetParam()).front();
+  if (const std::string why = familySkipReason(ctx(), GetParam()); !why.empty()) GTEST_SKIP() << why;
+  auto odd = problem(1, 1, 1, 4, 4, 12, 12);
+  Inputs oddIn = makeInputs(ctx(), odd, DType::F16, 381);
+  try {
+    attention(ctx(), oddIn.tq, oddIn.tk, oddIn.tv, {.variant = variantOf(path)});
+    ADD_FAILURE() << "head dim 12 ran on " << pathName(path);
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("head dims"), std::string::npos) << e.what();
+  }
   auto pr = problem(1, 4, 2, 20, 40, 32, 32);
   pr.causal = true;
   pr.softcap = 6.0;
@@ -236,22 +264,10 @@ TEST_F(VkattnTest, AttentionFragmentKernelFeatures) {
   HeadTerms terms;
   addHeadTerms(ctx(), pr, o, terms, true, true);
   Inputs in = makeInputs(ctx(), pr, DType::F32, 380, 2.0f);
-  if (emulatedFragmentsRun(ctx())) {
-    check(ctx(), Path::CoopmatEmulated, pr, in, o, DType::F32);
-    AttentionOptions split = o;  // the sink joins once, after the splits merge
-    split.keySplits = 3;
-    check(ctx(), Path::CoopmatEmulated, pr, in, split, DType::F32);
-  }
-  auto odd = problem(1, 1, 1, 4, 4, 12, 12);
-  Inputs oddIn = makeInputs(ctx(), odd, DType::F32, 381);
-  for (AttentionVariant variant : {AttentionVariant::Coopmat, AttentionVariant::CoopmatEmulated}) {
-    try {
-      attention(ctx(), oddIn.tq, oddIn.tk, oddIn.tv, {.variant = variant});
-      ADD_FAILURE() << "head dim 12 ran on " << toString(variant);
-    } catch (const Unsupported& e) {
-      EXPECT_NE(std::string(e.what()).find("head dims"), std::string::npos) << e.what();
-    }
-  }
+  check(ctx(), path, pr, in, o, DType::F32);
+  AttentionOptions split = o;  // the sink joins once, after the splits merge
+  split.keySplits = 3;
+  check(ctx(), path, pr, in, split, DType::F32);
 }
 
 TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {

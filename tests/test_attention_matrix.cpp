@@ -2,7 +2,8 @@
 // MLA pair 576/512 with V a view of K, 192/128, 320/256), GQA ratios 1 .. 32, query counts 1, 3,
 // 32 and 75 over 113, 512 and 1024 keys, an additive mask with -inf entries, sinks, ALiBi,
 // softcap, and K/V stored as f32, f16, bf16, Q8_0 and Q4_0 — each case on the rows kernel, and on
-// the tiled and (emulated) fragment kernels where they take it, against the double reference.
+// the tiled and fragment kernels (matrix units or emulated) where they take it, against the
+// double reference.
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -66,6 +67,7 @@ TEST_P(AttentionMatrix, MatchesReference) {
   const bool fragmentDims = c.dk >= 16 && c.dk <= 256 && c.dk % 8 == 0 && c.dv >= 16 && c.dv <= 256 && c.dv % 8 == 0;
   if (dense && fragmentDims && c.queries * c.keys <= 32 * 1024 && emulatedFragmentsRun(ctx()))
     paths.push_back(Path::CoopmatEmulated);
+  if (dense && fragmentDims && ctx().info().cooperativeMatrixF16) paths.push_back(Path::Coopmat);
   for (Path path : paths) check(ctx(), path, pr, in, o, c.q);
 }
 

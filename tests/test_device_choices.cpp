@@ -5,6 +5,7 @@
 // direct reads from host-cached memory, a pipeline that requires a subgroup size.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@ DeviceInfo gpu() {
   info.subgroupOperations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
                             VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   info.shaderFloat16 = info.storageBuffer16BitAccess = info.vulkanMemoryModel = true;
+  info.computeSubgroupSizeControl = true;
   return info;
 }
 
@@ -50,77 +52,132 @@ DeviceInfo withKhr(DeviceInfo info) {
 }
 
 TEST(CoopmatChoice, NvOnlyDeviceGetsTheNvModule) {
-  for (bool khrBuilt : {false, true}) {
-    const CoopmatChoice c = chooseCoopmat(withNv(gpu()), khrBuilt);
-    EXPECT_EQ(c.flavour, CoopmatFlavour::Nv);
-    EXPECT_EQ(c.subgroupSize, 32u);
-    EXPECT_FALSE(c.requireSubgroupSize);
-  }
+  const CoopmatChoice c = chooseCoopmat(withNv(gpu()));
+  EXPECT_EQ(c.flavour, CoopmatFlavour::Nv);
+  EXPECT_EQ(c.subgroupSize, 32u);
+  EXPECT_EQ(c.m * c.n * c.k, 16u * 16u * 16u);
+  EXPECT_FALSE(c.requireSubgroupSize);
 }
 
-TEST(CoopmatChoice, KhrOnlyDeviceGetsTheKhrModuleWhereItIsBuilt) {
-  const CoopmatChoice c = chooseCoopmat(withKhr(gpu()), true);
+TEST(CoopmatChoice, KhrOnlyDeviceGetsTheKhrModule) {
+  const CoopmatChoice c = chooseCoopmat(withKhr(gpu()));
   EXPECT_EQ(c.flavour, CoopmatFlavour::Khr);
   EXPECT_EQ(coopmatShader("matmul_coopmat", c.flavour), "matmul_coopmat_khr");
-  const CoopmatChoice notBuilt = chooseCoopmat(withKhr(gpu()), false);
-  EXPECT_EQ(notBuilt.flavour, CoopmatFlavour::None);
-  EXPECT_NE(notBuilt.reason.find("KHR module is not built"), std::string::npos) << notBuilt.reason;
 }
 
-TEST(CoopmatChoice, BothPreferKhrUnlessItsModuleIsMissing) {
+TEST(CoopmatChoice, BothPreferKhrAndARequestForcesEither) {
   const DeviceInfo both = withKhr(withNv(gpu()));
-  EXPECT_EQ(chooseCoopmat(both, true).flavour, CoopmatFlavour::Khr);
-  const CoopmatChoice fallback = chooseCoopmat(both, false);
-  EXPECT_EQ(fallback.flavour, CoopmatFlavour::Nv);
-  EXPECT_FALSE(fallback.reason.empty());
-  EXPECT_EQ(coopmatShader("attention_coopmat", fallback.flavour), "attention_coopmat");
+  EXPECT_EQ(chooseCoopmat(both).flavour, CoopmatFlavour::Khr);
+  EXPECT_EQ(chooseCoopmat(both, CoopmatRequest::Khr).flavour, CoopmatFlavour::Khr);
+  const CoopmatChoice nv = chooseCoopmat(both, CoopmatRequest::Nv);
+  EXPECT_EQ(nv.flavour, CoopmatFlavour::Nv);
+  EXPECT_EQ(coopmatShader("attention_coopmat", nv.flavour), "attention_coopmat");
+  const CoopmatChoice off = chooseCoopmat(both, CoopmatRequest::Off);
+  EXPECT_EQ(off.flavour, CoopmatFlavour::None);
+  EXPECT_NE(off.reason.find("VKATTN_COOPMAT=off"), std::string::npos) << off.reason;
+  const CoopmatChoice missing = chooseCoopmat(withKhr(gpu()), CoopmatRequest::Nv);
+  EXPECT_EQ(missing.flavour, CoopmatFlavour::None);
+  EXPECT_NE(missing.reason.find("VK_NV_cooperative_matrix"), std::string::npos) << missing.reason;
 }
 
 TEST(CoopmatChoice, NeitherExtensionMeansNone) {
-  const CoopmatChoice c = chooseCoopmat(gpu(), true);
+  const CoopmatChoice c = chooseCoopmat(gpu());
   EXPECT_EQ(c.flavour, CoopmatFlavour::None);
   EXPECT_NE(c.reason.find("neither"), std::string::npos) << c.reason;
 }
 
-TEST(CoopmatChoice, KhrWithoutA16x16x16F16ShapeMeansNone) {
+// Each vendor's shape list (and lavapipe's) gives the shape the kernels are then written against.
+TEST(CoopmatChoice, TheLargestUsableKhrShapeOfEachVendor) {
+  struct Vendor {
+    const char* name;
+    uint32_t subgroup;
+    std::vector<std::array<uint32_t, 3>> shapes;
+    std::array<uint32_t, 3> chosen;
+  };
+  const Vendor vendors[] = {{"NVIDIA", 32, {{16, 8, 16}, {16, 16, 16}, {16, 8, 8}}, {16, 16, 16}},
+                            {"AMD RDNA3", 32, {{16, 16, 16}}, {16, 16, 16}},
+                            {"Intel Xe2", 16, {{8, 16, 16}}, {8, 16, 16}},
+                            {"lavapipe", 8, {{8, 8, 8}}, {8, 8, 8}}};
+  for (const Vendor& v : vendors) {
+    DeviceInfo info = gpu();
+    info.subgroupSize = info.minSubgroupSize = info.maxSubgroupSize = v.subgroup;
+    info.khrCooperativeMatrix = true;
+    for (const auto& s : v.shapes) info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Khr, s[0], s[1], s[2]));
+    const CoopmatChoice c = chooseCoopmat(info);
+    EXPECT_EQ(c.flavour, CoopmatFlavour::Khr) << v.name << ": " << c.reason;
+    EXPECT_EQ((std::array<uint32_t, 3>{c.m, c.n, c.k}), v.chosen) << v.name;
+    EXPECT_EQ(c.subgroupSize, v.subgroup) << v.name;
+  }
+}
+
+TEST(CoopmatChoice, KhrWithoutAUsableF16ShapeMeansNone) {
   DeviceInfo info = gpu();
   info.khrCooperativeMatrix = true;
-  info.cooperativeMatrixShapes = {f16Shape(CoopmatFlavour::Khr, 16, 8, 16), f16Shape(CoopmatFlavour::Khr, 8, 8, 32)};
+  info.cooperativeMatrixShapes = {f16Shape(CoopmatFlavour::Khr, 16, 4, 16), f16Shape(CoopmatFlavour::Khr, 64, 64, 64)};
   CooperativeMatrixShape workgroupScope = f16Shape(CoopmatFlavour::Khr);
   workgroupScope.subgroupScope = false;
   info.cooperativeMatrixShapes.push_back(workgroupScope);
   CooperativeMatrixShape f16Accumulator = f16Shape(CoopmatFlavour::Khr);
   f16Accumulator.cType = f16Accumulator.resultType = "f16";
   info.cooperativeMatrixShapes.push_back(f16Accumulator);
-  const CoopmatChoice c = chooseCoopmat(info, true);
+  const CoopmatChoice c = chooseCoopmat(info);
   EXPECT_EQ(c.flavour, CoopmatFlavour::None);
-  EXPECT_NE(c.reason.find("16x16x16"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("no usable f16"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("16x4x16"), std::string::npos) << "the reason lists the shapes: " << c.reason;
   // An NV 16x16x16 shape does not stand in for a missing KHR one, but the NV module then runs.
   info.nvCooperativeMatrix = true;
   info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Nv));
-  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::Nv);
+  const CoopmatChoice nv = chooseCoopmat(info);
+  EXPECT_EQ(nv.flavour, CoopmatFlavour::Nv);
+  EXPECT_FALSE(nv.reason.empty());
+}
+
+TEST(CoopmatChoice, NvModuleTakesOnly16x16x16) {
+  DeviceInfo info = gpu();
+  info.nvCooperativeMatrix = true;
+  info.cooperativeMatrixShapes = {f16Shape(CoopmatFlavour::Nv, 8, 8, 8)};
+  EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
 }
 
 TEST(CoopmatChoice, VaryingSubgroupSizeNeedsSizeControl) {
-  DeviceInfo info = withKhr(gpu());
+  DeviceInfo info = withNv(gpu());
   info.minSubgroupSize = 16;
   info.maxSubgroupSize = 64;
   info.subgroupSize = 64;
-  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+  info.computeSubgroupSizeControl = false;
+  EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
   info.computeSubgroupSizeControl = true;
-  const CoopmatChoice c = chooseCoopmat(info, true);
+  const CoopmatChoice nv = chooseCoopmat(info);
+  EXPECT_EQ(nv.flavour, CoopmatFlavour::Nv);
+  EXPECT_TRUE(nv.requireSubgroupSize);
+  EXPECT_EQ(nv.subgroupSize, 32u);
+  info = withKhr(info);
+  const CoopmatChoice c = chooseCoopmat(info);
   EXPECT_EQ(c.flavour, CoopmatFlavour::Khr);
   EXPECT_TRUE(c.requireSubgroupSize);
   EXPECT_EQ(c.subgroupSize, 32u);
 }
 
+// SPIR-V 1.5 allows the KHR instructions only in pipelines with full subgroups.
+TEST(CoopmatChoice, KhrNeedsFullSubgroupsThroughSizeControl) {
+  DeviceInfo info = withKhr(gpu());
+  EXPECT_TRUE(chooseCoopmat(info).requireSubgroupSize) << "a fixed-size device requires it too";
+  info.computeSubgroupSizeControl = false;
+  const CoopmatChoice none = chooseCoopmat(info);
+  EXPECT_EQ(none.flavour, CoopmatFlavour::None);
+  EXPECT_NE(none.reason.find("subgroup size control"), std::string::npos) << none.reason;
+  const CoopmatChoice nv = chooseCoopmat(withNv(info));
+  EXPECT_EQ(nv.flavour, CoopmatFlavour::Nv);
+  EXPECT_FALSE(nv.requireSubgroupSize);
+}
+
 TEST(CoopmatChoice, MissingFp16OrMemoryModelMeansNone) {
   DeviceInfo info = withNv(gpu());
   info.vulkanMemoryModel = false;
-  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+  EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
   info = withNv(gpu());
   info.storageBuffer16BitAccess = false;
-  EXPECT_EQ(chooseCoopmat(info, true).flavour, CoopmatFlavour::None);
+  EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
 }
 
 TEST(Readback, ThroughStagingOnlyForUncachedVramOfDiscreteGpus) {

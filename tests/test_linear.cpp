@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
+#include <string>
 #include <tuple>
 
 #include "support/dot_compare.hpp"
@@ -250,16 +252,31 @@ TEST_F(VkattnTest, SmallProductsShareOneLightPipeline) {
   EXPECT_EQ(cpu.pipelines().size() - before, 1u);
 }
 
-// The fragment kernel's own f16 case list: on tensor cores wherever the device has them (so
-// conformance runs on such a GPU pick it up; elsewhere asking for it must be refused by name), and
-// with emulated fragments wherever those run.
-class FragmentMatmul : public VkattnTest, public ::testing::WithParamInterface<MatmulVariant> {};
+// The fragment kernel's own f16 case list, one case per shape: on the device's matrix units
+// wherever it has them (KHR at its own fragment shape, or NV; elsewhere asking for the kernel must be
+// refused by name), and with emulated fragments wherever those run. Shapes leave partial fragments
+// and tiles on every side, for 8- and 16-wide fragments alike.
+constexpr Shape3 kFragmentShapes[] = {
+    {1, 1, 1},     {5, 7, 33},     {8, 8, 8},      {16, 16, 16},    {17, 9, 31},     {64, 64, 64},   {65, 63, 17},
+    {100, 33, 100}, {32, 384, 128}, {1, 384, 128}, {3, 1000, 64},   {1000, 3, 64},   {33, 65, 129},  {128, 128, 128},
+    {24, 40, 56},  {200, 8, 16},   {9, 200, 72},   {2, 2, 2000},    {257, 130, 1000}, {1024, 1024, 1024}};
 
-INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul, ::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated),
-                         [](const auto& info) { return variantTestName(info.param); });
+// "kernel_coopmat__m5n7k33": the variant's conformance row, then the shape.
+std::string fragmentMatmulName(const ::testing::TestParamInfo<std::tuple<MatmulVariant, std::size_t>>& info) {
+  const Shape3& s = kFragmentShapes[std::get<1>(info.param)];
+  return variantTestName(std::get<0>(info.param)) + "__m" + std::to_string(std::get<0>(s)) + "n" +
+         std::to_string(std::get<1>(s)) + "k" + std::to_string(std::get<2>(s));
+}
+
+class FragmentMatmul : public VkattnTest, public ::testing::WithParamInterface<std::tuple<MatmulVariant, std::size_t>> {};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul,
+                         ::testing::Combine(::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated),
+                                            ::testing::Range(std::size_t{0}, std::size(kFragmentShapes))),
+                         fragmentMatmulName);
 
 TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
-  const MatmulVariant variant = GetParam();
+  const auto [variant, shapeIndex] = GetParam();
   const auto opts = [variant](Activation act = Activation::None) {
     return LinearOptions{.activation = act, .variant = variant};
   };
@@ -275,33 +292,29 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
     }
     return;
   }
-  if (variant == MatmulVariant::Coopmat) {
+  if (variant == MatmulVariant::Coopmat && shapeIndex == 0) {
     Tensor fx = ctx().tensor({4, 16}, randomValues(64, 1)), fw = ctx().tensor({8, 16}, randomValues(128, 2));
     EXPECT_THROW(linear(ctx(), fx, fw, opts()), Unsupported);  // f16 operands only
   }
-  const Shape3 shapes[] = {{1, 1, 1},     {5, 7, 33},    {64, 64, 64},  {65, 63, 17}, {100, 33, 100},
-                           {32, 384, 128}, {1, 384, 128}, {257, 130, 1000}, {1024, 1024, 1024}};
-  uint64_t seed = 900;
-  for (auto [m, n, k] : shapes) {
-    SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k));
-    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
-    auto x = roundToHalf(randomValues(M * K, seed += 10)), w = roundToHalf(randomValues(N * K, seed + 1));
-    auto b = roundToHalf(randomValues(N, seed + 2)), r = roundToHalf(randomValues(M * N, seed + 3));
-    Tensor tx = ctx().tensor({m, k}, x, DType::F16), tw = ctx().tensor({n, k}, w, DType::F16);
-    Tensor tb = ctx().tensor({n}, b, DType::F16), tr = ctx().tensor({m, n}, r, DType::F16);
-    for (Activation act : kActivations) {
-      SCOPED_TRACE(toString(act));
-      LinearOptions o = opts(act);
-      o.bias = tb.view();
-      o.residual = tr.view();
-      EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, o).download(), linearRef(x, w, M, N, K, &b, act, &r), kAtolF16,
-                           kRtolF16, kDotF16));
-    }
-    // B as [K, N], batched.
-    Tensor a3 = ctx().tensor({1, m, k}, x, DType::F16), bkn = ctx().tensor({1, k, n}, w, DType::F16);
-    EXPECT_TRUE(dotClose(matmul(ctx(), a3, bkn, {.alpha = 0.5f, .variant = variant}).download(),
-                         matmulRef(x, w, 1, M, N, K, false, false, 0.5), kAtolF16, kRtolF16, kDotF16));
+  const auto [m, n, k] = kFragmentShapes[shapeIndex];
+  const uint64_t seed = 900 + 10 * shapeIndex;
+  const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+  auto x = roundToHalf(randomValues(M * K, seed)), w = roundToHalf(randomValues(N * K, seed + 1));
+  auto b = roundToHalf(randomValues(N, seed + 2)), r = roundToHalf(randomValues(M * N, seed + 3));
+  Tensor tx = ctx().tensor({m, k}, x, DType::F16), tw = ctx().tensor({n, k}, w, DType::F16);
+  Tensor tb = ctx().tensor({n}, b, DType::F16), tr = ctx().tensor({m, n}, r, DType::F16);
+  for (Activation act : kActivations) {
+    SCOPED_TRACE(toString(act));
+    LinearOptions o = opts(act);
+    o.bias = tb.view();
+    o.residual = tr.view();
+    EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, o).download(), linearRef(x, w, M, N, K, &b, act, &r), kAtolF16,
+                         kRtolF16, kDotF16));
   }
+  // B as [K, N], batched.
+  Tensor a3 = ctx().tensor({1, m, k}, x, DType::F16), bkn = ctx().tensor({1, k, n}, w, DType::F16);
+  EXPECT_TRUE(dotClose(matmul(ctx(), a3, bkn, {.alpha = 0.5f, .variant = variant}).download(),
+                       matmulRef(x, w, 1, M, N, K, false, false, 0.5), kAtolF16, kRtolF16, kDotF16));
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, LinearTest,

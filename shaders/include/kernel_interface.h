@@ -29,10 +29,11 @@
 #define MATMUL_SPEC_BK 8         // uint: coopmat kernel, K per staged slice
 #define MATMUL_SPEC_STAGES 9     // uint: coopmat kernel, slice buffers in shared memory (1 or 2)
 
-// Fragment layer (fragment.glsl, hardware build): the row counts of the A and B fragment types,
-// both 16 and never set; distinct ids make distinct SPIR-V types.
-#define FRAG_SPEC_A_ROWS 90
-#define FRAG_SPEC_B_ROWS 91
+// Fragment layer (fragment.glsl, FRAG_KHR build): the device's cooperative-matrix shape,
+// A M x K, B K x N, accumulator M x N (the NV and emulated builds are fixed at 16 x 16 x 16).
+#define FRAG_SPEC_M 90
+#define FRAG_SPEC_N 91
+#define FRAG_SPEC_K 92
 
 // Attention kernels (attention_common.glsl).
 #define ATTN_SPEC_DK 1          // uint: query/key head dim
@@ -59,6 +60,7 @@
 #define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
 #define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
 #define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements
+#define ATTN_SPEC_UNIFORM_TILES 26  // bool: fragment kernel, every subgroup runs every key tile (CPU drivers)
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

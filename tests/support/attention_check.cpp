@@ -5,6 +5,7 @@
 #include <map>
 
 #include "support/compare.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/reference/error_stats.hpp"
 #include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
@@ -48,15 +49,31 @@ AttentionVariant variantOf(Path p) {
   }
 }
 
-std::string familyName(Family f) { return f == Family::Fused ? "fused" : "kernel_coopmat_emulated"; }
+std::string familyName(Family f) {
+  switch (f) {
+    case Family::Fused: return "fused";
+    case Family::Coopmat: return "kernel_coopmat";
+    case Family::CoopmatEmulated: return "kernel_coopmat_emulated";
+  }
+  return "?";
+}
 
 bool emulatedFragmentsRun(const Context& ctx) {
   const DeviceInfo& i = ctx.info();
   return i.subgroupSize == 8 && i.minSubgroupSize == i.maxSubgroupSize && i.subgroupShuffle;
 }
 
+std::string familySkipReason(const Context& ctx, Family family) {
+  if (family == Family::CoopmatEmulated && !emulatedFragmentsRun(ctx))
+    return "the emulated fragments need fixed 8-lane subgroups with shuffles";
+  if (family == Family::Coopmat && !ctx.info().cooperativeMatrixF16)
+    return "no cooperative-matrix kernel runs here: " + coopmatChoiceFor(ctx.info()).reason;
+  return "";
+}
+
 std::vector<Path> pathsOf(Family family, bool naive) {
   if (family == Family::CoopmatEmulated) return {Path::CoopmatEmulated};
+  if (family == Family::Coopmat) return {Path::Coopmat};
   if (naive) return {Path::Rows, Path::Tiled, Path::Naive};
   return {Path::Rows, Path::Tiled};
 }
@@ -104,6 +121,19 @@ std::vector<float> finiteLse(std::vector<float> x) {
 
 void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype,
            double valueRange) {
+  if (path == Path::Coopmat && dtype == DType::F32) {
+    // The matrix units take f16: the same case on f16-rounded copies, to the f16 tolerance.
+    ASSERT_FALSE(in.kRead || in.vRead) << "the cooperative-matrix kernel reads dense K/V only";
+    Inputs half;
+    half.q = roundToHalf(in.q);
+    half.k = roundToHalf(in.k);
+    half.v = roundToHalf(in.v);
+    half.tq = ctx.tensor(in.tq.shape(), half.q, DType::F16);
+    half.tk = ctx.tensor(in.tk.shape(), half.k, DType::F16);
+    half.tv = ctx.tensor(in.tv.shape(), half.v, DType::F16);
+    check(ctx, path, pr, half, o, DType::F16, valueRange);
+    return;
+  }
   SCOPED_TRACE(std::string("path ") + pathName(path) + ", dtype " + toString(dtype));
   const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
   Tensor lse;

@@ -22,14 +22,18 @@ enum class Path { Rows, Tiled, Naive, Coopmat, CoopmatEmulated };
 const char* pathName(Path p);
 AttentionVariant variantOf(Path p);
 
-// The kernels a case runs on: the fused rows and tiled variants (and the naive path), or the
-// cooperative-matrix kernel built with emulated fragments. The parameter names starting with
-// "kernel_" give `vkattn conformance` a table row of their own.
-enum class Family { Fused, CoopmatEmulated };
+// The kernels a case runs on: the fused rows and tiled variants (and the naive path), the
+// cooperative-matrix kernel on the device's matrix units (f16 only: check() runs an f32 case
+// on f16-rounded copies of its inputs), or that kernel built with emulated fragments. The
+// parameter names starting with "kernel_" give `vkattn conformance` a table row of their own.
+enum class Family { Fused, Coopmat, CoopmatEmulated };
 std::string familyName(Family f);
 
 // Whether this device can run the emulated fragments (compiled for fixed 8-lane subgroups).
 bool emulatedFragmentsRun(const Context& ctx);
+
+// Why `family` cannot run on this device, or empty when it can.
+std::string familySkipReason(const Context& ctx, Family family);
 
 std::vector<Path> pathsOf(Family family, bool naive = true);
 

@@ -1,40 +1,78 @@
 // See coopmat_selection.hpp.
 #include "vkattn/core/coopmat_selection.hpp"
 
-#include "vkattn/core/pipeline.hpp"
+#include <cstdlib>
+#include <optional>
+#include <tuple>
+
+#include "vkattn/core/error.hpp"
 
 namespace vkattn {
 namespace {
 
-bool hasF16Shape(const DeviceInfo& info, CoopmatFlavour flavour) {
-  for (const auto& s : info.cooperativeMatrixShapes)
-    if (s.flavour == flavour && s.subgroupScope && !s.saturating && s.m == 16 && s.n == 16 && s.k == 16 &&
-        s.aType == "f16" && s.bType == "f16" && s.cType == "f32" && s.resultType == "f32")
-      return true;
-  return false;
+// Fragment dimensions the kernels are written for: rows of 16 bytes of f16 (multiples of 8), and
+// at most 32 so a subgroup's accumulators fit its registers.
+bool usableDimension(uint32_t x) { return x == 8 || x == 16 || x == 32; }
+
+// The largest usable f16 x f16 -> f32 subgroup shape `flavour` reports (ties: more rows, then more
+// columns), or none.
+std::optional<CooperativeMatrixShape> bestF16Shape(const DeviceInfo& info, CoopmatFlavour flavour) {
+  std::optional<CooperativeMatrixShape> best;
+  for (const auto& s : info.cooperativeMatrixShapes) {
+    if (s.flavour != flavour || !s.subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" ||
+        s.cType != "f32" || s.resultType != "f32" || !usableDimension(s.m) || !usableDimension(s.n) ||
+        !usableDimension(s.k))
+      continue;
+    // The NV module is compiled for 16 x 16 x 16 (Debian 12's glslc has no specialised NV shapes).
+    if (flavour == CoopmatFlavour::Nv && (s.m != 16 || s.n != 16 || s.k != 16)) continue;
+    auto key = [](const CooperativeMatrixShape& x) { return std::tuple(x.m * x.n * x.k, x.m, x.n); };
+    if (!best || key(s) > key(*best)) best = s;
+  }
+  return best;
+}
+
+std::string shapeList(const DeviceInfo& info) {
+  std::string list;
+  for (const auto& s : info.cooperativeMatrixShapes) {
+    if (!list.empty()) list += ", ";
+    list += std::string(toString(s.flavour)) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+            std::to_string(s.k) + " " + s.aType + "*" + s.bType + "+" + s.cType + "->" + s.resultType;
+  }
+  return list.empty() ? "none" : list;
 }
 
 }  // namespace
 
-CoopmatChoice chooseCoopmat(const DeviceInfo& info, bool khrModuleEmbedded) {
-  CoopmatChoice choice;
-  auto none = [&](std::string why) {
+CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
+  auto none = [](std::string why) {
     CoopmatChoice refused;
     refused.reason = std::move(why);
     return refused;
   };
-  const bool khr = info.khrCooperativeMatrix && hasF16Shape(info, CoopmatFlavour::Khr);
-  const bool nv = info.nvCooperativeMatrix && hasF16Shape(info, CoopmatFlavour::Nv);
+  if (request == CoopmatRequest::Off) return none("cooperative matrices are turned off (VKATTN_COOPMAT=off)");
+  const bool khrAllowed = request != CoopmatRequest::Nv, nvAllowed = request != CoopmatRequest::Khr;
+  const auto khr = info.khrCooperativeMatrix && khrAllowed ? bestF16Shape(info, CoopmatFlavour::Khr) : std::nullopt;
+  const auto nv = info.nvCooperativeMatrix && nvAllowed ? bestF16Shape(info, CoopmatFlavour::Nv) : std::nullopt;
   if (!khr && !nv) {
-    if (info.khrCooperativeMatrix || info.nvCooperativeMatrix)
-      return none("no 16x16x16 f16 x f16 -> f32 subgroup shape among the cooperative-matrix shapes of " + info.name);
-    return none(info.name + " offers neither VK_KHR_cooperative_matrix nor VK_NV_cooperative_matrix");
+    const std::string forced = request == CoopmatRequest::Khr  ? " (VKATTN_COOPMAT=khr)"
+                               : request == CoopmatRequest::Nv ? " (VKATTN_COOPMAT=nv)"
+                                                               : "";
+    if ((info.khrCooperativeMatrix && khrAllowed) || (info.nvCooperativeMatrix && nvAllowed))
+      return none("no usable f16 x f16 -> f32 subgroup shape (8, 16 or 32 per side; 16x16x16 for NV) among " +
+                  info.name + "'s cooperative-matrix shapes" + forced + ": " + shapeList(info));
+    return none(info.name + " offers " +
+                (request == CoopmatRequest::Khr  ? std::string("no VK_KHR_cooperative_matrix")
+                 : request == CoopmatRequest::Nv ? std::string("no VK_NV_cooperative_matrix")
+                                                 : std::string("neither VK_KHR_cooperative_matrix nor "
+                                                               "VK_NV_cooperative_matrix")) +
+                forced);
   }
   if (!info.shaderFloat16 || !info.storageBuffer16BitAccess)
     return none(info.name + " lacks shaderFloat16 or 16-bit storage buffer access");
-  if (!info.vulkanMemoryModel) return none(info.name + " lacks the Vulkan memory model");
+  if (!info.vulkanMemoryModel) return none(info.name + " lacks the Vulkan memory model (with device scope)");
   if ((info.subgroupOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) == 0)
     return none(info.name + " has no subgroup operations in compute shaders");
+  CoopmatChoice choice;
   // The kernels size workgroups in subgroups: the size must be fixed, or required per pipeline.
   choice.subgroupSize = info.subgroupSize;
   if (info.minSubgroupSize != info.maxSubgroupSize) {
@@ -45,24 +83,37 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, bool khrModuleEmbedded) {
     // 32 where the device allows it: the subgroup size NVIDIA's and AMD's (wave32) matrix units use.
     if (info.minSubgroupSize <= 32 && 32 <= info.maxSubgroupSize) choice.subgroupSize = 32;
   }
-  if (khr && khrModuleEmbedded) {
-    choice.flavour = CoopmatFlavour::Khr;
-  } else if (nv) {
-    choice.flavour = CoopmatFlavour::Nv;
-    if (khr) choice.reason = "the kernel's KHR module is not built; using VK_NV_cooperative_matrix";
-  } else {
-    return none("the kernel's KHR module is not built (its NV module declares A and B as one type) and " +
-                info.name + " has no VK_NV_cooperative_matrix");
-  }
+  // The KHR module is SPIR-V 1.5 (the runtime targets Vulkan 1.2), where the extension's
+  // instructions are valid only in pipelines created with full subgroups: subgroup size control.
+  const bool khrRuns = khr && info.computeSubgroupSizeControl;
+  if (!khrRuns && !nv)
+    return none(info.name + " lacks compute subgroup size control with full subgroups, which the "
+                "VK_KHR_cooperative_matrix module (SPIR-V 1.5) needs");
+  const CooperativeMatrixShape& shape = khrRuns ? *khr : *nv;
+  choice.flavour = khrRuns ? CoopmatFlavour::Khr : CoopmatFlavour::Nv;
+  if (khrRuns) choice.requireSubgroupSize = true;
+  choice.m = shape.m;
+  choice.n = shape.n;
+  choice.k = shape.k;
+  if (!khr && info.khrCooperativeMatrix && khrAllowed)
+    choice.reason = "VK_KHR_cooperative_matrix has no usable shape; using VK_NV_cooperative_matrix";
+  else if (khr && !khrRuns)
+    choice.reason = "VK_KHR_cooperative_matrix needs subgroup size control here; using VK_NV_cooperative_matrix";
   return choice;
 }
 
-CoopmatChoice coopmatChoiceFor(const DeviceInfo& info, std::string_view kernel) {
-  const std::string khrId = coopmatShader(kernel, CoopmatFlavour::Khr) + "_f16";
-  bool embedded = false;
-  for (const auto& name : shaderNames()) embedded = embedded || name == khrId;
-  return chooseCoopmat(info, embedded);
+CoopmatRequest coopmatRequestFromEnvironment() {
+  const char* value = std::getenv("VKATTN_COOPMAT");
+  if (value == nullptr || *value == '\0') return CoopmatRequest::Auto;
+  const std::string_view s(value);
+  if (s == "auto") return CoopmatRequest::Auto;
+  if (s == "khr") return CoopmatRequest::Khr;
+  if (s == "nv") return CoopmatRequest::Nv;
+  if (s == "off") return CoopmatRequest::Off;
+  throw InvalidArgument("VKATTN_COOPMAT", "'" + std::string(s) + "', expected khr, nv, off or auto");
 }
+
+CoopmatChoice coopmatChoiceFor(const DeviceInfo& info) { return chooseCoopmat(info, coopmatRequestFromEnvironment()); }
 
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour) {
   return std::string(kernel) + (flavour == CoopmatFlavour::Khr ? "_khr" : "");

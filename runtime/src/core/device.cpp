@@ -101,12 +101,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
       extensions.push_back(name);
   };
   // What the cooperative-matrix kernels will load here decides which extension they need.
-  bool nvCoopmat = false, khrCoopmat = false;
-  for (const char* kernel : {"matmul_coopmat", "attention_coopmat"}) {
-    const CoopmatChoice choice = coopmatChoiceFor(m_info, kernel);
-    nvCoopmat |= choice.flavour == CoopmatFlavour::Nv;
-    khrCoopmat |= choice.flavour == CoopmatFlavour::Khr;
-  }
+  const CoopmatFlavour coopmatFlavour = coopmatChoiceFor(m_info).flavour;
+  const bool nvCoopmat = coopmatFlavour == CoopmatFlavour::Nv, khrCoopmat = coopmatFlavour == CoopmatFlavour::Khr;
   // Pipelines may require a subgroup size (PipelineDesc::requiredSubgroupSize) wherever the
   // device can honour it.
   const bool sizeControl = m_info.computeSubgroupSizeControl;
@@ -126,7 +122,10 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   v12.shaderFloat16 = m_info.shaderFloat16;
   v12.shaderInt8 = m_info.shaderInt8;
   v12.storageBuffer8BitAccess = m_info.storageBuffer8BitAccess;
-  v12.vulkanMemoryModel = nvCoopmat || khrCoopmat;  // the cooperative-matrix kernels' memory model
+  // The cooperative-matrix kernels' memory model, with device scope: once the model is enabled,
+  // every module's device-scope atomics (the status buffer's atomicOr) need that feature too.
+  v12.vulkanMemoryModel = nvCoopmat || khrCoopmat;
+  v12.vulkanMemoryModelDeviceScope = nvCoopmat || khrCoopmat;
   auto chain = [&v12](auto& next) {
     next.pNext = v12.pNext;
     v12.pNext = &next;

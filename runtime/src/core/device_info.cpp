@@ -212,7 +212,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &features);
-  info.vulkanMemoryModel = v12.vulkanMemoryModel;
+  info.vulkanMemoryModel = v12.vulkanMemoryModel && v12.vulkanMemoryModelDeviceScope;
   info.shaderFloat16 = v12.shaderFloat16;
   info.shaderInt8 = v12.shaderInt8;
   info.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
@@ -244,7 +244,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   info.khrCooperativeMatrix = khrCooperativeMatrix && coopmatKhr.cooperativeMatrix;
   if (nvCooperativeMatrix) queryCooperativeMatrix(instance, device, info);
   if (khrCooperativeMatrix) queryCooperativeMatrixKhr(instance, device, info);
-  info.cooperativeMatrixF16 = coopmatChoiceFor(info, "matmul_coopmat").flavour != CoopmatFlavour::None;
+  info.cooperativeMatrixF16 = coopmatChoiceFor(info).flavour != CoopmatFlavour::None;
   return info;
 }
 

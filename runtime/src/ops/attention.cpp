@@ -9,6 +9,8 @@
 #include <numeric>
 #include <string>
 
+#include <shared_layout.h>
+
 #include "attention_plan.hpp"
 #include "checks.hpp"
 #include "vkattn/core/checked_size.hpp"
@@ -25,14 +27,12 @@ using detail::AttentionPlan;
 std::optional<AttentionVariant> variantFromEnvironment() {
   const char* env = std::getenv("VKATTN_ATTENTION_VARIANT");
   if (!env || !*env) return std::nullopt;
-  const std::string s(env);
-  if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
-  if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
-  if (s == "coopmat") return AttentionVariant::Coopmat;
-  if (s == "coopmat-emulated") return AttentionVariant::CoopmatEmulated;
-  if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_ATTENTION_VARIANT",
-                        "'" + s + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
+  const std::optional<AttentionVariant> named = attentionVariantNamed(env);
+  if (!named)
+    throw InvalidArgument("VKATTN_ATTENTION_VARIANT",
+                          "'" + std::string(env) + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
+  if (*named == AttentionVariant::Auto) return std::nullopt;
+  return named;
 }
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
@@ -106,15 +106,16 @@ AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
   return s;
 }
 
-// The subgroup size the emulated fragments are compiled for (fragment.glsl's FRAG_LANES).
+// The subgroup size and fragment shape the emulated fragments are compiled for (fragment.glsl).
 constexpr uint32_t kEmulatedFragmentLanes = 8;
+constexpr uint32_t kEmulatedFragment = 16;
 
-uint64_t roundUp16(int64_t x) { return (static_cast<uint64_t>(x) + 15) / 16 * 16; }
+uint64_t roundUp(int64_t x, uint64_t to) { return (static_cast<uint64_t>(x) + to - 1) / to * to; }
 
-// Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of 16
+// Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of FM
 // query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
-// the configurations below, in order of expected speed, whose shared memory (the byte count of
-// the shader's header) fits the device.
+// the configurations below, in order of expected speed, whose shared memory (shared_layout.h's
+// count, the one the shader declares its arrays with) fits the device.
 AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan, bool emulated) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {
@@ -122,6 +123,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                        (emulated ? " (variant CoopmatEmulated)" : " (variant Coopmat)"));
   };
   uint32_t lanes = info.subgroupSize;  // the emulation's fixed size, or the hardware flavour's
+  uint32_t fm = kEmulatedFragment, fn = kEmulatedFragment, fk = kEmulatedFragment;
   if (emulated) {
     if (info.minSubgroupSize != info.maxSubgroupSize || info.subgroupSize != kEmulatedFragmentLanes)
       throw refuse("is compiled for a fixed subgroup size of " + std::to_string(kEmulatedFragmentLanes) + "; " +
@@ -136,25 +138,35 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                  std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
   if (!emulated) {
     // The KHR twin or the NV module, and the subgroup size it is sized for (required where it varies).
-    const CoopmatChoice choice = coopmatChoiceFor(info, "attention_coopmat");
+    const CoopmatChoice choice = coopmatChoiceFor(info);
     if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
     if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
-    if (choice.subgroupSize < 16) throw refuse("needs subgroups of at least 16 lanes");
     lanes = choice.subgroupSize;
+    fm = choice.m;
+    fn = choice.n;
+    fk = choice.k;
   }
   const uint64_t e = plan.dtype == DType::F16 ? 2 : 4, pad = 16 / e;
-  const uint64_t dk = roundUp16(plan.dk), dv = roundUp16(plan.dv);
+  const uint64_t dk = roundUp(plan.dk, fk), dv = roundUp(plan.dv, fn);
   struct Option {
     uint32_t rows, keys, stages;
   };
   constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
   for (const Option& o : kOptions) {
-    const uint64_t bytes = o.stages * o.keys * (dk + dv + 2 * pad) * e + 64 * o.rows * (o.keys + 4) +
-                           16 * o.rows * (o.keys + pad) * e;
+    const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e,
+                                                     uint64_t{fm}, uint64_t{o.rows});
+    // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
+    if (o.keys % fn != 0 || o.keys % fk != 0) continue;
     if (bytes <= info.maxSharedMemoryBytes && o.rows * lanes <= info.maxWorkgroupInvocations) {
       AttentionKernelShape s;
       s.subgroup = lanes;
+      s.fragM = fm;
+      s.fragN = fn;
+      s.fragK = fk;
+      // lavapipe runs a workgroup's subgroups as one loop and gave wrong results when only some of
+      // them reached the subgroup barriers of a skipped tile or of the rescale (README, Attention).
+      s.uniformTiles = emulated || info.defaultProfile() == KernelProfile::CpuDriver;
       s.workgroup = o.rows * lanes;
       s.rows = o.rows;
       s.keyBlock = o.keys;
@@ -178,8 +190,9 @@ struct KeyLoop {
 // PV products and a rescale, plus Q and the output once.
 KeyLoop keyLoopOf(const AttentionPlan& plan, const AttentionKernelShape& shape, bool fragments) {
   if (!fragments) return {uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1), 1, 1};
-  const uint64_t dk = roundUp16(plan.dk) / 16, dv = roundUp16(plan.dv) / 16, c = shape.keyBlock / 16;
-  return {shape.keyBlock, 1 + c * (1 + dk) + c * (1 + dv) + dv, dk + 2 * dv};
+  const uint64_t dk = roundUp(plan.dk, shape.fragK) / shape.fragK, dv = roundUp(plan.dv, shape.fragN) / shape.fragN;
+  const uint64_t cs = shape.keyBlock / shape.fragN, cp = shape.keyBlock / shape.fragK;
+  return {shape.keyBlock, 1 + cs * (1 + dk) + cp * (1 + dv) + dv, dk + 2 * dv};
 }
 
 // Key splits for the rows and fragment kernels: enough that each split's loop stays under the
@@ -221,6 +234,15 @@ uint32_t spreadMultiplier(uint64_t n) {
 }
 
 }  // namespace
+
+std::optional<AttentionVariant> attentionVariantNamed(std::string_view s) noexcept {
+  if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
+  if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
+  if (s == "coopmat") return AttentionVariant::Coopmat;
+  if (s == "coopmat-emulated") return AttentionVariant::CoopmatEmulated;
+  if (s == "auto") return AttentionVariant::Auto;
+  return std::nullopt;
+}
 
 const char* toString(AttentionVariant variant) noexcept {
   switch (variant) {
@@ -285,7 +307,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   // One workgroup per (batch, head, block of query rows) — in decode mode per (batch, KV head,
   // block of the group's packed rows) — times the key splits.
   const uint64_t rowsPerGroup = rows      ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup)
-                                : coopmat ? uint64_t{16} * shape.rows
+                                : coopmat ? uint64_t{shape.fragM} * shape.rows
                                           : uint64_t{shape.workgroup / shape.rowLanes};
   const uint64_t owners = static_cast<uint64_t>(plan.batch * (shape.laneKeys ? plan.headsKv : plan.headsQ));
   const uint64_t ownerRows = static_cast<uint64_t>(plan.lq * (shape.laneKeys ? plan.headsQ / plan.headsKv : 1));
@@ -301,7 +323,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
 
   const CoopmatChoice coopmatChoice =
-      variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info(), "attention_coopmat") : CoopmatChoice{};
+      variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info()) : CoopmatChoice{};
   const std::string shader = rows       ? detail::rowsShaderName(plan)
                              : emulated ? "attention_coopmat_emu"
                              : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)

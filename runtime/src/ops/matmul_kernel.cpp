@@ -1,6 +1,7 @@
 #include "matmul_kernel.hpp"
 
 #include <kernel_interface.h>
+#include <shared_layout.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -96,18 +97,23 @@ RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint
 }
 
 // The fragment kernel's shape (matmul_coopmat.comp): a subgroup quadrant of FRAGS x FRAGS
-// fragments, K slices of BK and STAGES slice buffers; the first of the configurations below, in
-// order of expected speed, whose shared memory fits the device.
+// fragments of fm x fn, K slices of BK and STAGES slice buffers; the first of the configurations
+// below, in order of expected speed, whose shared memory (shared_layout.h's count) fits the device.
 struct FragmentShape {
   uint32_t frags = 2, bk = 32, stages = 1;
+  uint32_t fm = 16, fn = 16, fk = 16;
+  uint32_t tileM() const { return 2 * fm * frags; }
+  uint32_t tileN() const { return 2 * fn * frags; }
 };
 
-// The subgroup size the emulated fragments are compiled for (fragment.glsl's FRAG_LANES).
+// The subgroup size and fragment shape the emulated fragments are compiled for (fragment.glsl).
 constexpr uint32_t kEmulatedFragmentLanes = 8;
+constexpr uint32_t kEmulatedFragment = 16;
 
-// `lanes`: the subgroup size the kernel runs with (chosen with the hardware flavour, or the device's
-// fixed size for the emulation).
-FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, const std::string& op, uint32_t lanes) {
+// `choice`: the hardware flavour with its fragment shape and subgroup size (ignored for the
+// emulation, which runs 16 x 16 x 16 fragments at the device's fixed size).
+FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, const std::string& op,
+                            const CoopmatChoice& choice) {
   const DeviceInfo& info = ctx.info();
   const std::string kernel = emulated ? "the emulated cooperative-matrix kernel" : "the cooperative-matrix kernel";
   if (emulated) {
@@ -122,15 +128,19 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
   } else if (dtype != DType::F16) {
     throw Unsupported(op + ": " + kernel + " takes f16 operands only");
   }
+  const uint32_t lanes = emulated ? info.subgroupSize : choice.subgroupSize;
   if (4 * lanes > info.maxWorkgroupInvocations)
     throw Unsupported(op + ": " + kernel + " needs workgroups of " + std::to_string(4 * lanes) + " invocations on " +
                       info.name);
   const uint64_t e = dtype == DType::F16 ? 2 : 4, pad = 16 / e;
   constexpr FragmentShape kOptions[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2}, {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
-  for (const FragmentShape& s : kOptions) {
-    const uint64_t tile = 32 * s.frags;
-    // a and B slices (B [N, K] is the larger layout), and the epilogue blocks.
-    const uint64_t bytes = 2 * s.stages * tile * (s.bk + pad) * e + 4 * 16 * 20 * 4;
+  for (FragmentShape s : kOptions) {
+    s.fm = emulated ? kEmulatedFragment : choice.m;
+    s.fn = emulated ? kEmulatedFragment : choice.n;
+    s.fk = emulated ? kEmulatedFragment : choice.k;
+    if (s.bk % s.fk != 0) continue;
+    const uint64_t bytes = MATMUL_COOPMAT_SHARED_BYTES(uint64_t{s.stages}, uint64_t{s.tileM()}, uint64_t{s.tileN()},
+                                                       uint64_t{s.bk}, pad, e, uint64_t{s.fm}, uint64_t{s.fn});
     if (bytes <= info.maxSharedMemoryBytes) return s;
   }
   throw Unsupported(op + ": " + kernel + " needs more shared memory than " + info.name + " has");
@@ -188,27 +198,31 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     const bool emulated = variant == MatmulVariant::CoopmatEmulated;
     CoopmatChoice choice;  // hardware: the KHR twin or the NV module, and the subgroup size
     if (!emulated) {
-      choice = coopmatChoiceFor(ctx.info(), "matmul_coopmat");
+      choice = coopmatChoiceFor(ctx.info());
       if (choice.flavour == CoopmatFlavour::None)
         throw Unsupported(op + ": the cooperative-matrix kernel cannot run: " + choice.reason);
     }
     const uint32_t lanes = emulated ? ctx.info().subgroupSize : choice.subgroupSize;
-    const FragmentShape f = fragmentShape(ctx, call.dtype, emulated, op, lanes);
+    const FragmentShape f = fragmentShape(ctx, call.dtype, emulated, op, choice);
     const uint64_t slices = (uint64_t{p.k} + f.bk - 1) / f.bk;
-    const uint64_t perSlice = 1 + f.bk / 16 * (1 + 2 * f.frags + f.frags * (1 + f.frags));
-    requireLoopBudget(ctx, slices * perSlice + f.frags * f.frags * 33 + k4,
+    const uint64_t perSlice = 1 + f.bk / f.fk * (1 + 2 * f.frags + f.frags * (1 + f.frags));
+    const uint64_t epilogue = f.frags * f.frags * (1 + (f.fm * f.fn + lanes - 1) / lanes);
+    requireLoopBudget(ctx, slices * perSlice + epilogue + k4,
                       op + " (" + toString(variant) + " kernel) with K = " + std::to_string(p.k));
     const bool alignedA = multipleOf4({p.aOffset, p.aStrideM, p.aStrideB});
     const bool alignedB = multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB});
-    p.tilesM = ceilDiv(p.m, 32 * f.frags);
-    p.tilesN = ceilDiv(p.n, 32 * f.frags);
+    p.tilesM = ceilDiv(p.m, f.tileM());
+    p.tilesN = ceilDiv(p.n, f.tileN());
     constants.set(SPEC_WORKGROUP_SIZE, 4 * lanes)
         .set(MATMUL_SPEC_B_KN, call.bKN)
         .set(MATMUL_SPEC_ALIGNED_A, alignedA)
         .set(MATMUL_SPEC_ALIGNED_B, alignedB)
         .set(MATMUL_SPEC_FRAGS, f.frags)
         .set(MATMUL_SPEC_BK, f.bk)
-        .set(MATMUL_SPEC_STAGES, f.stages);
+        .set(MATMUL_SPEC_STAGES, f.stages)
+        .set(FRAG_SPEC_M, f.fm)
+        .set(FRAG_SPEC_N, f.fn)
+        .set(FRAG_SPEC_K, f.fk);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = emulated ? "matmul_coopmat_emu" : coopmatShader("matmul_coopmat", choice.flavour);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;

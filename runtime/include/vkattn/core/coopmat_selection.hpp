@@ -1,8 +1,10 @@
-// Which cooperative-matrix module a kernel loads on a device: the SPV_KHR_cooperative_matrix twin
-// (built by shaders/khr from the NV module) where VK_KHR_cooperative_matrix offers a 16 x 16 x 16
-// f16 x f16 -> f32 subgroup shape, else the NV module where VK_NV_cooperative_matrix does, else
-// none (with the reason). Also the subgroup size the kernel is sized for and whether its pipeline
-// must require it (devices whose subgroup size varies).
+// Which cooperative-matrix module a kernel loads on a device, and at which fragment shape: the
+// SPV_KHR_cooperative_matrix module where VK_KHR_cooperative_matrix offers a usable f16 x f16 ->
+// f32 subgroup shape (the largest one: NVIDIA and AMD 16x16x16, Intel Xe2 8x16x16, lavapipe 8x8x8),
+// else the NV module where VK_NV_cooperative_matrix offers 16x16x16, else none (with the reason).
+// Also the subgroup size the kernels are sized for and whether their pipelines must require it
+// (devices whose subgroup size varies, and every KHR pipeline). VKATTN_COOPMAT=khr|nv|off forces a
+// flavour (or none).
 #pragma once
 
 #include <cstdint>
@@ -15,16 +17,24 @@ namespace vkattn {
 
 struct CoopmatChoice {
   CoopmatFlavour flavour = CoopmatFlavour::None;
+  uint32_t m = 0, n = 0, k = 0;      // fragment shape: A m x k, B k x n, accumulator m x n
   uint32_t subgroupSize = 0;         // the kernels' workgroups are multiples of it
   bool requireSubgroupSize = false;  // pipelines require it, with full subgroups
-  std::string reason;                // why None, or why NV was taken over KHR
+  std::string reason;                // why None, or why the flavour differs from the preferred one
 };
 
-// The choice for a kernel whose KHR twin is (`khrModuleEmbedded`) or is not built. Pure.
-CoopmatChoice chooseCoopmat(const DeviceInfo& info, bool khrModuleEmbedded);
+// What may be chosen: any flavour, or only the one forced (Off: no cooperative matrices at all).
+enum class CoopmatRequest { Auto, Khr, Nv, Off };
 
-// The choice for one embedded kernel ("matmul_coopmat", "attention_coopmat", f16 storage).
-CoopmatChoice coopmatChoiceFor(const DeviceInfo& info, std::string_view kernel);
+// The choice on `info` for `request`. Pure.
+CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request = CoopmatRequest::Auto);
+
+// The request VKATTN_COOPMAT makes (Auto when unset); throws InvalidArgument naming the variable
+// for any other value than khr, nv, off or auto.
+CoopmatRequest coopmatRequestFromEnvironment();
+
+// chooseCoopmat(info, coopmatRequestFromEnvironment()): what the kernels load and the device enables.
+CoopmatChoice coopmatChoiceFor(const DeviceInfo& info);
 
 // Registry base id of `kernel` for `flavour` (the dtype suffix follows): "<kernel>_khr" for KHR.
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour);

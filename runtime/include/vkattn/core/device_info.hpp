@@ -78,11 +78,11 @@ struct DeviceInfo {
   bool nvCooperativeMatrix = false;   // VK_NV_cooperative_matrix with its feature
   bool khrCooperativeMatrix = false;  // VK_KHR_cooperative_matrix with its feature
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;  // NV's and KHR's
-  bool vulkanMemoryModel = false;
-  // The cooperative-matrix matmul can run (chooseCoopmat for matmul_coopmat found a flavour):
-  // a 16 x 16 x 16 f16 x f16 -> f32 subgroup shape of an enabled extension whose module is
-  // embedded, shaderFloat16, 16-bit storage, the Vulkan memory model and one subgroup size (fixed,
-  // or required through subgroup size control). The device enables what the choice uses.
+  bool vulkanMemoryModel = false;  // the Vulkan memory model with device scope
+  // The cooperative-matrix kernels can run (coopmatChoiceFor found a flavour): a usable f16 x f16
+  // -> f32 subgroup shape of an enabled extension, shaderFloat16, 16-bit storage, the Vulkan memory
+  // model and one subgroup size (fixed, or required through subgroup size control). The device
+  // enables what the choice uses.
   bool cooperativeMatrixF16 = false;
 
   uint8_t pipelineCacheUuid[VK_UUID_SIZE] = {};

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "vkattn/core/context.hpp"
@@ -132,5 +133,8 @@ AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant re
 // environment override) takes the rows kernel's decode mode for Lq <= 8 on every device.
 AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries);
 const char* toString(AttentionVariant variant) noexcept;
+// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat-emulated or auto; none for
+// any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention --kernel` take these).
+std::optional<AttentionVariant> attentionVariantNamed(std::string_view name) noexcept;
 
 }  // namespace vkattn

@@ -1,0 +1,29 @@
+// Shared-memory layouts of the fragment kernels, included by their GLSL (which declares its arrays
+// with these row strides) and by the runtime (which sizes tiles to the device's
+// maxComputeSharedMemorySize with the byte counts): one formula for both. Strides are in elements;
+// PAD is 16 bytes of the staged element type, so fragment rows start 16-byte aligned.
+#ifndef VKATTN_SHARED_LAYOUT_H
+#define VKATTN_SHARED_LAYOUT_H
+
+// attention_coopmat.comp: K and V tiles (STAGES x KEYS rows of DKP or DVP, head dims padded to the
+// fragment shape), S in fp32 (FM x ROWS rows of KEYS, plus a row's rescale factor and final scale)
+// and P in the staged type (FM x ROWS rows of KEYS).
+#define ATTN_COOPMAT_LD_KV(DP, PAD) ((DP) + (PAD))
+#define ATTN_COOPMAT_LD_S(KEYS) ((KEYS) + 4)
+#define ATTN_COOPMAT_LD_P(KEYS, PAD) ((KEYS) + (PAD))
+#define ATTN_COOPMAT_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS)                          \
+  ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
+   (FM) * (ROWS) * ATTN_COOPMAT_LD_S(KEYS) * 4 + (FM) * (ROWS) * ATTN_COOPMAT_LD_P(KEYS, PAD) * (ELEM_BYTES))
+
+// matmul_coopmat.comp: slices of a (TILE_M rows of BK) and B (TILE_N rows of BK, or BK rows of
+// TILE_N when B is [K, N]) per stage, and one FM x FN epilogue block per subgroup (4 subgroups).
+#define MATMUL_COOPMAT_LD_SLICE(BK, PAD) ((BK) + (PAD))
+#define MATMUL_COOPMAT_LD_E(FN) ((FN) + 4)
+#define MATMUL_COOPMAT_SHARED_BYTES(STAGES, TILE_M, TILE_N, BK, PAD, ELEM_BYTES, FM, FN)                       \
+  ((STAGES) * ((TILE_M) * MATMUL_COOPMAT_LD_SLICE(BK, PAD) +                                                 \
+               ((TILE_N) * MATMUL_COOPMAT_LD_SLICE(BK, PAD) > (BK) * ((TILE_N) + (PAD))                      \
+                    ? (TILE_N) * MATMUL_COOPMAT_LD_SLICE(BK, PAD)                                            \
+                    : (BK) * ((TILE_N) + (PAD)))) * (ELEM_BYTES) +                                           \
+   4 * (FM) * MATMUL_COOPMAT_LD_E(FN) * 4)
+
+#endif

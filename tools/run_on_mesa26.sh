@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs BUILD_DIR's programs (a Debian 12 build) on Mesa 26's lavapipe, which executes
+# VK_KHR_cooperative_matrix (8x8x8) on the CPU: inside the Debian sid root of tools/mesa26_root.sh,
+# with the repository bind-mounted at its own path, the Khronos validation layer of the same
+# vintage, and pipeline and shader caches of this driver's own.
+#   tools/run_on_mesa26.sh BUILD_DIR               the cooperative-matrix leg (below)
+#   tools/run_on_mesa26.sh BUILD_DIR COMMAND...    any command, e.g. $PWD/BUILD_DIR/vkattn devices
+# The leg: the device list; sid's spirv-val over every embedded module; shaders/prebuilt against a
+# fresh compile (tools/prebuilt_spirv.sh --check); then `vkattn conformance --validation` over the
+# cooperative-matrix cases, which must execute (not skip) at least 20 cases each of attention and
+# matmul (conformance rows attention_coopmat and linear_coopmat) on the real extension, all passing.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: run_on_mesa26.sh BUILD_DIR [COMMAND...]}" && pwd)
+shift
+root=$("$repo/tools/mesa26_root.sh")
+
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2> /dev/null || true; done
+}
+trap cleanup EXIT
+bind() {  # bind SOURCE at the same path inside the root
+  mkdir -p "$root$1"
+  mount --bind "$1" "$root$1"
+  mounted+=("$root$1")
+}
+bind /proc
+bind /sys
+bind /dev
+bind "$repo"
+[[ "$build" == "$repo"/* ]] || bind "$build"
+
+# A clean environment inside the root, but for this script's caches and the caller's VKATTN_*
+# settings (variant overrides, VKATTN_COOPMAT, ...); validation is on unless VKATTN_VALIDATION says.
+in_root() {
+  local vkattn_vars=()
+  while IFS= read -r var; do vkattn_vars+=("$var"); done < <(env | grep '^VKATTN_' | grep -v '^VKATTN_PIPELINE_CACHE' || true)
+  chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root \
+    MESA_SHADER_CACHE_DIR=/var/cache/vkattn-mesa26-shader-cache VKATTN_VALIDATION=1 "${vkattn_vars[@]}" \
+    VKATTN_PIPELINE_CACHE="${VKATTN_PIPELINE_CACHE_FILE:-/var/cache/vkattn-mesa26-pipelines.bin}" "$@"
+}
+
+if [ "$#" -gt 0 ]; then
+  in_root "$@"
+  exit $?
+fi
+
+start=$(date +%s)
+in_root "$build/vkattn" devices
+# Every embedded module through the validator that knows SPV_KHR_cooperative_matrix.
+dump=$build/spirv-mesa26
+rm -rf "$dump"
+"$build/tools/vkattn_dump_spirv" "$dump" > /dev/null
+count=0
+for m in "$dump"/*.spv; do
+  in_root spirv-val --target-env vulkan1.2 "$m" || { echo "spirv-val (Debian sid) rejected $m" >&2; exit 1; }
+  count=$((count + 1))
+done
+echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
+"$repo/tools/prebuilt_spirv.sh" "$build" --check
+
+# The cooperative-matrix cases in two processes at once (a pipeline build each on 2 cores), each
+# with its own pipeline cache file: attention's mask/shape cases, and attention's long case list
+# with the features case, the matmul shapes and the choice tests; one case of the other attention
+# kernels shows they still run on a device that enables the memory model for the matrix units.
+halves=('Kernels/Attention.*/kernel_coopmat:Sweep/*kernel_coopmat__*:Kernels/Attention.DkDiffersFromDv/fused'
+        'Kernels/AttentionFragmentKernel.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*')
+pids=()
+for i in 0 1; do
+  VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
+    --validation --json "$build/conformance-mesa26-$i.json" --filter "${halves[$i]}" > "$build/conformance-mesa26-$i.txt" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in 0 1; do
+  wait "${pids[$i]}" || status=1
+  cat "$build/conformance-mesa26-$i.txt"
+done
+[ "$status" -eq 0 ] || { echo "Mesa 26 leg: a conformance case failed (above)" >&2; exit 1; }
+# Each cooperative-matrix row ran on the real extension: enough executed cases, none failed.
+/usr/bin/python3 - "$build"/conformance-mesa26-0.json "$build"/conformance-mesa26-1.json <<'PY'
+import json, sys
+rows, flavours = {}, set()
+for path in sys.argv[1:]:
+    report = json.load(open(path))
+    flavours.add(report["cooperative_matrix"])
+    for r in report["kernels"]:
+        total = rows.setdefault(r["kernel"], {"passed": 0, "skipped": 0, "failures": []})
+        total["passed"] += r["passed"]
+        total["skipped"] += r["skipped"]
+        total["failures"] += r["failures"]
+flavour = flavours.pop()
+if flavours or not flavour.startswith("KHR"):
+    sys.exit("Mesa 26 leg: the kernels did not run on VK_KHR_cooperative_matrix: " + flavour)
+for kernel in ("attention_coopmat", "linear_coopmat"):
+    r = rows.get(kernel)
+    executed = r["passed"] - r["skipped"] if r else 0
+    if not r or r["failures"] or executed < 20:
+        sys.exit(f"Mesa 26 leg: {kernel}: {executed} cases executed and passed (at least 20 needed), "
+                 f"failures {r['failures'] if r else 'n/a'}")
+    print(f"Mesa 26 leg: {kernel}: {executed} cases executed on {flavour}, all passed")
+PY
+echo "Mesa 26 leg: $(( $(date +%s) - start )) s"
