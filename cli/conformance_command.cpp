@@ -135,10 +135,10 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
               a.has("--quick") ? "quick" : "full", coopmat.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
-  std::printf("%-26s %6s %7s %8s %16s\n", "kernel", "cases", "passed", "skipped", "worst err / tol");
+  std::printf("%-36s %6s %7s %8s %16s\n", "kernel", "cases", "passed", "skipped", "worst err / tol");
   int failed = 0, total = 0;
   for (const auto& [name, r] : table->rows()) {
-    std::printf("%-26s %6d %7d %8d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.worstRatio);
+    std::printf("%-36s %6d %7d %8d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.worstRatio);
     failed += r.cases - r.passed;
     total += r.cases;
   }

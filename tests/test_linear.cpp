@@ -276,7 +276,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul,
                          fragmentMatmulName);
 
 TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
-  const auto [variant, shapeIndex] = GetParam();
+  // Named copies, not structured bindings: lambdas capture them (C++20 as clang 14 implements it).
+  const MatmulVariant variant = std::get<0>(GetParam());
+  const std::size_t shapeIndex = std::get<1>(GetParam());
   const auto opts = [variant](Activation act = Activation::None) {
     return LinearOptions{.activation = act, .variant = variant};
   };

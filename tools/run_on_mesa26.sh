@@ -61,11 +61,13 @@ echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 "$repo/tools/prebuilt_spirv.sh" "$build" --check
 
 # The cooperative-matrix cases in two processes at once (a pipeline build each on 2 cores), each
-# with its own pipeline cache file: attention's mask/shape cases, and attention's long case list
-# with the features case, the matmul shapes and the choice tests; one case of the other attention
-# kernels shows they still run on a device that enables the memory model for the matrix units.
-halves=('Kernels/Attention.*/kernel_coopmat:Sweep/*kernel_coopmat__*:Kernels/Attention.DkDiffersFromDv/fused'
-        'Kernels/AttentionFragmentKernel.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*')
+# with its own pipeline cache file, split so that cases sharing pipelines share a process: the
+# head-dim sweep with attention's long case list (the same head dims), and attention's mask and
+# layout cases with the features case, the matmul shapes and the choice tests; one case of the
+# other attention kernels shows they still run on a device that enables the memory model for the
+# matrix units.
+halves=('Sweep/*kernel_coopmat__*:Kernels/AttentionFragmentKernel.*/kernel_coopmat'
+        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*:Kernels/Attention.DkDiffersFromDv/fused')
 pids=()
 for i in 0 1; do
   VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
