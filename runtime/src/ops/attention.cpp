@@ -137,7 +137,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
     throw refuse("takes head dims 16..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
                  std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
   if (!emulated) {
-    // The KHR twin or the NV module, and the subgroup size it is sized for (required where it varies).
+    // The KHR or NV module, its fragment shape and the subgroup size it is sized for.
     const CoopmatChoice choice = coopmatChoiceFor(info);
     if (choice.flavour == CoopmatFlavour::None) throw refuse("cannot run: " + choice.reason);
     if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");

@@ -196,7 +196,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     shader = "matmul_tiled";
   } else if (variant == MatmulVariant::Coopmat || variant == MatmulVariant::CoopmatEmulated) {
     const bool emulated = variant == MatmulVariant::CoopmatEmulated;
-    CoopmatChoice choice;  // hardware: the KHR twin or the NV module, and the subgroup size
+    CoopmatChoice choice;  // hardware: the KHR or NV module, its fragment shape and subgroup size
     if (!emulated) {
       choice = coopmatChoiceFor(ctx.info());
       if (choice.flavour == CoopmatFlavour::None)
