@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -99,11 +100,31 @@ std::string viewerExecutable(const py::object& viewer) {
   return found.cast<std::string>();
 }
 
+// A folder that is removed when this goes out of scope, on success and on every error, unless
+// released (a window still reading it then owns it).
+class TemporaryFolder {
+ public:
+  TemporaryFolder()
+      : m_path(py::module_::import("tempfile").attr("mkdtemp")("", "vkattn_view_").cast<std::string>()) {}
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  ~TemporaryFolder() {
+    std::error_code ec;  // nothing to report from a destructor: a folder left behind is all it can cost
+    if (!m_path.empty()) fs::remove_all(m_path, ec);
+  }
+  const std::string& path() const { return m_path; }
+  std::string release() { return std::exchange(m_path, std::string()); }
+
+ private:
+  std::string m_path;
+};
+
 py::object view(const py::object& attn, const py::object& rowTokens, const py::object& colTokens, const py::object& out,
                 std::pair<int, int> size, const py::object& layout, const py::object& viewer) {
   if (size.first < 64 || size.second < 64 || size.first > 8192 || size.second > 8192)
     throw py::value_error("'size' must be (width, height) within 64..8192");
-  const std::string dir = py::module_::import("tempfile").attr("mkdtemp")("", "vkattn_view_").cast<std::string>();
+  TemporaryFolder folder;
+  const std::string& dir = folder.path();
   saveAttention(py::str(dir), attn, rowTokens, colTokens);
   py::list command;
   command.append(viewerExecutable(viewer));
@@ -113,7 +134,18 @@ py::object view(const py::object& attn, const py::object& rowTokens, const py::o
   if (out.is_none()) {
     command.append("--size");
     command.append(std::to_string(size.first) + "x" + std::to_string(size.second));
-    return subprocess.attr("Popen")(command);  // the window runs on; the caller may wait() on it
+    // The window runs on (the caller may wait() on it) and reads the folder; a daemon thread removes
+    // the folder once the window has closed.
+    py::object window = subprocess.attr("Popen")(command);
+    const std::string owned = folder.release();
+    py::cpp_function removeWhenClosed([window, owned]() {
+      window.attr("wait")();
+      py::module_::import("shutil").attr("rmtree")(owned, py::arg("ignore_errors") = true);
+    });
+    py::module_::import("threading")
+        .attr("Thread")(py::arg("target") = removeWhenClosed, py::arg("daemon") = true)
+        .attr("start")();
+    return window;
   }
   const std::string png = py::str(out).cast<std::string>();
   command.append("--export");

@@ -123,3 +123,47 @@ def test_view_writes_a_png_whose_brightest_cells_are_the_arrays(tmp_path, rng):
 def test_view_reports_a_failing_viewer(tmp_path, rng):
     with pytest.raises(ValueError, match="vkattn-viewer failed"):
         vkattn.view(attention(rng, 3, 3), ["a", "b", "c"], out=tmp_path / "no" / "such" / "dir.png")
+
+
+def view_folders(tmp):
+    return sorted(p.name for p in tmp.iterdir() if p.name.startswith("vkattn_view_"))
+
+
+def test_view_leaves_no_temporary_folder_when_it_raises(tmp_path, rng, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(ValueError, match="row_tokens"):
+        vkattn.view(np.ones((3, 3), "f"), ["a"], out=tmp_path / "z.png")
+    with pytest.raises(ValueError, match="NaN"):
+        vkattn.view(np.full((2, 2), np.nan, "f"), ["a", "b"], out=tmp_path / "z.png")
+    assert view_folders(tmp_path) == []
+
+
+@needs_viewer
+def test_view_leaves_no_temporary_folder_after_out(tmp_path, rng, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    png = tmp_path / "a.png"
+    vkattn.view(attention(rng, 4, 4), ["a", "b", "c", "d"], out=png, size=(320, 240))
+    assert png.exists()
+    with pytest.raises(ValueError, match="vkattn-viewer failed"):
+        vkattn.view(attention(rng, 3, 3), ["a", "b", "c"], out=tmp_path / "no" / "such" / "dir.png")
+    assert view_folders(tmp_path) == []
+
+
+@needs_viewer
+def test_view_window_folder_goes_when_the_window_closes(tmp_path, rng, monkeypatch):
+    import tempfile
+    import time
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for display in ("DISPLAY", "WAYLAND_DISPLAY"):  # no display: the viewer exits at once
+        monkeypatch.delenv(display, raising=False)
+    window = vkattn.view(attention(rng, 3, 3), ["a", "b", "c"])
+    window.wait(timeout=120)
+    deadline = time.monotonic() + 10
+    while view_folders(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert view_folders(tmp_path) == []
