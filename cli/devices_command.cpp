@@ -1,4 +1,5 @@
 // `vkattn devices`: what each device offers that decides kernel variants.
+#include <cstdio>
 #include <iostream>
 
 #include "commands.hpp"
@@ -14,8 +15,10 @@ int devicesCommand(const CommonOptions& options) {
   const std::size_t chosen = chooseDevice(devices, options.device ? options.device : deviceOverrideFromEnvironment());
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const DeviceInfo& d = devices[i];
-    std::cout << (i == chosen ? "* " : "  ") << i << ": " << d.name << " (" << toString(d.kind) << ", "
-              << d.driverName << " " << d.driverInfo << ")\n"
+    char vendor[16];
+    std::snprintf(vendor, sizeof vendor, "0x%04x", d.vendorId);
+    std::cout << (i == chosen ? "* " : "  ") << i << ": " << d.name << " (" << toString(d.kind) << ", vendor "
+              << vendor << ", " << d.driverName << " " << d.driverInfo << ")\n"
               << "     Vulkan " << VK_API_VERSION_MAJOR(d.apiVersion) << "." << VK_API_VERSION_MINOR(d.apiVersion)
               << "." << VK_API_VERSION_PATCH(d.apiVersion) << ", kernel profile " << toString(d.defaultProfile())
               << "\n"

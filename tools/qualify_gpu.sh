@@ -14,6 +14,9 @@
 #                         where they are not installed system-wide
 #   VKATTN_PYTHON         the Python that has PyTorch (default: python3)
 #   VKATTN_DEVICE         the device to qualify (default: vkattn's choice)
+#   VKATTN_QUALIFY_VENDOR a vendor id (e.g. 0x10005, Mesa's) to qualify although its device is not
+#                         a discrete or integrated GPU; otherwise such a device (lavapipe, for one)
+#                         is refused: a missing GPU driver must not pass as a qualified GPU
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +30,7 @@ while [ $# -gt 0 ]; do
     --no-build) do_build=0; shift ;;
     --quick) quick=1; shift ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "qualify_gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +70,19 @@ step "devices"
 "$vkattn" devices > "$build/devices.txt" 2>&1
 report "## Devices" ""
 fenced "$build/devices.txt"
+# The device vkattn chose ("* N: name (kind, vendor 0x...., driver)") must be a GPU, or the vendor
+# the caller named: where the GPU's driver is missing, vkattn falls back to lavapipe.
+chosen=$(grep -m1 '^\* ' "$build/devices.txt" || true)
+kind=$(sed -nE 's/^\* [0-9]+: .* \(([^,]*), vendor (0x[0-9a-f]+), .*$/\1/p' <<< "$chosen")
+vendor=$(sed -nE 's/^\* [0-9]+: .* \(([^,]*), vendor (0x[0-9a-f]+), .*$/\2/p' <<< "$chosen")
+if [ "$kind" != "discrete GPU" ] && [ "$kind" != "integrated GPU" ] &&
+   [ "${VKATTN_QUALIFY_VENDOR:-none}" != "$vendor" ]; then
+  echo "qualify_gpu: refusing to qualify '${chosen#\* }': it is ${kind:-no device} (vendor ${vendor:-unknown}), not a" \
+       "discrete or integrated GPU. Is the GPU's Vulkan driver (ICD) installed? Set VKATTN_QUALIFY_VENDOR=$vendor" \
+       "to qualify it anyway." | tee -a "$log" >&2
+  report "**Refused:** the chosen device is ${kind:-no device} (vendor ${vendor:-unknown}), not a GPU."
+  exit 1
+fi
 
 validation=""
 layer_path="${VK_LAYER_PATH:-}"
