@@ -43,7 +43,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     AttentionVariant variant = AttentionVariant::Auto;
     if (auto name = a.get("--kernel")) {
       const auto named = attentionVariantNamed(*name);
-      if (!named) throw InvalidArgument("--kernel", "'" + *name + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
+      if (!named) throw InvalidArgument("--kernel", "'" + *name + "', expected " + std::string(kAttentionVariantNames));
       variant = *named;
     }
     m = measureAttention(ctx, {.batch = count("--batch", 1),

@@ -118,12 +118,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   const DeviceInfo& info = test::sharedContext().info();
   const std::string device = info.name;
   // Which cooperative-matrix code the kernel_coopmat rows execute here, if any.
-  const CoopmatChoice choice = coopmatChoiceFor(info);
-  const std::string coopmat = choice.flavour == CoopmatFlavour::None
-                                  ? "none (" + choice.reason + ")"
-                                  : std::string(toString(choice.flavour)) + " " + std::to_string(choice.m) + "x" +
-                                        std::to_string(choice.n) + "x" + std::to_string(choice.k) + ", subgroup " +
-                                        std::to_string(choice.subgroupSize);
+  const std::string coopmat = describe(coopmatChoiceFor(info));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());  // the table replaces gtest's output
   auto* table = new TableListener();

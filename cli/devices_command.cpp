@@ -54,16 +54,11 @@ int devicesCommand(const CommonOptions& options) {
     else
       std::cout << "one lane per row (no fixed subgroup size)\n";
     const CoopmatChoice choice = coopmatChoiceFor(d);
-    std::cout << "     cooperative-matrix kernels: ";
-    if (choice.flavour == CoopmatFlavour::None) {
-      std::cout << "unavailable (" << choice.reason << ")\n";
-    } else {
-      std::cout << toString(choice.flavour) << " modules " << coopmatShader("attention_coopmat", choice.flavour)
-                << "_f16 and " << coopmatShader("matmul_coopmat", choice.flavour) << "_f16, fragments " << choice.m
-                << "x" << choice.n << "x" << choice.k << ", subgroup " << choice.subgroupSize
-                << (choice.requireSubgroupSize ? " (required)" : "")
-                << (choice.reason.empty() ? "" : "; " + choice.reason) << "\n";
-    }
+    std::cout << "     cooperative-matrix kernels: " << describe(choice);
+    if (choice.flavour != CoopmatFlavour::None)
+      std::cout << " (modules " << coopmatShader("attention_coopmat", choice.flavour) << "_f16, "
+                << coopmatShader("matmul_coopmat", choice.flavour) << "_f16)";
+    std::cout << "\n";
     if (d.loopIterationLimit)
       std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
   }

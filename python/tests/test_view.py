@@ -3,6 +3,8 @@ run headless on them; the PNG is read back and each row's brightest cell compare
 import json
 import os
 import struct
+import tempfile
+import time
 import zlib
 
 import numpy as np
@@ -130,8 +132,6 @@ def view_folders(tmp):
 
 
 def test_view_leaves_no_temporary_folder_when_it_raises(tmp_path, rng, monkeypatch):
-    import tempfile
-
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with pytest.raises(ValueError, match="row_tokens"):
         vkattn.view(np.ones((3, 3), "f"), ["a"], out=tmp_path / "z.png")
@@ -142,8 +142,6 @@ def test_view_leaves_no_temporary_folder_when_it_raises(tmp_path, rng, monkeypat
 
 @needs_viewer
 def test_view_leaves_no_temporary_folder_after_out(tmp_path, rng, monkeypatch):
-    import tempfile
-
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     png = tmp_path / "a.png"
     vkattn.view(attention(rng, 4, 4), ["a", "b", "c", "d"], out=png, size=(320, 240))
@@ -155,9 +153,6 @@ def test_view_leaves_no_temporary_folder_after_out(tmp_path, rng, monkeypatch):
 
 @needs_viewer
 def test_view_window_folder_goes_when_the_window_closes(tmp_path, rng, monkeypatch):
-    import tempfile
-    import time
-
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     for display in ("DISPLAY", "WAYLAND_DISPLAY"):  # no display: the viewer exits at once
         monkeypatch.delenv(display, raising=False)

@@ -115,6 +115,13 @@ CoopmatRequest coopmatRequestFromEnvironment() {
 
 CoopmatChoice coopmatChoiceFor(const DeviceInfo& info) { return chooseCoopmat(info, coopmatRequestFromEnvironment()); }
 
+std::string describe(const CoopmatChoice& choice) {
+  if (choice.flavour == CoopmatFlavour::None) return "none (" + choice.reason + ")";
+  return std::string(toString(choice.flavour)) + " " + std::to_string(choice.m) + "x" + std::to_string(choice.n) +
+         "x" + std::to_string(choice.k) + ", subgroup " + std::to_string(choice.subgroupSize) +
+         (choice.requireSubgroupSize ? " (required)" : "") + (choice.reason.empty() ? "" : "; " + choice.reason);
+}
+
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour) {
   return std::string(kernel) + (flavour == CoopmatFlavour::Khr ? "_khr" : "");
 }

@@ -30,7 +30,7 @@ std::optional<AttentionVariant> variantFromEnvironment() {
   const std::optional<AttentionVariant> named = attentionVariantNamed(env);
   if (!named)
     throw InvalidArgument("VKATTN_ATTENTION_VARIANT",
-                          "'" + std::string(env) + "', expected rows, tiled, coopmat, coopmat-emulated or auto");
+                          "'" + std::string(env) + "', expected " + std::string(kAttentionVariantNames));
   if (*named == AttentionVariant::Auto) return std::nullopt;
   return named;
 }

@@ -36,6 +36,10 @@ CoopmatRequest coopmatRequestFromEnvironment();
 // chooseCoopmat(info, coopmatRequestFromEnvironment()): what the kernels load and the device enables.
 CoopmatChoice coopmatChoiceFor(const DeviceInfo& info);
 
+// "KHR 8x8x8, subgroup 8 (required)", or "none (<reason>)": how `vkattn devices` and
+// `vkattn conformance` name the choice.
+std::string describe(const CoopmatChoice& choice);
+
 // Registry base id of `kernel` for `flavour` (the dtype suffix follows): "<kernel>_khr" for KHR.
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour);
 

@@ -136,5 +136,7 @@ const char* toString(AttentionVariant variant) noexcept;
 // The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat-emulated or auto; none for
 // any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention --kernel` take these).
 std::optional<AttentionVariant> attentionVariantNamed(std::string_view name) noexcept;
+// The names attentionVariantNamed takes, for error messages.
+inline constexpr std::string_view kAttentionVariantNames = "rows, tiled, coopmat, coopmat-emulated or auto";
 
 }  // namespace vkattn
