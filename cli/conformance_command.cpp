@@ -76,11 +76,14 @@ class TableListener : public ::testing::EmptyTestEventListener {
 };
 
 void writeJson(const std::string& path, const std::string& device, const std::string& coopmat,
-               const std::map<std::string, KernelRow>& rows) {
+               const std::string& coopmat2, const std::map<std::string, KernelRow>& rows) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("--json", "cannot write " + path);
   nlohmann::ordered_json report = {
-      {"device", device}, {"cooperative_matrix", coopmat}, {"kernels", nlohmann::ordered_json::array()}};
+      {"device", device},
+      {"cooperative_matrix", coopmat},
+      {"cooperative_matrix_2", coopmat2},
+      {"kernels", nlohmann::ordered_json::array()}};
   for (const auto& [name, r] : rows)
     report["kernels"].push_back({{"kernel", name},
                                  {"cases", r.cases},
@@ -119,6 +122,8 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   const std::string device = info.name;
   // Which cooperative-matrix code the kernel_coopmat rows execute here, if any.
   const std::string coopmat = describe(coopmatChoiceFor(info));
+  // And what the kernel_coopmat2 rows execute on.
+  const std::string coopmat2 = describe(coopmat2ChoiceFor(info));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_result_printer());  // the table replaces gtest's output
   auto* table = new TableListener();
@@ -126,8 +131,8 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   const int status = RUN_ALL_TESTS();
   if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
 
-  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s\n\n", device.c_str(),
-              a.has("--quick") ? "quick" : "full", coopmat.c_str());
+  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s; cooperative matrix 2: %s\n\n",
+              device.c_str(), a.has("--quick") ? "quick" : "full", coopmat.c_str(), coopmat2.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
   std::printf("%-36s %6s %7s %8s %16s\n", "kernel", "cases", "passed", "skipped", "worst err / tol");
@@ -140,7 +145,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   for (const auto& [name, r] : table->rows())
     for (const auto& f : r.failures) std::printf("FAILED %s: %s\n", name.c_str(), f.c_str());
   std::printf("\n%d passed, %d failed\n", total - failed, failed);
-  if (auto path = a.get("--json")) writeJson(*path, device, coopmat, table->rows());
+  if (auto path = a.get("--json")) writeJson(*path, device, coopmat, coopmat2, table->rows());
   return status == 0 && failed == 0 ? 0 : 1;
 }
 

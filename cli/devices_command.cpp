@@ -38,6 +38,19 @@ int devicesCommand(const CommonOptions& options) {
       std::cout << "       " << toString(s.flavour) << " " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*"
                 << s.bType << "+" << s.cType << "->" << s.resultType << (s.subgroupScope ? "" : " (not subgroup scope)")
                 << (s.saturating ? " saturating" : "") << "\n";
+    if (d.nvCooperativeMatrix2) {
+      const CooperativeMatrix2Features& f = d.cooperativeMatrix2;
+      auto yes = [](bool b) { return b ? "yes" : "no"; };
+      std::cout << "     cooperative matrix 2: flexible dimensions " << yes(f.flexibleDimensions) << " (<= "
+                << d.flexibleMaxDimension << "), reductions " << yes(f.reductions) << ", conversions "
+                << yes(f.conversions) << ", per-element operations " << yes(f.perElementOperations)
+                << ", tensor addressing " << yes(f.tensorAddressing) << ", block loads " << yes(f.blockLoads)
+                << ", workgroup scope " << yes(f.workgroupScope) << "\n";
+      for (const auto& s : d.flexibleShapes)
+        std::cout << "       flexible, granularity " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*"
+                  << s.bType << "+" << s.cType << "->" << s.resultType
+                  << (s.subgroupScope ? "" : " (not subgroup scope)") << (s.saturating ? " saturating" : "") << "\n";
+    }
     // Kernels report NaN inputs from NaN results; without NaN preservation a driver may drop them.
     std::cout << "     NaN/Inf preserved in shaders: f32 " << (d.nanPreserveFloat32 ? "yes" : "no") << ", f16 "
               << (d.nanPreserveFloat16 ? "yes" : "no") << (d.portabilitySubset ? "; portability subset" : "") << "\n";
@@ -58,7 +71,7 @@ int devicesCommand(const CommonOptions& options) {
     if (choice.flavour != CoopmatFlavour::None)
       std::cout << " (modules " << coopmatShader("attention_coopmat", choice.flavour) << "_f16, "
                 << coopmatShader("matmul_coopmat", choice.flavour) << "_f16)";
-    std::cout << "\n";
+    std::cout << "\n     cooperative-matrix-2 attention: " << describe(coopmat2ChoiceFor(d)) << "\n";
     if (d.loopIterationLimit)
       std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
   }

@@ -3,7 +3,7 @@
 # drawing).
 #
 # vkattn_shader(<id> SOURCE <file.comp> [DEFINES A=1 B ...] [REGISTRY <name>] [INCLUDE_DIRS <dir> ...]
-#               [PREBUILT])
+#               [PREBUILT] [TARGET_ENV <env>])
 #   Adds one SPIR-V module named <id> to registry <name> (default: runtime). Several ids may come
 #   from one source with different defines. A relative SOURCE is under shaders/ for the runtime's
 #   registry and under the calling directory for any other; INCLUDE_DIRS defaults to
@@ -12,6 +12,9 @@
 #   tools/prebuilt_spirv.sh compiles from the same source and defines with a newer glslc (Debian
 #   12's cannot compile GL_KHR_cooperative_matrix); the prebuilt_spirv_sources test fails when a
 #   source changed since.
+#   TARGET_ENV: glslc's --target-env (default vulkan1.2, SPIR-V 1.5); vulkan1.3 (SPIR-V 1.6) for
+#   modules whose extensions need it (GL_NV_cooperative_matrix2), which only devices of Vulkan 1.3
+#   load.
 # vkattn_shader_registry(<target> [REGISTRY <name>] [NAMESPACE <ns>] [HEADER <header>])
 #   Generates <name>_shader_registry.cpp, which defines `const std::vector<ShaderEntry>&
 #   shaderRegistry()` in namespace <ns> (default vkattn::detail) with every id of the registry,
@@ -22,7 +25,10 @@
 set(VKATTN_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 
 function(vkattn_shader id)
-  cmake_parse_arguments(ARG "PREBUILT" "SOURCE;REGISTRY" "DEFINES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "PREBUILT" "SOURCE;REGISTRY;TARGET_ENV" "DEFINES;INCLUDE_DIRS" ${ARGN})
+  if(NOT ARG_TARGET_ENV)
+    set(ARG_TARGET_ENV vulkan1.2)
+  endif()
   if(NOT ARG_REGISTRY)
     set(ARG_REGISTRY runtime)
   endif()
@@ -50,6 +56,7 @@ function(vkattn_shader id)
   set_property(GLOBAL PROPERTY ${key}_DEFINES "${ARG_DEFINES}")
   set_property(GLOBAL PROPERTY ${key}_INCLUDE_DIRS "${ARG_INCLUDE_DIRS}")
   set_property(GLOBAL PROPERTY ${key}_PREBUILT ${ARG_PREBUILT})
+  set_property(GLOBAL PROPERTY ${key}_TARGET_ENV ${ARG_TARGET_ENV})
 endfunction()
 
 # The runtime's modules keep their historic place, spirv/<id>.spv.inc; other registries get a
@@ -72,6 +79,7 @@ function(_vkattn_compile_shader registry id out_var)
   get_property(src GLOBAL PROPERTY ${key}_SOURCE)
   get_property(defines GLOBAL PROPERTY ${key}_DEFINES)
   get_property(include_dirs GLOBAL PROPERTY ${key}_INCLUDE_DIRS)
+  get_property(target_env GLOBAL PROPERTY ${key}_TARGET_ENV)
   _vkattn_spirv_path(${registry} ${id} out)
   get_filename_component(out_dir ${out} DIRECTORY)
   set(defs)
@@ -93,7 +101,7 @@ function(_vkattn_compile_shader registry id out_var)
   add_custom_command(
     OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=num -fshader-stage=${stage}
+    COMMAND ${GLSLC} --target-env=${target_env} -O -mfmt=num -fshader-stage=${stage}
             ${includes} ${defs}
             -MD -MF ${out}.d -MT ${out} -o ${out} ${src}
     DEPENDS ${src}

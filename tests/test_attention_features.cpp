@@ -243,7 +243,8 @@ TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
 // in steps of 8 by name.
 class AttentionFragmentFeatures : public VkattnTest, public ::testing::WithParamInterface<Family> {};
 
-INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures, ::testing::Values(Family::Coopmat, Family::CoopmatEmulated),
+INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures,
+                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {

@@ -180,6 +180,71 @@ TEST(CoopmatChoice, MissingFp16OrMemoryModelMeansNone) {
   EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
 }
 
+
+// VK_NV_cooperative_matrix2 on top of KHR: what lavapipe 26 and NVIDIA report, and each missing piece
+// refused by name.
+DeviceInfo withCoopmat2(DeviceInfo info, uint32_t granularity = 16) {
+  info = withKhr(std::move(info));
+  info.apiVersion = VK_API_VERSION_1_3;
+  info.maintenance4 = true;
+  info.nvCooperativeMatrix2 = true;
+  info.cooperativeMatrix2.flexibleDimensions = info.cooperativeMatrix2.reductions = true;
+  info.cooperativeMatrix2.conversions = info.cooperativeMatrix2.perElementOperations = true;
+  info.flexibleMaxDimension = 256;
+  info.flexibleShapes = {f16Shape(CoopmatFlavour::Khr, granularity, granularity, granularity)};
+  return info;
+}
+
+TEST(Coopmat2Choice, FlexibleShapesGiveRowsAndPadding) {
+  DeviceInfo lavapipe = withCoopmat2(gpu(), 8);
+  lavapipe.kind = DeviceKind::Cpu;
+  lavapipe.subgroupSize = lavapipe.minSubgroupSize = lavapipe.maxSubgroupSize = 8;
+  const Coopmat2Choice c = chooseCoopmat2(lavapipe);
+  ASSERT_TRUE(c.usable) << c.reason;
+  EXPECT_EQ(c.rows, 8u);
+  EXPECT_EQ(c.pad, 8u);
+  EXPECT_EQ(c.subgroupSize, 8u);
+  EXPECT_EQ(c.maxDimension, 256u);
+  DeviceInfo varying = withCoopmat2(gpu());
+  varying.minSubgroupSize = 16;
+  varying.maxSubgroupSize = 64;
+  const Coopmat2Choice v = chooseCoopmat2(varying);
+  ASSERT_TRUE(v.usable) << v.reason;
+  EXPECT_EQ(v.rows, 16u);
+  EXPECT_EQ(v.subgroupSize, 32u);
+  // A coarse shape beside a fine one: the least padding wins.
+  DeviceInfo two = withCoopmat2(gpu());
+  two.flexibleShapes.push_back(f16Shape(CoopmatFlavour::Khr, 16, 8, 8));
+  EXPECT_EQ(chooseCoopmat2(two).pad, 8u);
+  EXPECT_NE(describe(c).find("NV2"), std::string::npos);
+}
+
+TEST(Coopmat2Choice, MissingPiecesAreNamed) {
+  auto reasonWith = [](auto change) {
+    DeviceInfo info = withCoopmat2(gpu());
+    change(info);
+    const Coopmat2Choice c = chooseCoopmat2(info);
+    EXPECT_FALSE(c.usable);
+    return c.reason;
+  };
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.nvCooperativeMatrix2 = false; }).find("VK_NV_cooperative_matrix2"),
+            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.cooperativeMatrix2.reductions = false; }).find("reductions"),
+            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.khrCooperativeMatrix = false; }).find("VK_KHR_cooperative_matrix"),
+            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.apiVersion = VK_API_VERSION_1_2; }).find("SPIR-V 1.6"),
+            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.maintenance4 = false; }).find("maintenance4"), std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.flexibleShapes[0].cType = "f16"; }).find("flexible"),
+            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.flexibleShapes[0].m = 64; }).find("granularities"), std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.computeSubgroupSizeControl = false; }).find("subgroup size control"),
+            std::string::npos);
+  const Coopmat2Choice off = chooseCoopmat2(withCoopmat2(gpu()), CoopmatRequest::Off);
+  EXPECT_FALSE(off.usable);
+  EXPECT_NE(off.reason.find("VKATTN_COOPMAT=off"), std::string::npos);
+}
 TEST(Readback, ThroughStagingOnlyForUncachedVramOfDiscreteGpus) {
   constexpr VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   constexpr VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

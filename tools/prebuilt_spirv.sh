@@ -7,7 +7,8 @@
 #   tools/prebuilt_spirv.sh BUILD_DIR            rewrite shaders/prebuilt/
 #   tools/prebuilt_spirv.sh BUILD_DIR --check    compile into a temporary folder; exit 1 unless the
 #                                                checked-in files are the same, byte for byte
-# BUILD_DIR is a configured build (its prebuilt_spirv_modules.txt lists id, source and defines).
+# BUILD_DIR is a configured build (its prebuilt_spirv_modules.txt lists id, source, target
+# environment and defines).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: tools/prebuilt_spirv.sh BUILD_DIR [--check]}
@@ -24,14 +25,14 @@ cp -r "$repo/shaders" "$work/shaders"
 cp "$list" "$work/modules.txt"
 chroot "$root" /bin/bash -euo pipefail -c '
   cd /tmp/vkattn-prebuilt
-  while read -r id src defines; do
+  while read -r id src env defines; do
     [ -n "$id" ] || continue
     defs=()
     for d in $defines; do defs+=("-D$d"); done
-    flags=(--target-env=vulkan1.2 -O -fshader-stage=compute -I shaders/include "${defs[@]}")
+    flags=(--target-env="$env" -O -fshader-stage=compute -I shaders/include "${defs[@]}")
     glslc "${flags[@]}" -mfmt=num -MD -MF "out/$id.d" -MT "$id" -o "out/$id.spv.inc" "$src"
     glslc "${flags[@]}" -o "out/$id.spv" "$src"
-    spirv-val --target-env vulkan1.2 "out/$id.spv"
+    spirv-val --target-env "$env" "out/$id.spv"
   done < modules.txt
   echo "$(glslc --version | head -n1) ($(glslc --version | grep glslang))" > out/compiler.txt
 '

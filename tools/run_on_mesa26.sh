@@ -8,7 +8,8 @@
 # The leg: the device list; sid's spirv-val over every embedded module; shaders/prebuilt against a
 # fresh compile (tools/prebuilt_spirv.sh --check); then `vkattn conformance --validation` over the
 # cooperative-matrix cases, which must execute (not skip) at least 20 cases each of attention and
-# matmul (conformance rows attention_coopmat and linear_coopmat) on the real extension, all passing.
+# matmul on VK_KHR_cooperative_matrix and of attention on VK_NV_cooperative_matrix2 (conformance
+# rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: run_on_mesa26.sh BUILD_DIR [COMMAND...]}" && pwd)
@@ -54,7 +55,7 @@ rm -rf "$dump"
 "$build/tools/vkattn_dump_spirv" "$dump" > /dev/null
 count=0
 for m in "$dump"/*.spv; do
-  in_root spirv-val --target-env vulkan1.2 "$m" || { echo "spirv-val (Debian sid) rejected $m" >&2; exit 1; }
+  in_root spirv-val --target-env vulkan1.3 "$m" || { echo "spirv-val (Debian sid) rejected $m" >&2; exit 1; }
   count=$((count + 1))
 done
 echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
@@ -63,11 +64,13 @@ echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 # The cooperative-matrix cases in two processes at once (a pipeline build each on 2 cores), each
 # with its own pipeline cache file, split so that cases sharing pipelines share a process: the
 # head-dim sweep with attention's long case list (the same head dims), and attention's mask and
-# layout cases with the features case, the matmul shapes and the choice tests; one case of the
+# layout cases with the features case, the matmul shapes and the choice tests; the
+# cooperative-matrix-2 kernel's long case list and features case in the first, its mask, layout
+# and head-dim cases in the second (about even build times); one case of the
 # other attention kernels shows they still run on a device that enables the memory model for the
 # matrix units.
-halves=('Sweep/*kernel_coopmat__*:Kernels/AttentionFragmentKernel.*/kernel_coopmat'
-        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*:Kernels/Attention.DkDiffersFromDv/fused')
+halves=('Sweep/*kernel_coopmat__*:Kernels/AttentionFragmentKernel.*/kernel_coopmat:Kernels/AttentionFragmentKernel.*/kernel_coopmat2:*AttentionFragmentFeatures*/kernel_coopmat2'
+        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*:Coopmat2Choice.*:Kernels/Attention.DkDiffersFromDv/fused:Kernels/Attention.*/kernel_coopmat2:Sweep/*kernel_coopmat2__*')
 pids=()
 for i in 0 1; do
   VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
@@ -83,10 +86,11 @@ done
 # Each cooperative-matrix row ran on the real extension: enough executed cases, none failed.
 /usr/bin/python3 - "$build"/conformance-mesa26-0.json "$build"/conformance-mesa26-1.json <<'PY'
 import json, sys
-rows, flavours = {}, set()
+rows, flavours, flexible = {}, set(), set()
 for path in sys.argv[1:]:
     report = json.load(open(path))
     flavours.add(report["cooperative_matrix"])
+    flexible.add(report["cooperative_matrix_2"])
     for r in report["kernels"]:
         total = rows.setdefault(r["kernel"], {"passed": 0, "skipped": 0, "failures": []})
         total["passed"] += r["passed"]
@@ -95,12 +99,16 @@ for path in sys.argv[1:]:
 flavour = flavours.pop()
 if flavours or not flavour.startswith("KHR"):
     sys.exit("Mesa 26 leg: the kernels did not run on VK_KHR_cooperative_matrix: " + flavour)
-for kernel in ("attention_coopmat", "linear_coopmat"):
+flexible_choice = flexible.pop()
+if flexible or not flexible_choice.startswith("NV2"):
+    sys.exit("Mesa 26 leg: the cooperative-matrix-2 kernel cannot run: " + flexible_choice)
+for kernel in ("attention_coopmat", "linear_coopmat", "attention_coopmat2"):
     r = rows.get(kernel)
     executed = r["passed"] - r["skipped"] if r else 0
     if not r or r["failures"] or executed < 20:
         sys.exit(f"Mesa 26 leg: {kernel}: {executed} cases executed and passed (at least 20 needed), "
                  f"failures {r['failures'] if r else 'n/a'}")
-    print(f"Mesa 26 leg: {kernel}: {executed} cases executed on {flavour}, all passed")
+    on = flexible_choice if kernel.endswith("coopmat2") else flavour
+    print(f"Mesa 26 leg: {kernel}: {executed} cases executed on {on}, all passed")
 PY
 echo "Mesa 26 leg: $(( $(date +%s) - start )) s"

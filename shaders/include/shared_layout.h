@@ -15,6 +15,13 @@
   ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
    (FM) * (ROWS) * ATTN_COOPMAT_LD_S(KEYS) * 4 + (FM) * (ROWS) * ATTN_COOPMAT_LD_P(KEYS, PAD) * (ELEM_BYTES))
 
+// attention_coopmat2.comp: K and V tiles as above (head dims padded to the flexible granularity),
+// and one fp32 block of FM x ROWS rows that stages Q before the key loop and the output after it.
+#define ATTN_COOPMAT2_LD_O(DKP, DVP) (((DKP) > (DVP) ? (DKP) : (DVP)) + 4)
+#define ATTN_COOPMAT2_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS)                        \
+  ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
+   (FM) * (ROWS) * ATTN_COOPMAT2_LD_O(DKP, DVP) * 4)
+
 // matmul_coopmat.comp: slices of a (TILE_M rows of BK) and B (TILE_N rows of BK, or BK rows of
 // TILE_N when B is [K, N]) per stage, and one FM x FN epilogue block per subgroup (4 subgroups).
 #define MATMUL_COOPMAT_LD_SLICE(BK, PAD) ((BK) + (PAD))

@@ -37,6 +37,7 @@ const char* pathName(Path p) {
     case Path::Naive: return "naive";
     case Path::Coopmat: return "coopmat";
     case Path::CoopmatEmulated: return "coopmat-emulated";
+    case Path::Coopmat2: return "coopmat2";
   }
   return "?";
 }
@@ -45,6 +46,7 @@ AttentionVariant variantOf(Path p) {
     case Path::Rows: return AttentionVariant::Rows;
     case Path::Coopmat: return AttentionVariant::Coopmat;
     case Path::CoopmatEmulated: return AttentionVariant::CoopmatEmulated;
+    case Path::Coopmat2: return AttentionVariant::Coopmat2;
     default: return AttentionVariant::Tiled;
   }
 }
@@ -54,6 +56,7 @@ std::string familyName(Family f) {
     case Family::Fused: return "fused";
     case Family::Coopmat: return "kernel_coopmat";
     case Family::CoopmatEmulated: return "kernel_coopmat_emulated";
+    case Family::Coopmat2: return "kernel_coopmat2";
   }
   return "?";
 }
@@ -68,12 +71,15 @@ std::string familySkipReason(const Context& ctx, Family family) {
     return "the emulated fragments need fixed 8-lane subgroups with shuffles";
   if (family == Family::Coopmat && !ctx.info().cooperativeMatrixF16)
     return "no cooperative-matrix kernel runs here: " + coopmatChoiceFor(ctx.info()).reason;
+  if (family == Family::Coopmat2 && !coopmat2ChoiceFor(ctx.info()).usable)
+    return "the cooperative-matrix-2 kernel cannot run here: " + coopmat2ChoiceFor(ctx.info()).reason;
   return "";
 }
 
 std::vector<Path> pathsOf(Family family, bool naive) {
   if (family == Family::CoopmatEmulated) return {Path::CoopmatEmulated};
   if (family == Family::Coopmat) return {Path::Coopmat};
+  if (family == Family::Coopmat2) return {Path::Coopmat2};
   if (naive) return {Path::Rows, Path::Tiled, Path::Naive};
   return {Path::Rows, Path::Tiled};
 }
@@ -121,7 +127,7 @@ std::vector<float> finiteLse(std::vector<float> x) {
 
 void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype,
            double valueRange) {
-  if (path == Path::Coopmat && dtype == DType::F32) {
+  if ((path == Path::Coopmat || path == Path::Coopmat2) && dtype == DType::F32) {
     // The matrix units take f16: the same case on f16-rounded copies, to the f16 tolerance.
     ASSERT_FALSE(in.kRead || in.vRead) << "the cooperative-matrix kernel reads dense K/V only";
     Inputs half;

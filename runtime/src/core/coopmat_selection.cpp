@@ -1,6 +1,7 @@
 // See coopmat_selection.hpp.
 #include "vkattn/core/coopmat_selection.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <tuple>
@@ -100,6 +101,59 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
   else if (khr && !khrRuns)
     choice.reason = "VK_KHR_cooperative_matrix needs subgroup size control here; using VK_NV_cooperative_matrix";
   return choice;
+}
+
+Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request) {
+  Coopmat2Choice choice;
+  auto none = [&](std::string why) {
+    choice.reason = std::move(why);
+    return choice;
+  };
+  if (request == CoopmatRequest::Off) return none("cooperative matrices are turned off (VKATTN_COOPMAT=off)");
+  if (!info.nvCooperativeMatrix2) return none(info.name + " offers no VK_NV_cooperative_matrix2");
+  const CooperativeMatrix2Features& f = info.cooperativeMatrix2;
+  if (!f.flexibleDimensions || !f.reductions || !f.conversions || !f.perElementOperations)
+    return none(info.name + "'s VK_NV_cooperative_matrix2 lacks one of flexible dimensions, reductions, "
+                "conversions and per-element operations");
+  if (!info.khrCooperativeMatrix) return none(info.name + " lacks VK_KHR_cooperative_matrix, which it builds on");
+  if (VK_API_VERSION_MAJOR(info.apiVersion) == 1 && VK_API_VERSION_MINOR(info.apiVersion) < 3)
+    return none(info.name + " is a Vulkan 1.2 device; the cooperative-matrix-2 module is SPIR-V 1.6 (Vulkan 1.3)");
+  if (!info.maintenance4) return none(info.name + " lacks maintenance4, which SPIR-V 1.6 workgroup sizes need");
+  if (!info.shaderFloat16 || !info.storageBuffer16BitAccess)
+    return none(info.name + " lacks shaderFloat16 or 16-bit storage buffer access");
+  if (!info.vulkanMemoryModel) return none(info.name + " lacks the Vulkan memory model (with device scope)");
+  if (!info.computeSubgroupSizeControl)
+    return none(info.name + " lacks compute subgroup size control with full subgroups");
+  auto granularity = [](uint32_t g) { return g == 8 || g == 16 || g == 32; };
+  const CooperativeMatrixShape* best = nullptr;
+  for (const auto& s : info.flexibleShapes) {
+    if (!s.subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" || s.cType != "f32" ||
+        s.resultType != "f32" || !granularity(s.m) || !granularity(s.n) || !granularity(s.k))
+      continue;
+    if (!best || std::max(s.n, s.k) < std::max(best->n, best->k)) best = &s;  // the least padding
+  }
+  if (!best)
+    return none("no flexible f16 x f16 -> f32 subgroup shape with granularities of 8, 16 or 32 among " + info.name +
+                "'s VK_NV_cooperative_matrix2 shapes");
+  choice.rows = best->m;
+  choice.pad = std::max<uint32_t>({best->n, best->k, 8});
+  choice.maxDimension = info.flexibleMaxDimension;
+  choice.subgroupSize = info.subgroupSize;
+  if (info.minSubgroupSize != info.maxSubgroupSize && info.minSubgroupSize <= 32 && 32 <= info.maxSubgroupSize)
+    choice.subgroupSize = 32;
+  choice.usable = true;
+  return choice;
+}
+
+Coopmat2Choice coopmat2ChoiceFor(const DeviceInfo& info) {
+  return chooseCoopmat2(info, coopmatRequestFromEnvironment());
+}
+
+std::string describe(const Coopmat2Choice& choice) {
+  if (!choice.usable) return "none (" + choice.reason + ")";
+  return "NV2 flexible, " + std::to_string(choice.rows) + " rows x granularity " + std::to_string(choice.pad) +
+         " (dimensions <= " + std::to_string(choice.maxDimension) + "), subgroup " +
+         std::to_string(choice.subgroupSize) + " (required)";
 }
 
 CoopmatRequest coopmatRequestFromEnvironment() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "khr_cooperative_matrix_api.hpp"
+#include "nv_cooperative_matrix2_api.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -102,12 +103,16 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   };
   // What the cooperative-matrix kernels will load here decides which extension they need.
   const CoopmatFlavour coopmatFlavour = coopmatChoiceFor(m_info).flavour;
-  const bool nvCoopmat = coopmatFlavour == CoopmatFlavour::Nv, khrCoopmat = coopmatFlavour == CoopmatFlavour::Khr;
+  const bool nvCoopmat = coopmatFlavour == CoopmatFlavour::Nv;
+  // The cooperative-matrix-2 kernel builds on VK_KHR_cooperative_matrix.
+  const bool coopmat2 = coopmat2ChoiceFor(m_info).usable;
+  const bool khrCoopmat = coopmatFlavour == CoopmatFlavour::Khr || coopmat2;
   // Pipelines may require a subgroup size (PipelineDesc::requiredSubgroupSize) wherever the
   // device can honour it.
   const bool sizeControl = m_info.computeSubgroupSizeControl;
   if (nvCoopmat) enable(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (khrCoopmat) enable(detail::kKhrCooperativeMatrixExtension);
+  if (coopmat2) enable(detail::kNvCooperativeMatrix2Extension);
   if (sizeControl) enable(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   // Required whenever offered (the device implements only a subset of Vulkan, e.g. MoltenVK).
   if (m_info.portabilitySubset) enable("VK_KHR_portability_subset");
@@ -136,11 +141,25 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   detail::PhysicalDeviceCooperativeMatrixFeaturesKhr coopmatKhr;
   coopmatKhr.cooperativeMatrix = VK_TRUE;
   if (khrCoopmat) chain(coopmatKhr);
+  detail::PhysicalDeviceCooperativeMatrix2FeaturesNv coopmat2Features;
+  coopmat2Features.cooperativeMatrixFlexibleDimensions = VK_TRUE;
+  coopmat2Features.cooperativeMatrixReductions = VK_TRUE;
+  coopmat2Features.cooperativeMatrixConversions = VK_TRUE;
+  coopmat2Features.cooperativeMatrixPerElementOperations = VK_TRUE;
+  if (coopmat2) chain(coopmat2Features);
+  // The SPIR-V 1.6 module (cooperative matrix 2) gives its workgroup size as LocalSizeId.
+  // Vulkan 1.3's feature block then also carries subgroup size control (promoted to 1.3), which
+  // may not be chained twice.
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  v13.maintenance4 = VK_TRUE;
+  v13.subgroupSizeControl = sizeControl;
+  v13.computeFullSubgroups = sizeControl;
+  if (coopmat2) chain(v13);
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   sizeControlFeatures.subgroupSizeControl = VK_TRUE;
   sizeControlFeatures.computeFullSubgroups = VK_TRUE;
-  if (sizeControl) chain(sizeControlFeatures);
+  if (sizeControl && !coopmat2) chain(sizeControlFeatures);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   v11.storageBuffer16BitAccess = m_info.storageBuffer16BitAccess;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "khr_cooperative_matrix_api.hpp"
+#include "nv_cooperative_matrix2_api.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 
 namespace vkattn {
@@ -75,6 +76,22 @@ void queryCooperativeMatrixKhr(VkInstance instance, VkPhysicalDevice device, Dev
                                             componentName(s.BType), componentName(s.CType),
                                             componentName(s.ResultType), CoopmatFlavour::Khr,
                                             s.scope == detail::kScopeSubgroupKhr, s.saturatingAccumulation == VK_TRUE});
+}
+
+void queryFlexibleShapes(VkInstance instance, VkPhysicalDevice device, DeviceInfo& info) {
+  auto getProperties = reinterpret_cast<detail::GetCooperativeMatrixFlexibleDimensionsPropertiesNv>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
+  if (!getProperties) return;
+  uint32_t count = 0;
+  if (getProperties(device, &count, nullptr) != VK_SUCCESS || count == 0) return;
+  std::vector<detail::CooperativeMatrixFlexibleDimensionsPropertiesNv> shapes(count);
+  if (getProperties(device, &count, shapes.data()) != VK_SUCCESS) return;
+  shapes.resize(count);
+  for (const auto& s : shapes)
+    info.flexibleShapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, componentName(s.AType),
+                                   componentName(s.BType), componentName(s.CType), componentName(s.ResultType),
+                                   CoopmatFlavour::Khr, s.scope == detail::kScopeSubgroupKhr,
+                                   s.saturatingAccumulation == VK_TRUE});
 }
 
 // Compute units from whichever vendor extension reports them (see DeviceInfo::computeUnits).
@@ -197,21 +214,28 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   vkEnumerateDeviceExtensionProperties(device, nullptr, &extensionCount, extensions.data());
   const bool nvCooperativeMatrix = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   const bool khrCooperativeMatrix = hasExtension(extensions, detail::kKhrCooperativeMatrixExtension);
+  const bool nvCooperativeMatrix2 = hasExtension(extensions, detail::kNvCooperativeMatrix2Extension);
   const bool sizeControlOffered = hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   // Only structures of offered extensions go into the chain.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   detail::PhysicalDeviceCooperativeMatrixFeaturesKhr coopmatKhr;
+  detail::PhysicalDeviceCooperativeMatrix2FeaturesNv coopmat2;
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   if (nvCooperativeMatrix) chainInto(v12, coopmat);
   if (khrCooperativeMatrix) chainInto(v12, coopmatKhr);
+  if (nvCooperativeMatrix2) chainInto(v12, coopmat2);
   if (sizeControlOffered) chainInto(v12, sizeControlFeatures);
+  VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  const bool vulkan13 = VK_API_VERSION_MAJOR(p.apiVersion) > 1 || VK_API_VERSION_MINOR(p.apiVersion) >= 3;
+  if (vulkan13) chainInto(v12, v13);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &features);
+  info.maintenance4 = vulkan13 && v13.maintenance4;
   info.vulkanMemoryModel = v12.vulkanMemoryModel && v12.vulkanMemoryModelDeviceScope;
   info.shaderFloat16 = v12.shaderFloat16;
   info.shaderInt8 = v12.shaderInt8;
@@ -244,6 +268,22 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   info.khrCooperativeMatrix = khrCooperativeMatrix && coopmatKhr.cooperativeMatrix;
   if (nvCooperativeMatrix) queryCooperativeMatrix(instance, device, info);
   if (khrCooperativeMatrix) queryCooperativeMatrixKhr(instance, device, info);
+  if (nvCooperativeMatrix2) {
+    info.nvCooperativeMatrix2 = true;
+    info.cooperativeMatrix2 = {coopmat2.cooperativeMatrixWorkgroupScope == VK_TRUE,
+                               coopmat2.cooperativeMatrixFlexibleDimensions == VK_TRUE,
+                               coopmat2.cooperativeMatrixReductions == VK_TRUE,
+                               coopmat2.cooperativeMatrixConversions == VK_TRUE,
+                               coopmat2.cooperativeMatrixPerElementOperations == VK_TRUE,
+                               coopmat2.cooperativeMatrixTensorAddressing == VK_TRUE,
+                               coopmat2.cooperativeMatrixBlockLoads == VK_TRUE};
+    detail::PhysicalDeviceCooperativeMatrix2PropertiesNv limits;
+    VkPhysicalDeviceProperties2 more{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    more.pNext = &limits;
+    vkGetPhysicalDeviceProperties2(device, &more);
+    info.flexibleMaxDimension = limits.cooperativeMatrixFlexibleDimensionsMaxDimension;
+    if (info.cooperativeMatrix2.flexibleDimensions) queryFlexibleShapes(instance, device, info);
+  }
   info.cooperativeMatrixF16 = coopmatChoiceFor(info).flavour != CoopmatFlavour::None;
   return info;
 }

@@ -62,7 +62,9 @@ Instance::Instance(const InstanceOptions& options) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkattn";
   app.pEngineName = "vkattn";
-  app.apiVersion = VK_API_VERSION_1_2;
+  // 1.3: the cooperative-matrix-2 module is SPIR-V 1.6. Devices of Vulkan 1.2 still run every
+  // other module (SPIR-V 1.5); the kernels use no 1.3 feature beyond that.
+  app.apiVersion = VK_API_VERSION_1_3;
 
   std::vector<const char*> layers;
   std::vector<const char*> extensions;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <span>
 #include <string>
 
 #include <shared_layout.h>
@@ -178,6 +179,56 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                " needs more shared memory than " + info.name + " has");
 }
 
+// Cooperative-matrix-2 kernel (attention_coopmat2.comp): ROWS subgroups of FM query rows each,
+// KEY_BLOCK keys per tile and STAGES K/V buffers, the first configuration below that fits the
+// device's shared memory (shared_layout.h's count) and its largest flexible dimension. FM is the
+// device's row granularity: on lavapipe 26.2 (granularity 8, 8 lanes) FM = 16 gave wrong row
+// statistics while FM = 8 passes, and no GPU has run the kernel yet. CPU drivers take small tiles:
+// lavapipe unrolls the per-element operations element by element, and its build time grows with
+// the elements per lane (FM x KEY_BLOCK / lanes).
+AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan) {
+  const DeviceInfo& info = ctx.info();
+  auto refuse = [&](const std::string& why) {
+    return Unsupported("cooperative-matrix-2 attention " + why + " (variant Coopmat2)");
+  };
+  const Coopmat2Choice choice = coopmat2ChoiceFor(info);
+  if (!choice.usable) throw refuse("cannot run: " + choice.reason);
+  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
+  if (plan.dk < 8 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 8 || plan.dv > 256 || plan.dv % 8 != 0)
+    throw refuse("takes head dims 8..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
+                 std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  const uint64_t dk = roundUp(plan.dk, choice.pad), dv = roundUp(plan.dv, choice.pad);
+  struct Option {
+    uint32_t rows, keys, stages;
+  };
+  constexpr Option kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 32, 1}, {2, 32, 1},
+                                    {1, 32, 2}, {1, 32, 1}, {2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
+  constexpr Option kCpuOptions[] = {{2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
+  const bool cpu = info.defaultProfile() == KernelProfile::CpuDriver;
+  const std::span<const Option> options = cpu ? std::span<const Option>(kCpuOptions) : kGpuOptions;
+  const uint32_t fm = choice.rows;
+  for (const Option& o : options) {
+    const uint64_t bytes = ATTN_COOPMAT2_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, uint64_t{8},
+                                                      uint64_t{2}, uint64_t{fm}, uint64_t{o.rows});
+    if (o.keys % choice.pad != 0 || std::max<uint64_t>({dk, dv, o.keys}) > choice.maxDimension) continue;
+    if (bytes > info.maxSharedMemoryBytes || o.rows * choice.subgroupSize > info.maxWorkgroupInvocations) continue;
+    AttentionKernelShape s;
+    s.subgroup = choice.subgroupSize;
+    s.requiredSubgroupSize = choice.subgroupSize;
+    s.fragM = fm;
+    s.fragN = choice.pad;
+    s.fragK = choice.pad;
+    s.uniformTiles = info.defaultProfile() == KernelProfile::CpuDriver;  // as fragmentShape
+    s.workgroup = o.rows * choice.subgroupSize;
+    s.rows = o.rows;
+    s.keyBlock = o.keys;
+    s.stages = o.stages;
+    return s;
+  }
+  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+               " needs more shared memory than " + info.name + " has");
+}
+
 // How one invocation's loop count grows with its keys: `perStep` iterations per `keysPerStep`
 // keys, plus `fixed` once.
 struct KeyLoop {
@@ -188,7 +239,13 @@ struct KeyLoop {
 // Rows: one iteration per KEY_BLOCK keys (times the lanes in decode mode), one more when split.
 // Fragment kernel (the emulated build keeps its loops over fragments rolled): per tile the S and
 // PV products and a rescale, plus Q and the output once.
-KeyLoop keyLoopOf(const AttentionPlan& plan, const AttentionKernelShape& shape, bool fragments) {
+// Cooperative-matrix-2 kernel: one iteration per tile, plus its rolled loops over Q and the output
+// block (FM x padded head dim over the subgroup's lanes), two of them with split-K.
+KeyLoop keyLoopOf(const AttentionPlan& plan, const AttentionKernelShape& shape, bool fragments, bool coopmat2) {
+  if (coopmat2) {
+    const uint64_t dk = roundUp(plan.dk, shape.fragN), dv = roundUp(plan.dv, shape.fragN);
+    return {shape.keyBlock, 1, (uint64_t{shape.fragM} * (dk + 2 * dv) + shape.subgroup - 1) / shape.subgroup + 8};
+  }
   if (!fragments) return {uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1), 1, 1};
   const uint64_t dk = roundUp(plan.dk, shape.fragK) / shape.fragK, dv = roundUp(plan.dv, shape.fragN) / shape.fragN;
   const uint64_t cs = shape.keyBlock / shape.fragN, cp = shape.keyBlock / shape.fragK;
@@ -240,6 +297,7 @@ std::optional<AttentionVariant> attentionVariantNamed(std::string_view s) noexce
   if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
   if (s == "coopmat") return AttentionVariant::Coopmat;
   if (s == "coopmat-emulated") return AttentionVariant::CoopmatEmulated;
+  if (s == "coopmat2") return AttentionVariant::Coopmat2;
   if (s == "auto") return AttentionVariant::Auto;
   return std::nullopt;
 }
@@ -256,6 +314,8 @@ const char* toString(AttentionVariant variant) noexcept {
       return "coopmat";
     case AttentionVariant::CoopmatEmulated:
       return "coopmat-emulated";
+    case AttentionVariant::Coopmat2:
+      return "coopmat2";
   }
   return "?";
 }
@@ -298,11 +358,14 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   }
   const bool rows = variant == AttentionVariant::Rows;
   const bool emulated = variant == AttentionVariant::CoopmatEmulated;
-  const bool coopmat = variant == AttentionVariant::Coopmat || emulated;
+  const bool coopmat2 = variant == AttentionVariant::Coopmat2;
+  const bool coopmat = variant == AttentionVariant::Coopmat || emulated || coopmat2;  // fragment kernels
   if (!rows && !coopmat && options.keySplits > 1)
-    throw InvalidArgument("keySplits", "the tiled variant does not split keys (rows and coopmat do)");
-  AttentionKernelShape shape =
-      rows ? rowsShape(ctx, plan) : (coopmat ? fragmentShape(ctx, plan, emulated) : tiledShape(ctx, plan));
+    throw InvalidArgument("keySplits", "the tiled variant does not split keys (rows and the coopmat kernels do)");
+  AttentionKernelShape shape = rows       ? rowsShape(ctx, plan)
+                               : coopmat2 ? coopmat2Shape(ctx, plan)
+                               : coopmat  ? fragmentShape(ctx, plan, emulated)
+                                          : tiledShape(ctx, plan);
   shape.writeLse = options.lse.has_value();
   // One workgroup per (batch, head, block of query rows) — in decode mode per (batch, KV head,
   // block of the group's packed rows) — times the key splits.
@@ -312,7 +375,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   const uint64_t owners = static_cast<uint64_t>(plan.batch * (shape.laneKeys ? plan.headsKv : plan.headsQ));
   const uint64_t ownerRows = static_cast<uint64_t>(plan.lq * (shape.laneKeys ? plan.headsQ / plan.headsKv : 1));
   const uint64_t workgroups = owners * ((ownerRows + rowsPerGroup - 1) / rowsPerGroup);
-  const KeyLoop loop = keyLoopOf(plan, shape, coopmat);
+  const KeyLoop loop = keyLoopOf(plan, shape, coopmat, coopmat2);
   const uint32_t splits = rows || coopmat ? chooseSplits(ctx, plan, loop, workgroups, options.keySplits) : 1;
   shape.split = splits > 1;
   // Loops left after unrolling, per invocation over its split's keys; tiled runs one per tile
@@ -326,6 +389,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
       variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info()) : CoopmatChoice{};
   const std::string shader = rows       ? detail::rowsShaderName(plan)
                              : emulated ? "attention_coopmat_emu"
+                             : coopmat2 ? "attention_coopmat2"
                              : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
                                         : "attention_tiled";
   const Pipeline& pipeline =

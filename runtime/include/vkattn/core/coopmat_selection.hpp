@@ -40,6 +40,29 @@ CoopmatChoice coopmatChoiceFor(const DeviceInfo& info);
 // `vkattn conformance` name the choice.
 std::string describe(const CoopmatChoice& choice);
 
+// Whether the cooperative-matrix-2 attention kernel (attention_coopmat2_f16) runs on a device: VK_NV_cooperative_matrix2
+// with flexible dimensions, reductions, conversions and per-element operations, a flexible f16 x
+// f16 -> f32 subgroup shape (granularities of 8, 16 or 32), VK_KHR_cooperative_matrix, Vulkan 1.3
+// (the module is SPIR-V 1.6), shaderFloat16, 16-bit storage, the memory model and subgroup size
+// control. rows is the query rows per subgroup (the row granularity); pad the granularity head
+// dims and key tiles are padded to (of the columns and the inner dimension).
+struct Coopmat2Choice {
+  bool usable = false;
+  uint32_t rows = 0, pad = 0;
+  uint32_t maxDimension = 0;  // the largest flexible dimension
+  uint32_t subgroupSize = 0;  // required by the pipeline, with full subgroups
+  std::string reason;         // why not usable
+};
+
+// The cooperative-matrix-2 choice on `info`; only CoopmatRequest::Off refuses it by request. Pure.
+Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request = CoopmatRequest::Auto);
+
+// chooseCoopmat2(info, coopmatRequestFromEnvironment()).
+Coopmat2Choice coopmat2ChoiceFor(const DeviceInfo& info);
+
+// "NV2 flexible, 8 rows x granularity 8, subgroup 8 (required)", or "none (<reason>)".
+std::string describe(const Coopmat2Choice& choice);
+
 // Registry base id of `kernel` for `flavour` (the dtype suffix follows): "<kernel>_khr" for KHR.
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour);
 

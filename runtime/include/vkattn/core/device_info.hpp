@@ -26,6 +26,13 @@ struct CooperativeMatrixShape {
   bool saturating = false;
 };
 
+// VK_NV_cooperative_matrix2's features (the cooperative-matrix-2 attention kernel uses flexible
+// dimensions, reductions, conversions and per-element operations, at subgroup scope).
+struct CooperativeMatrix2Features {
+  bool workgroupScope = false, flexibleDimensions = false, reductions = false, conversions = false,
+       perElementOperations = false, tensorAddressing = false, blockLoads = false;
+};
+
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
   std::string name;
@@ -78,7 +85,16 @@ struct DeviceInfo {
   bool nvCooperativeMatrix = false;   // VK_NV_cooperative_matrix with its feature
   bool khrCooperativeMatrix = false;  // VK_KHR_cooperative_matrix with its feature
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;  // NV's and KHR's
+  // VK_NV_cooperative_matrix2 (offered with VK_KHR_cooperative_matrix): its features, the largest
+  // flexible dimension, and the flexible shapes, whose m, n and k are granularities (any multiple
+  // of them up to the largest dimension).
+  bool nvCooperativeMatrix2 = false;
+  CooperativeMatrix2Features cooperativeMatrix2;
+  uint32_t flexibleMaxDimension = 0;
+  std::vector<CooperativeMatrixShape> flexibleShapes;
   bool vulkanMemoryModel = false;  // the Vulkan memory model with device scope
+  // Vulkan 1.3's maintenance4: SPIR-V 1.6 modules give their workgroup size as LocalSizeId.
+  bool maintenance4 = false;
   // The cooperative-matrix kernels can run (coopmatChoiceFor found a flavour): a usable f16 x f16
   // -> f32 subgroup shape of an enabled extension, shaderFloat16, 16-bit storage, the Vulkan memory
   // model and one subgroup size (fixed, or required through subgroup size control). The device

@@ -39,11 +39,13 @@ enum class MaskAlignment {
 // asked for elsewhere it throws Unsupported. CoopmatEmulated runs the same kernel with the
 // fragments emulated in plain GLSL (f16 or f32 storage, devices with a fixed subgroup size of 8
 // such as lavapipe): slow, there so that CI executes the coopmat kernel's logic; never picked
-// automatically. Auto picks Rows or Tiled by ctx.profile() (Coopmat only when asked for: it has
-// not yet been measured on hardware), overridden by
-// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat-emulated; without an override, decode
-// shapes (Lq <= 8) take the rows kernel's decode mode on every device.
-enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated };
+// automatically. Coopmat2 is FlashAttention-2 on VK_NV_cooperative_matrix2's flexible matrices
+// with the softmax done on the matrices (reductions and per-element operations; f16 storage)
+// where coopmat2ChoiceFor(info).usable holds. Auto picks Rows or Tiled by ctx.profile() (Coopmat
+// and Coopmat2 only when asked for: they have not yet been measured on hardware), overridden by
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat-emulated; without an override,
+// decode shapes (Lq <= 8) take the rows kernel's decode mode on every device.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2 };
 
 struct AttentionOptions {
   // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.
@@ -133,10 +135,10 @@ AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant re
 // environment override) takes the rows kernel's decode mode for Lq <= 8 on every device.
 AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries);
 const char* toString(AttentionVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat-emulated or auto; none for
+// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat2, coopmat-emulated or auto; none for
 // any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention --kernel` take these).
 std::optional<AttentionVariant> attentionVariantNamed(std::string_view name) noexcept;
 // The names attentionVariantNamed takes, for error messages.
-inline constexpr std::string_view kAttentionVariantNames = "rows, tiled, coopmat, coopmat-emulated or auto";
+inline constexpr std::string_view kAttentionVariantNames = "rows, tiled, coopmat, coopmat2, coopmat-emulated or auto";
 
 }  // namespace vkattn

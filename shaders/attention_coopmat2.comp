@@ -1,0 +1,286 @@
+#version 450
+// Fused attention on VK_NV_cooperative_matrix2's flexible matrices, FlashAttention-2 style:
+// O = softmax(scale Q K^T + mask) V with the softmax done on the matrices themselves, so S and P
+// never pass through shared memory. Per key tile a subgroup computes S = Q K^T as one
+// FM x KEY_BLOCK accumulator (one coopMatMulAdd over the whole padded head dim), applies scale,
+// masks, softcap, ALiBi and bias by a per-element operation (coopMatPerElementNV, which hands each
+// element its row and column), takes each row's max and sum by row reductions (coopMatReduceNV),
+// exponentiates per element, converts P in registers to an A operand (accumulator -> A, f16) and
+// adds P V into the FM x DVP output accumulator after scaling it by the rows' correction factors
+// (a row reduction smears a row's factor over DVP columns). Only the features Mesa's lavapipe 26
+// implements are used: subgroup scope, flexible dimensions, reductions, conversions and per-element
+// operations (no tensor addressing, no workgroup scope).
+// A workgroup is ROWS subgroups of LANES lanes and owns FM ROWS consecutive query rows of one
+// (batch, head); each subgroup owns FM of them. K/V tiles are staged in shared memory as in
+// attention_coopmat.comp (attention_kv_stage.glsl; STAGES = 2 double-buffers them); Q enters, and
+// the output leaves, through one fp32 block of shared memory per subgroup (sO), since rows past Lq
+// and padded head-dim columns must be neither read nor written.
+// The online softmax is exact (no lazy rescale: every tile rescales O) and uses finite sentinels,
+// so it does not rely on IEEE -inf arithmetic: masked logits are MASKED (-FLT_MAX) and the running
+// max starts at M_START (-FLT_MAX / 2), so exp2(MASKED - m) is 0 for any m >= M_START, and a row
+// with no visible key keeps l = 0, giving zeros and lse = -inf (finishRow).
+// Head dims are padded with zeros to DKP and DVP, multiples of FG (the device's flexible-dimension
+// granularity, at least 8). KEY_BLOCK is a multiple of FG and FM of the row granularity.
+// Split-K (SPLIT) as attention_coopmat.comp: partial records (O unnormalised, m, l) to binding 4.
+// UNIFORM_TILES: every subgroup runs every key tile (set on CPU drivers, as for the other fragment
+// kernel). Shared memory: shared_layout.h (ATTN_COOPMAT2_*), which the runtime sizes tiles with.
+// Spec: attention_common.glsl, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK, 15 STAGES,
+// 16 LANES = subgroup size (required by the pipeline), 26 UNIFORM_TILES, FRAG_SPEC_M = FM rows per
+// subgroup, FRAG_SPEC_N = FG.
+// NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
+// Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV); lse 2e-5 + 1e-5 |ref|.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+#include "kernel_interface.h"
+#include "push_constants.h"
+#include "shared_layout.h"
+
+#ifndef STORAGE_F16
+#error attention_coopmat2.comp is built for f16 storage only
+#endif
+#define FRAG_IN float16_t
+const uint PAD = 8;  // 16 bytes of f16
+
+layout(push_constant) uniform Push { AttentionParams p; };
+layout(std430, set = 0, binding = ATTN_BINDING_Q) readonly buffer Q { ELEM q[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K4 { ELEM4 k4[]; };  // same data, when ALIGNED
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V4 { ELEM4 v4[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
+#define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
+#define ATTN_KEEP_BINDING ATTN_BINDING_KEEP
+#define ATTN_KEYLEN_BINDING ATTN_BINDING_KEYLEN
+#define ATTN_SINKS_BINDING ATTN_BINDING_SINKS
+#define ATTN_ALIBI_BINDING ATTN_BINDING_ALIBI
+#define ATTN_SEQS_BINDING ATTN_BINDING_SEQS  // read only with VARLEN, which this kernel refuses
+#include "attention_common.glsl"
+STATUS_BUFFER(ATTN_BINDING_STATUS)
+
+layout(constant_id = ATTN_SPEC_UNIFORM_TILES) const bool UNIFORM_TILES = false;
+layout(constant_id = FRAG_SPEC_M) const uint FM = 16;  // query rows per subgroup
+layout(constant_id = FRAG_SPEC_N) const uint FG = 8;   // head dims are padded to multiples of it
+
+const uint LANES = SUBGROUP_SIZE;
+const uint DKP = (DK + FG - 1) / FG * FG, DVP = (DV + FG - 1) / FG * FG;
+const uint LDK = ATTN_COOPMAT_LD_KV(DKP, PAD), LDV = ATTN_COOPMAT_LD_KV(DVP, PAD);
+const uint LDO = ATTN_COOPMAT2_LD_O(DKP, DVP);
+const float MASKED = -3.4028234663852886e38;  // -FLT_MAX: a masked logit
+const float M_START = MASKED * 0.5;           // a row's running max before any visible key
+
+#define MatQ coopmat<float16_t, gl_ScopeSubgroup, FM, DKP, gl_MatrixUseA>
+#define MatQStage coopmat<float, gl_ScopeSubgroup, FM, DKP, gl_MatrixUseAccumulator>
+#define MatK coopmat<float16_t, gl_ScopeSubgroup, DKP, KEY_BLOCK, gl_MatrixUseB>
+#define MatS coopmat<float, gl_ScopeSubgroup, FM, KEY_BLOCK, gl_MatrixUseAccumulator>
+#define MatP coopmat<float16_t, gl_ScopeSubgroup, FM, KEY_BLOCK, gl_MatrixUseA>
+#define MatV coopmat<float16_t, gl_ScopeSubgroup, KEY_BLOCK, DVP, gl_MatrixUseB>
+#define MatO coopmat<float, gl_ScopeSubgroup, FM, DVP, gl_MatrixUseAccumulator>
+
+shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
+shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
+shared float sO[FM * ROWS * LDO];
+
+#include "attention_kv_stage.glsl"
+
+void subgroupSync() {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+}
+
+bool nanBias = false;  // set by logitAt
+
+// Element (row, col) of S for query row min(iFirst + row, iLast) and key j0 + col: scaled (log2
+// units), shaped and biased where the key is visible, MASKED where not.
+float logitAt(const in uint row, const in uint col, const in float s, const in uint iFirst, const in uint iLast,
+              const in int j0, const in uint b, const in uint h, const in int lo, const in int hi) {
+  const uint i = min(iFirst + row, iLast);
+  const int j = j0 + int(col);
+  if (!keyVisible(b, h, i, j, lo, hi)) return MASKED;
+  float x = shapeLogit(s * p.scaleLog2, b, h, i, j);
+  if (HAS_BIAS) {
+    const float bb = biasAt(b, h, i, j);
+    nanBias = nanBias || isnan(bb);
+    x += bb * LOG2E;
+  }
+  return x;
+}
+
+float maxOf(const in float a, const in float b) { return max(a, b); }
+float addOf(const in float a, const in float b) { return a + b; }
+float maxWith(const in uint row, const in uint col, const in float a, const in float b) { return max(a, b); }
+float exp2Of(const in uint row, const in uint col, const in float x) { return exp2(x); }
+
+// The output element from the unnormalised accumulator and its row's max and sum (finishRow).
+float outputOf(const in uint row, const in uint col, const in float acc, const in float m, const in float l,
+               const in uint h) {
+  float scale, lseLog2;
+  finishRow(h, m, l, scale, lseLog2);
+  return scale == 0.0 ? 0.0 : acc * scale;  // 0 for a row with no (or a NaN) sum
+}
+float lseOf(const in uint row, const in uint col, const in float m, const in float l, const in uint h) {
+  float scale, lseLog2;
+  finishRow(h, m, l, scale, lseLog2);
+  return lseLog2 * LN2;
+}
+
+void main() {
+  const uint BLOCK = FM * ROWS;
+  const uint blocks = (p.lq + BLOCK - 1) / BLOCK;
+  const uint group = flatGroupIndex();
+  if (group >= p.batch * p.heads * blocks) return;  // whole workgroup: barriers stay uniform
+  const uint lane = gl_SubgroupInvocationID;
+  const uint r0 = gl_SubgroupID * FM;  // this subgroup's first row in the block
+  const uint h = (group / blocks) % p.heads;
+  const uint b = group / blocks / p.heads;
+  const uint kvh = h / p.kvGroup;
+  const uint first = (group % blocks) * BLOCK;
+  const uint last = min(first + BLOCK, p.lq) - 1;
+  bool nanQ = false, nanK = false, nanV = false;
+
+  // Q through this subgroup's rows of sO (fp32, zero-padded; rows past Lq repeat the last row),
+  // loaded as an accumulator and converted to the A operand.
+  const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
+  [[dont_unroll]] for (uint x = lane; x < FM * DKP; x += LANES) {
+    const uint row = x / DKP, c = x % DKP;
+    const uint i = min(first + r0 + row, last);
+    const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
+    nanQ = nanQ || isnan(val);
+    sO[(r0 + row) * LDO + c] = val;
+  }
+  subgroupSync();  // the block is whole before it is loaded
+  MatQStage qStage;
+  coopMatLoad(qStage, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+  const MatQ qA = MatQ(qStage);
+
+  MatO acc = MatO(0.0);
+  MatS mRun = MatS(M_START), lRun = MatS(0.0);
+
+  int lo, hi;
+  keyRange(b, first, last, lo, hi);
+  if (SPLIT) {  // this workgroup's share of the keys, whole tiles
+    const int splits = int(gl_NumWorkGroups.z);
+    const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
+    lo += int(gl_WorkGroupID.z) * chunk;
+    hi = min(hi, lo + chunk);
+  }
+  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform),
+  // unless UNIFORM_TILES asks every subgroup to run every tile (the masks still apply).
+  int ownLo, ownHi;
+  keyRange(b, min(first + r0, last), min(first + r0 + FM - 1, last), ownLo, ownHi);
+  ownLo = max(ownLo, lo);
+  ownHi = min(ownHi, hi);
+  if (UNIFORM_TILES) {
+    ownLo = lo;
+    ownHi = hi;
+  }
+  const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
+  const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
+  const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;
+  if (STAGES == 2 && tiles > 0) stageTile(kBase, vBase, lo, hi, 0, nanK, nanV);
+  barrier();  // the first tile is staged (double-buffered) and every subgroup has loaded its Q
+
+  for (uint t = 0; t < tiles; ++t) {
+    const int j0 = lo + int(t * KEY_BLOCK);
+    uint stage = 0;
+    if (STAGES == 1) {
+      if (t > 0) barrier();  // everyone is done with the previous tile before it is overwritten
+      stageTile(kBase, vBase, j0, hi, 0, nanK, nanV);
+      barrier();  // the tile is staged
+    } else {
+      stage = t & 1u;
+      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
+      if (t + 1 < tiles) stageTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, stage ^ 1u, nanK, nanV);
+    }
+
+    if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
+      // S = Q K^T: B(d, key) = sK[key][d], column-major.
+      MatK kB;
+      coopMatLoad(kB, sK, stage * KEY_BLOCK * LDK, LDK, gl_CooperativeMatrixLayoutColumnMajor);
+      MatS s = coopMatMulAdd(qA, kB, MatS(0.0));
+      coopMatPerElementNV(s, s, logitAt, first + r0, last, j0, b, h, lo, hi);
+      // m' = max(m, rowmax S); P = 2^(S - m'); alpha = 2^(m - m'); l = alpha l + rowsum P.
+      MatS rowMax;
+      coopMatReduceNV(rowMax, s, gl_CooperativeMatrixReduceRowNV, maxOf);
+      MatS mNew;
+      coopMatPerElementNV(mNew, rowMax, maxWith, mRun);
+      MatS pr, alpha, rowSum;
+      coopMatPerElementNV(pr, s - mNew, exp2Of);
+      coopMatPerElementNV(alpha, mRun - mNew, exp2Of);
+      coopMatReduceNV(rowSum, pr, gl_CooperativeMatrixReduceRowNV, addOf);
+      lRun = lRun * alpha + rowSum;
+      mRun = mNew;
+      // O = alpha O + P V, alpha smeared from KEY_BLOCK to DVP columns (all equal along a row).
+      MatO alphaO;
+      coopMatReduceNV(alphaO, alpha, gl_CooperativeMatrixReduceRowNV, maxOf);
+      MatV vB;
+      coopMatLoad(vB, sV, stage * KEY_BLOCK * LDV, LDV, gl_CooperativeMatrixLayoutRowMajor);
+      acc = coopMatMulAdd(MatP(pr), vB, acc * alphaO);
+    }
+    if (STAGES == 2) barrier();  // tile t + 1 is staged and tile t's buffer is free again
+  }
+
+  // Each row's max and sum over DVP columns, then the output (or split-K's partial records) and
+  // lse leave through sO, one row-major block at a time.
+  MatO mO, lO;
+  coopMatReduceNV(mO, mRun, gl_CooperativeMatrixReduceRowNV, maxOf);
+  coopMatReduceNV(lO, lRun, gl_CooperativeMatrixReduceRowNV, maxOf);
+  bool nanOut = false;
+  const uint rec0 = ((gl_WorkGroupID.z * p.batch + b) * p.heads + h) * p.lq;  // split-K records of row 0
+  const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
+  if (SPLIT) {
+    coopMatStore(acc, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupSync();
+    [[dont_unroll]] for (uint x = lane; x < FM * DV; x += LANES) {
+      const uint row = x / DV, c = x % DV;
+      if (first + r0 + row >= p.lq) continue;
+      const float val = sO[(r0 + row) * LDO + c];
+      nanOut = nanOut || isnan(val);
+      lse[(rec0 + first + r0 + row) * (DV + 2) + c] = val;
+    }
+    subgroupSync();
+    coopMatStore(mO, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupSync();
+    for (uint rr = lane; rr < FM; rr += LANES)
+      if (first + r0 + rr < p.lq) lse[(rec0 + first + r0 + rr) * (DV + 2) + DV] = sO[(r0 + rr) * LDO];
+    subgroupSync();
+    coopMatStore(lO, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupSync();
+    for (uint rr = lane; rr < FM; rr += LANES) {
+      if (first + r0 + rr >= p.lq) continue;
+      const float l = sO[(r0 + rr) * LDO];
+      nanOut = nanOut || isnan(l);
+      lse[(rec0 + first + r0 + rr) * (DV + 2) + DV + 1] = l;
+    }
+  } else {
+    MatO result;
+    coopMatPerElementNV(result, acc, outputOf, mO, lO, h);
+    coopMatStore(result, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupSync();
+    [[dont_unroll]] for (uint x = lane; x < FM * DV; x += LANES) {
+      const uint row = x / DV, c = x % DV;
+      if (first + r0 + row >= p.lq) continue;
+      const float val = sO[(r0 + row) * LDO + c];
+      nanOut = nanOut || isnan(val);
+      o[oBase + (first + r0 + row) * p.oStrideL + c] = TO_ELEM(val);
+    }
+    if (WRITE_LSE) {
+      MatO lseRows;
+      coopMatPerElementNV(lseRows, mO, lseOf, lO, h);
+      subgroupSync();  // the output block has been read
+      coopMatStore(lseRows, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+      subgroupSync();
+      for (uint rr = lane; rr < FM; rr += LANES)
+        if (first + r0 + rr < p.lq) lse[(b * p.heads + h) * p.lq + first + r0 + rr] = sO[(r0 + rr) * LDO];
+    }
+  }
+
+  uint bits = (nanQ ? 1u : 0u) | (nanK ? 2u : 0u) | (nanV ? 4u : 0u) | (nanBias ? 8u : 0u);
+  if (nanOut && bits == 0u) bits = 4u;  // overflow to inf - inf: blamed on v as the other kernels do
+  if (bits != 0u) atomicOr(status[p.statusSlot], bits);
+}
