@@ -193,6 +193,20 @@ TEST_F(AppFrames, TitleReplacesTheSourcesAndTheSelectionFollowsIt) {
   EXPECT_EQ(app.displayMap().title, "My heads | head 1");
 }
 
+TEST_F(AppFrames, TheWindowDrawsAOneRowMapAsAStrip) {
+  auto runner = std::make_unique<ScriptedRunner>();
+  runner->results.push_back(maps("s", 1, 3000));
+  App& app = start(std::move(runner));
+  frame();
+  const FigureLayout& layout = app.mainLayout();
+  ASSERT_TRUE(layout.valid);
+  EXPECT_TRUE(layout.strip);
+  EXPECT_GE(layout.heatmapMax.y - layout.heatmapMin.y, 48.0f) << "not a hairline of square cells";
+  EXPECT_LT(layout.cellWidth, 1.0f);
+  ASSERT_GT(layout.colLabels.size(), 5u);
+  EXPECT_LT(layout.colLabels.size(), 300u) << "labels thinned to what fits";
+}
+
 TEST_F(AppFrames, TheTooltipOpensAwayFromTheColourBar) {
   auto runner = std::make_unique<ScriptedRunner>();
   runner->results.push_back(maps("s", 6, 6));
