@@ -1,181 +1,104 @@
-// view() and save_attention(): NumPy attention maps in the viewer's folder format (attention.npy
-// with row_tokens.txt and col_tokens.txt, what `--source npy:DIR` opens), and vkattn-viewer run
-// on them: in a window, or headless to write a PNG of the figure.
-#include <pybind11/numpy.h>
+// view() and save_attention(): NumPy attention maps in the viewer's folder format, and
+// vkattn-viewer run on them, in a window or headless to write a PNG of the figure, with the same
+// choices either way.
 #include <pybind11/stl.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "attention_folder.hpp"
 #include "bindings.hpp"
+#include "viewer_choices.hpp"
+#include "viewer_process.hpp"
 
 namespace vkattn::python {
 namespace {
 
-namespace fs = std::filesystem;
-
-// Tokens for one axis: a sequence of str of length n without line breaks.
-std::vector<std::string> tokenList(const py::object& tokens, py::ssize_t n, const char* name) {
-  if (py::isinstance<py::str>(tokens) || !py::isinstance<py::sequence>(tokens))
-    throw py::type_error(std::string("'") + name + "' must be a sequence of str");
-  std::vector<std::string> out;
-  for (const py::handle item : tokens) {
-    if (!py::isinstance<py::str>(item)) throw py::type_error(std::string("'") + name + "' must hold str only");
-    out.push_back(item.cast<std::string>());
-    if (out.back().find_first_of("\r\n") != std::string::npos)
-      throw py::value_error(std::string("'") + name + "' token " + std::to_string(out.size() - 1) +
-                            " contains a line break");
-  }
-  if (static_cast<py::ssize_t>(out.size()) != n)
-    throw py::value_error(std::string("'") + name + "' has " + std::to_string(out.size()) + " tokens; attn has " +
-                          std::to_string(n) + (std::string(name) == "row_tokens" ? " rows" : " columns"));
-  return out;
-}
-
-void writeLines(const fs::path& file, const std::vector<std::string>& lines) {
-  std::ofstream out(file, std::ios::binary);
-  for (const std::string& line : lines) out << line << '\n';
-  if (!out) throw py::value_error("cannot write " + file.string());
-}
-
-std::string saveAttention(const py::object& dirArg, const py::object& attn, const py::object& rowTokens,
-                          const py::object& colTokens) {
-  std::string dir;
+std::string pathArgument(const py::object& path, const char* name) {
   try {
-    dir = py::module_::import("os").attr("fspath")(dirArg).cast<std::string>();
+    return py::module_::import("os").attr("fspath")(path).cast<std::string>();
   } catch (const py::error_already_set&) {
-    throw py::type_error("'dir' must be a str or a path");
   } catch (const py::cast_error&) {
-    throw py::type_error("'dir' must be a str or a path");
   }
-  py::module_ np = py::module_::import("numpy");
-  py::array_t<float, py::array::c_style | py::array::forcecast> maps;
-  try {
-    maps = np.attr("asarray")(attn, "float32");
-  } catch (const py::error_already_set&) {
-    throw py::type_error("'attn' must be an array of numbers");
-  }
-  if (maps.ndim() < 2 || maps.ndim() > 4)
-    throw py::value_error("'attn' must be [rows, cols], [heads, rows, cols] or [layers, heads, rows, cols], got " +
-                          std::to_string(maps.ndim()) + " dimensions");
-  const py::ssize_t rows = maps.shape(maps.ndim() - 2), cols = maps.shape(maps.ndim() - 1);
-  if (maps.size() == 0) throw py::value_error("'attn' is empty");
-  const float* data = maps.data();
-  for (py::ssize_t i = 0; i < maps.size(); ++i)
-    if (!std::isfinite(data[i])) throw py::value_error("'attn' contains NaN or infinity");
-  const auto rowList = tokenList(rowTokens, rows, "row_tokens");
-  std::vector<std::string> colList;
-  if (colTokens.is_none()) {
-    if (rows != cols)
-      throw py::value_error("'col_tokens' is needed: attn is " + std::to_string(rows) + " x " + std::to_string(cols));
-    colList = rowList;
-  } else {
-    colList = tokenList(colTokens, cols, "col_tokens");
-  }
-  const fs::path folder = dir;
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (!fs::is_directory(folder)) throw py::value_error("'dir': cannot create " + folder.string());
-  np.attr("save")((folder / "attention.npy").string(), maps);
-  writeLines(folder / "row_tokens.txt", rowList);
-  writeLines(folder / "col_tokens.txt", colList);
-  return folder.string();
+  throw py::type_error(std::string("'") + name + "' must be a str or a path");
 }
 
-// The viewer: `viewer`, else $VKATTN_VIEWER, else the one built beside this module, else PATH.
-std::string viewerExecutable(const py::object& viewer) {
-  if (!viewer.is_none()) return viewer.cast<std::string>();
-  if (const char* env = std::getenv("VKATTN_VIEWER"); env && *env) return env;
-#ifdef VKATTN_VIEWER_PATH
-  if (fs::exists(VKATTN_VIEWER_PATH)) return VKATTN_VIEWER_PATH;
-#endif
-  py::object found = py::module_::import("shutil").attr("which")("vkattn-viewer");
-  if (found.is_none())
-    throw py::value_error("vkattn-viewer was not found: build it, put it on PATH, or set VKATTN_VIEWER");
-  return found.cast<std::string>();
+std::string saveAttention(const py::object& dir, const py::object& attn, const py::object& rowTokens,
+                          const py::object& colTokens) {
+  const std::string folder = pathArgument(dir, "dir");
+  writeAttentionFolder(folder, checkedMaps(attn, rowTokens, colTokens));
+  return folder;
 }
 
-// A folder that is removed when this goes out of scope, on success and on every error, unless
-// released (a window still reading it then owns it).
-class TemporaryFolder {
- public:
-  TemporaryFolder()
-      : m_path(py::module_::import("tempfile").attr("mkdtemp")("", "vkattn_view_").cast<std::string>()) {}
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  ~TemporaryFolder() {
-    std::error_code ec;  // nothing to report from a destructor: a folder left behind is all it can cost
-    if (!m_path.empty()) fs::remove_all(m_path, ec);
-  }
-  const std::string& path() const { return m_path; }
-  std::string release() { return std::exchange(m_path, std::string()); }
-
- private:
-  std::string m_path;
-};
+// The str subclass view(out=) returns: the PNG's path, which IPython and Jupyter show as the
+// picture itself (they ask objects for _repr_png_).
+py::object pngFileType(py::module_& m) {
+  py::dict body;
+  body["__module__"] = "vkattn";
+  body["__doc__"] = "The path of a PNG that vkattn.view wrote (a str); notebooks show the picture.";
+  body["__slots__"] = py::tuple();
+  py::object type = py::module_::import("builtins").attr("type")("PngFile", py::make_tuple(py::str().get_type()), body);
+  type.attr("_repr_png_") = py::cpp_function(
+      [](const py::object& self) -> py::object {
+        try {
+          return py::module_::import("pathlib").attr("Path")(self).attr("read_bytes")();
+        } catch (const py::error_already_set&) {
+          return py::none();  // the file is gone: the notebook shows the path
+        }
+      },
+      py::is_method(type), py::name("_repr_png_"));
+  m.attr("PngFile") = type;
+  return type;
+}
 
 py::object view(const py::object& attn, const py::object& rowTokens, const py::object& colTokens, const py::object& out,
-                std::pair<int, int> size, const py::object& layout, const py::object& viewer) {
-  if (size.first < 64 || size.second < 64 || size.first > 8192 || size.second > 8192)
-    throw py::value_error("'size' must be (width, height) within 64..8192");
+                const py::object& layer, const py::object& head, const py::object& heads, const py::object& reduce,
+                const py::object& colormap, bool log, bool stretch, const py::object& title, const py::object& size,
+                const py::object& layout, const py::object& viewer) {
+  const AttentionMaps maps = checkedMaps(attn, rowTokens, colTokens);
+  const ViewChoices choices = viewChoices(maps, layer, head, heads, reduce, colormap, log, stretch, title, size);
+  if (out.is_none() && !layout.is_none()) throw py::value_error("'layout' describes a PNG: give out= too");
+  const std::string png = out.is_none() ? std::string() : pathArgument(out, "out");
+  const std::string sidecar = layout.is_none() ? std::string() : pathArgument(layout, "layout");
+  std::vector<std::string> command = {viewerExecutable(viewer)};
+
   TemporaryFolder folder;
-  const std::string& dir = folder.path();
-  saveAttention(py::str(dir), attn, rowTokens, colTokens);
-  py::list command;
-  command.append(viewerExecutable(viewer));
-  command.append("--source");
-  command.append("npy:" + dir);
-  py::module_ subprocess = py::module_::import("subprocess");
-  if (out.is_none()) {
-    command.append("--size");
-    command.append(std::to_string(size.first) + "x" + std::to_string(size.second));
-    // The window runs on (the caller may wait() on it) and reads the folder; a daemon thread removes
-    // the folder once the window has closed.
-    py::object window = subprocess.attr("Popen")(command);
-    const std::string owned = folder.release();
-    py::cpp_function removeWhenClosed([window, owned]() {
-      window.attr("wait")();
-      py::module_::import("shutil").attr("rmtree")(owned, py::arg("ignore_errors") = true);
-    });
-    py::module_::import("threading")
-        .attr("Thread")(py::arg("target") = removeWhenClosed, py::arg("daemon") = true)
-        .attr("start")();
-    return window;
+  writeAttentionFolder(folder.path(), maps);
+  command.insert(command.end(), {"--source", "npy:" + folder.path()});
+  for (std::string& flag : viewerFlags(choices, maps, !png.empty())) command.push_back(std::move(flag));
+  if (png.empty()) {
+    command.push_back("--print-ready");
+    return openWindow(command, folder);
   }
-  const std::string png = py::str(out).cast<std::string>();
-  command.append("--export");
-  command.append(png);
-  command.append("--size");
-  command.append(std::to_string(size.first) + "x" + std::to_string(size.second));
-  if (!layout.is_none()) {
-    command.append("--layout");
-    command.append(py::str(layout));
-  }
-  py::object result = subprocess.attr("run")(command, py::arg("capture_output") = true, py::arg("text") = true);
-  if (result.attr("returncode").cast<int>() != 0)
-    throw py::value_error("vkattn-viewer failed: " + result.attr("stderr").cast<std::string>());
-  return py::str(png);
+  command.insert(command.end(), {"--export", png});
+  if (!sidecar.empty()) command.insert(command.end(), {"--layout", sidecar});
+  runToEnd(command);
+  return py::module_::import("vkattn").attr("PngFile")(png);
 }
 
 }  // namespace
 
 void bindViewer(py::module_& m) {
+  pngFileType(m);
+  bindViewerWindow(m);
   m.def("save_attention", &saveAttention, py::arg("dir"), py::arg("attn"), py::arg("row_tokens"),
         py::arg("col_tokens") = py::none(),
         "Writes attn ([rows, cols], [heads, rows, cols] or [layers, heads, rows, cols]) and its tokens in the "
         "viewer's folder format: attention.npy, row_tokens.txt, col_tokens.txt (vkattn-viewer --source npy:DIR). "
-        "col_tokens defaults to row_tokens for square maps. Returns the folder.");
+        "col_tokens defaults to row_tokens for square maps. Tokens are any str; lone surrogates (bytes that "
+        "surrogateescape kept) are written as visible escapes, '\\udcff' as '\\xff'. Returns the folder.");
   m.def("view", &view, py::arg("attn"), py::arg("row_tokens"), py::arg("col_tokens") = py::none(),
-        py::arg("out") = py::none(), py::kw_only(), py::arg("size") = std::pair<int, int>{1600, 1000},
+        py::arg("out") = py::none(), py::kw_only(), py::arg("layer") = py::none(), py::arg("head") = py::none(),
+        py::arg("heads") = py::none(), py::arg("reduce") = py::none(), py::arg("colormap") = py::none(),
+        py::arg("log") = false, py::arg("stretch") = false, py::arg("title") = py::none(), py::arg("size") = py::none(),
         py::arg("layout") = py::none(), py::arg("viewer") = py::none(),
-        "Opens vkattn-viewer on attn (a NumPy array, as save_attention takes) and returns its process; with "
-        "out=PATH, renders the figure headless to that PNG instead (layout=PATH adds the JSON sidecar) and returns "
-        "the path.");
+        "Shows attn (as save_attention takes it) in vkattn-viewer. Without out=, opens a window and returns a "
+        "vkattn.ViewerWindow once it shows (raising, with the viewer's message, when it cannot: no display, say); "
+        "with out=PATH, renders the figure headless to that PNG and returns its path as a vkattn.PngFile (a str "
+        "that notebooks show as the picture); layout=PATH adds the JSON record of what was drawn. Either way: "
+        "layer, head (one head) or heads ('mean' or 'max' of all), reduce ('max' or 'mean': how bins of several "
+        "cells are coloured), colormap ('viridis', 'magma', 'grey', 'diverging'), log, stretch, title and "
+        "size=(width, height) (default 1600 x 1000, a figure of a long narrow map less along its short side).");
 }
 
 }  // namespace vkattn::python

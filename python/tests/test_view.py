@@ -1,76 +1,13 @@
 """vkattn.view and vkattn.save_attention: NumPy maps in the viewer's folder format, and the viewer
 run headless on them; the PNG is read back and each row's brightest cell compared with the array."""
 import json
-import os
-import struct
 import tempfile
-import time
-import zlib
 
 import numpy as np
 import pytest
 
 import vkattn
-
-VIEWER = os.environ.get("VKATTN_VIEWER")
-needs_viewer = pytest.mark.skipif(not VIEWER, reason="VKATTN_VIEWER (path to vkattn-viewer) is not set")
-
-
-def read_png(path):
-    """RGBA8 pixels of a non-interlaced 8-bit RGBA PNG (what the viewer writes), as [h, w, 4]."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, color = struct.unpack(">IIBB", body[:10])
-            assert (depth, color) == (8, 6), "expected 8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * 4
-    out = np.zeros((height, stride), dtype=np.int32)
-    prev = np.zeros(stride, dtype=np.int32)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = np.frombuffer(raw, dtype=np.uint8, count=stride, offset=y * (stride + 1) + 1).astype(np.int32)
-        cur = np.zeros(stride, dtype=np.int32)
-        for x in range(stride):
-            a = cur[x - 4] if x >= 4 else 0
-            b = prev[x]
-            c = prev[x - 4] if x >= 4 else 0
-            if kind == 0:
-                p = 0
-            elif kind == 1:
-                p = a
-            elif kind == 2:
-                p = b
-            elif kind == 3:
-                p = (a + b) // 2
-            else:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            cur[x] = (line[x] + p) & 0xFF
-        out[y] = cur
-        prev = cur
-    return out.reshape(height, width, 4)
-
-
-def luminance(rgb):
-    c = rgb[..., :3] / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return lin @ np.array([0.2126, 0.7152, 0.0722])
-
-
-def attention(rng, rows, cols):
-    logits = rng.standard_normal((rows, cols)) * 2.0
-    logits[np.arange(rows), rng.permutation(cols)[:rows] if rows <= cols else rng.integers(0, cols, rows)] += 4.0
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
-
+from view_support import attention, luminance, needs_viewer, read_png, view_folders
 
 def test_save_attention_writes_the_folder_format(tmp_path, rng):
     attn = attention(rng, 4, 6)
@@ -127,10 +64,6 @@ def test_view_reports_a_failing_viewer(tmp_path, rng):
         vkattn.view(attention(rng, 3, 3), ["a", "b", "c"], out=tmp_path / "no" / "such" / "dir.png")
 
 
-def view_folders(tmp):
-    return sorted(p.name for p in tmp.iterdir() if p.name.startswith("vkattn_view_"))
-
-
 def test_view_leaves_no_temporary_folder_when_it_raises(tmp_path, rng, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with pytest.raises(ValueError, match="row_tokens"):
@@ -148,17 +81,4 @@ def test_view_leaves_no_temporary_folder_after_out(tmp_path, rng, monkeypatch):
     assert png.exists()
     with pytest.raises(ValueError, match="vkattn-viewer failed"):
         vkattn.view(attention(rng, 3, 3), ["a", "b", "c"], out=tmp_path / "no" / "such" / "dir.png")
-    assert view_folders(tmp_path) == []
-
-
-@needs_viewer
-def test_view_window_folder_goes_when_the_window_closes(tmp_path, rng, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    for display in ("DISPLAY", "WAYLAND_DISPLAY"):  # no display: the viewer exits at once
-        monkeypatch.delenv(display, raising=False)
-    window = vkattn.view(attention(rng, 3, 3), ["a", "b", "c"])
-    window.wait(timeout=120)
-    deadline = time.monotonic() + 10
-    while view_folders(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.05)
     assert view_folders(tmp_path) == []

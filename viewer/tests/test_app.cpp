@@ -14,6 +14,7 @@
 #include "app/app.hpp"
 #include "imgui_test_scope.hpp"
 #include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -62,8 +63,8 @@ SourceResult maps(const std::string& sentence, int64_t rows, int64_t cols) {
 
 SourceResult failure(const std::string& sentence) {
   SourceResult result;
-  result.error = "'sentence': no token the model knows";
-  result.invalidArgument = true;
+  result.error = "no token the model knows";
+  result.argument = "sentence";
   result.sentence = sentence;
   return result;
 }
@@ -80,9 +81,9 @@ class AppFrames : public test::VkattnTest {
     VkattnTest::TearDown();
   }
   void setSize(float w, float h) { ImGui::GetIO().DisplaySize = ImVec2(w, h); }
-  App& start(std::unique_ptr<ScriptedRunner> runner) {
+  App& start(std::unique_ptr<ScriptedRunner> runner, const ViewerArgs& args = {}) {
     m_runner = runner.get();
-    m_app = std::make_unique<App>(ctx(), std::move(runner), ViewerArgs{});
+    m_app = std::make_unique<App>(ctx(), std::move(runner), args);
     return *m_app;
   }
   void frame() {
@@ -153,6 +154,57 @@ TEST_F(AppFrames, AFailedInputLeavesTheLastMapMarkedStale) {
   EXPECT_FALSE(app.stale());
   EXPECT_EQ(app.displayMap().title.find("stale"), std::string::npos);
   EXPECT_EQ(app.displayMap().values.rows, 4);
+}
+
+TEST_F(AppFrames, ASourceThatFailsAtOnceNamesItsArgumentOnce) {
+  auto runner = std::make_unique<ScriptedRunner>();
+  runner->busy = true;
+  App& app = start(std::move(runner));
+  frame();
+  SourceResult failed;
+  failed.argument = "--source";
+  failed.error = "folder /x holds neither attention.npy, q.npy and k.npy";
+  m_runner->results.push_back(failed);
+  m_runner->busy = false;
+  try {
+    frame();
+    ADD_FAILURE() << "the first maps failing ends the run";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "--source");
+    EXPECT_STREQ(e.what(), "invalid argument '--source': folder /x holds neither attention.npy, q.npy and k.npy");
+  }
+  EXPECT_FALSE(app.loaded());
+}
+
+TEST_F(AppFrames, TitleReplacesTheSourcesAndTheSelectionFollowsIt) {
+  ViewerArgs args;
+  args.title = "My heads";
+  args.head = 1;
+  args.reduction = Reduction::Mean;
+  auto runner = std::make_unique<ScriptedRunner>();
+  runner->results.push_back(maps("s", 5, 6));  // two heads
+  App& app = start(std::move(runner), args);
+  frame();
+  ASSERT_TRUE(app.loaded());
+  EXPECT_EQ(app.displayMap().title, "My heads | head 1");
+  EXPECT_EQ(app.reduction(), Reduction::Mean);
+  m_runner->results.push_back(maps(ViewerArgs{}.sentence, 4, 4));  // a new computation keeps the title
+  frame();
+  EXPECT_EQ(app.displayMap().title, "My heads | head 1");
+}
+
+TEST_F(AppFrames, TheWindowDrawsAOneRowMapAsAStrip) {
+  auto runner = std::make_unique<ScriptedRunner>();
+  runner->results.push_back(maps("s", 1, 3000));
+  App& app = start(std::move(runner));
+  frame();
+  const FigureLayout& layout = app.mainLayout();
+  ASSERT_TRUE(layout.valid);
+  EXPECT_TRUE(layout.strip);
+  EXPECT_GE(layout.heatmapMax.y - layout.heatmapMin.y, 48.0f) << "not a hairline of square cells";
+  EXPECT_LT(layout.cellWidth, 1.0f);
+  ASSERT_GT(layout.colLabels.size(), 5u);
+  EXPECT_LT(layout.colLabels.size(), 300u) << "labels thinned to what fits";
 }
 
 TEST_F(AppFrames, TheTooltipOpensAwayFromTheColourBar) {

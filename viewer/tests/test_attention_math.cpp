@@ -135,6 +135,30 @@ TEST(Selection, BuildsTheChosenMap) {
   EXPECT_EQ(s.a.layer, 1);
 }
 
+TEST(Selection, TitlesNameOnlyTheChoicesThereAre) {
+  AttentionSet set;
+  AttentionKind kind;
+  kind.id = "attention";
+  kind.title = "Scores";
+  kind.rowTokens = kind.colTokens = {"a", "b"};
+  kind.layers = {{1, 2, 2, {0.5f, 0.5f, 0.5f, 0.5f}}};
+  set.kinds.push_back(kind);
+  Selection s;
+  EXPECT_EQ(buildDisplayMap(set, s).title, "Scores") << "one layer, one head: nothing to name";
+  s.hiddenColumns = {1};
+  EXPECT_EQ(buildDisplayMap(set, s).title, "Scores | hidden: 1 'b' (rows renormalised)");
+  set.kinds[0].title.clear();
+  EXPECT_EQ(buildDisplayMap(set, s).title, "hidden: 1 'b' (rows renormalised)");
+  s.hiddenColumns.clear();
+  EXPECT_EQ(buildDisplayMap(set, s).title, "") << "no title at all";
+  set.kinds[0].layers = {{2, 2, 2, {1, 0, 0, 1, 0, 1, 1, 0}}};
+  s.a = {0, 1, HeadMode::Single};
+  EXPECT_EQ(buildDisplayMap(set, s).title, "head 1") << "one layer: the head alone";
+  set.kinds[0].layers.push_back(set.kinds[0].layers[0]);
+  s.a = {1, 0, HeadMode::Max};
+  EXPECT_EQ(buildDisplayMap(set, s).title, "layer 1, max of heads");
+}
+
 // One rule for every row: probability maps renormalise after hiding, anything else is drawn as
 // given, including rows whose sum is zero or negative (which renormalising would have zeroed).
 TEST(AttentionMath, NonProbabilityMapsAreNeverRescaled) {

@@ -1,11 +1,13 @@
-// Command-line parsing (errors name the flag), UTF-8 handling for the font atlas and labels,
-// word splitting for the demo, and region clamping for zoom.
+// Command-line parsing (errors name the flag), UTF-8 handling for the font atlas, labels and token
+// files, word splitting for the demo, region clamping for zoom, and the source's progress line.
 #include <gtest/gtest.h>
 
 #include "app/cli_args.hpp"
+#include "app/source_runner.hpp"
 #include "render/fonts.hpp"
 #include "render/heatmap_view.hpp"
 #include "sources/demo_source.hpp"
+#include "sources/token_file.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
@@ -38,7 +40,18 @@ TEST(CliArgs, ParsesTheScreenshotFlags) {
   EXPECT_DOUBLE_EQ(a.region.rowEnd, 10.5);
   EXPECT_EQ(a.minus->head, 1);
   EXPECT_TRUE(parseArgs({}).source.spec.empty()) << "no --source: decided at start-up";
+  EXPECT_EQ(parseArgs({}).reduction, Reduction::Max);
+  EXPECT_FALSE(parseArgs({}).title.has_value()) << "no --title: the source's";
   EXPECT_TRUE(parseArgs({"--help"}).help);
+}
+
+TEST(CliArgs, ParsesWhatViewTakes) {
+  const ViewerArgs a = parseArgs({"--reduce", "mean", "--title", "", "--print-ready", "--stretch"});
+  EXPECT_EQ(a.reduction, Reduction::Mean);
+  EXPECT_EQ(a.title, std::optional<std::string>("")) << "an empty title is a title: none drawn";
+  EXPECT_TRUE(a.printReady);
+  EXPECT_FALSE(a.headless());
+  EXPECT_EQ(parseArgs({"--reduce", "max", "--title", "Heads"}).title, std::optional<std::string>("Heads"));
 }
 
 TEST(CliArgs, ErrorsNameTheFlag) {
@@ -53,6 +66,37 @@ TEST(CliArgs, ErrorsNameTheFlag) {
   EXPECT_EQ(errorArgument({"--region", "5:1,0:3"}), "--region");
   EXPECT_EQ(errorArgument({"--head", "1", "--aggregate", "mean"}), "--aggregate");
   EXPECT_EQ(errorArgument({"--minus", "3"}), "--minus");
+  EXPECT_EQ(errorArgument({"--reduce", "median"}), "--reduce");
+  EXPECT_EQ(errorArgument({"--title"}), "--title");
+}
+
+TEST(Text, BytesOutsideUtf8AreEscapedVisibly) {
+  std::size_t escaped = 99;
+  EXPECT_EQ(escapeInvalidUtf8("a\u00e9\u4e2d\U0001f600", &escaped), "a\u00e9\u4e2d\U0001f600");
+  EXPECT_EQ(escaped, 0u);
+  // Latin-1, a stray continuation byte, a truncated sequence, an overlong '/', U+D800, past U+10FFFF.
+  EXPECT_EQ(escapeInvalidUtf8(std::string("caf\xe9") + "x", &escaped), "caf\\xe9x");
+  EXPECT_EQ(escaped, 1u);
+  EXPECT_EQ(escapeInvalidUtf8(std::string("\x80") + "a"), "\\x80a");
+  EXPECT_EQ(escapeInvalidUtf8("\xe4\xb8", &escaped), "\\xe4\\xb8");
+  EXPECT_EQ(escaped, 2u);
+  EXPECT_EQ(escapeInvalidUtf8("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(escapeInvalidUtf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(escapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(escapeInvalidUtf8("\xf4\x8f\xbf\xbf"), "\xf4\x8f\xbf\xbf") << "U+10FFFF itself is fine";
+  EXPECT_EQ(escapeInvalidUtf8("a\\xe9"), "a\\xe9") << "text that reads like an escape stays as it is";
+}
+
+TEST(SourceRunner, TheProgressLineMentionsCompilingOnlyWhenItHappens) {
+  const std::string cold = computingStage("llvmpipe", false, false);
+  EXPECT_NE(cold.find("compiling"), std::string::npos) << cold;
+  EXPECT_NE(cold.find("vkattn warmup"), std::string::npos) << cold;
+  for (const std::string& warm : {computingStage("llvmpipe", true, false), computingStage("llvmpipe", false, true),
+                                  computingStage("llvmpipe", true, true)}) {
+    EXPECT_EQ(warm.rfind("computing attention on llvmpipe", 0), 0u) << warm;
+    EXPECT_EQ(warm.find("warmup"), std::string::npos) << warm;
+    EXPECT_EQ(warm.find("compil"), std::string::npos) << warm;
+  }
 }
 
 TEST(Text, DecodesUtf8AndFindsMissingGlyphs) {

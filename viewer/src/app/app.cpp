@@ -42,6 +42,7 @@ App::App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& a
       m_colormap(args.colormap),
       m_scale(args.scale),
       m_stretch(args.stretch),
+      m_reduction(args.reduction),
       m_region(args.region),
       m_openOverview(args.overview),
       m_exportPath(textBuffer("vkattn_view.png", 1024)) {
@@ -89,11 +90,10 @@ void App::takeResult(SourceResult result) {
   if (!m_loaded) {
     // The first maps: without them there is nothing to show, so a failure ends the run.
     if (!result.set) {
-      if (result.invalidArgument) throw InvalidArgument("--source", result.error);
+      if (!result.argument.empty()) throw InvalidArgument(result.argument, result.error);
       throw Error(result.error);
     }
-    m_set = std::move(*result.set);
-    m_sentence = result.sentence;
+    takeSet(result);
     applyFlags(m_args);
     m_loaded = true;
     rebuildMap();
@@ -102,20 +102,26 @@ void App::takeResult(SourceResult result) {
   }
   if (!result.set) {
     // Keep showing the last good maps, marked as not matching the input any more.
-    m_error = result.error;
+    m_error = result.message();
     m_stale = true;
     ++m_version;  // the title changes
     rebuildMap();
     return;
   }
-  m_set = std::move(*result.set);
-  m_sentence = result.sentence;
+  takeSet(result);
   m_stale = result.sentence != m_lastRequest;
   m_error.clear();
   clampSelection(m_set, m_selection);
   m_region = {};
   m_thumbnails.invalidate();
   rebuildMap();
+}
+
+void App::takeSet(SourceResult& result) {
+  m_set = std::move(*result.set);
+  m_sentence = result.sentence;
+  if (m_args.title)
+    for (AttentionKind& kind : m_set.kinds) kind.title = *m_args.title;
 }
 
 void App::rebuildMap() {

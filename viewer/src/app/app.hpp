@@ -60,6 +60,9 @@ class App {
   const FigureLayout& mainLayout() const noexcept { return m_layout; }
   const DisplayMap& displayMap() const noexcept { return m_display; }
   ColorScale colorScale() const;
+  // How bins of several cells are coloured: the chosen reduction, or the largest magnitude for
+  // signed maps (differences).
+  Reduction reduction() const noexcept { return m_display.signedValues ? Reduction::MaxMagnitude : m_reduction; }
   std::string sourceName() const { return m_runner->name(); }
   std::string viewId() const;
   std::string windowTitle() const;
@@ -79,6 +82,8 @@ class App {
 
  private:
   void applyFlags(const ViewerArgs& args);
+  // The maps of `result`, titled by --title when it was given.
+  void takeSet(SourceResult& result);
   void takeResult(SourceResult result);
   void rebuildMap();
   void drawLoading();

@@ -67,6 +67,10 @@ what to show
   --hide C1,C2,...    hide columns (sink tokens; -1 is the last), rows renormalised
   --colormap M        viridis | magma | grey | diverging
   --log               log colour scale
+  --reduce R          max | mean: how a bin of several cells is coloured when the map has
+                      more cells than pixels (default max)
+  --title TEXT        the map's title instead of the source's (the selection is appended
+                      when the source has more than one map)
   --region R0:R1,C0:C1  visible rows and columns (fractional cells); widened along one axis
                       so that square cells fill the area the whole map takes
   --stretch           cells take the area's aspect instead (the region fills all the space)
@@ -85,6 +89,7 @@ other
   --device X          Vulkan device index or name substring (default: VKATTN_DEVICE, best)
   --validation        Khronos validation layer on
   --frames N          quit after N frames (smoke tests)
+  --print-ready       window: print "ready" on stdout once the window shows its first frame
   --help              this text
 
 Mouse: wheel zooms at the cursor, drag pans, double-click resets; hover shows the weight, both
@@ -145,6 +150,16 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
       out.colormap = *map;
     } else if (flag == "--log") {
       out.scale = Scale::Log;
+    } else if (flag == "--reduce") {
+      const std::string& v = value();
+      if (v == "max")
+        out.reduction = Reduction::Max;
+      else if (v == "mean")
+        out.reduction = Reduction::Mean;
+      else
+        throw InvalidArgument(flag, "expected max or mean, got '" + v + "'");
+    } else if (flag == "--title") {
+      out.title = value();
     } else if (flag == "--region") {
       const auto axes = split(value(), ',');
       if (axes.size() != 2) throw InvalidArgument(flag, "expected R0:R1,C0:C1");
@@ -180,6 +195,8 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
       out.device = value();
     } else if (flag == "--validation") {
       out.validation = true;
+    } else if (flag == "--print-ready") {
+      out.printReady = true;
     } else {
       throw InvalidArgument(flag, "unknown option (see --help)");
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/colormap.hpp"
+#include "render/downsample.hpp"
 #include "render/region.hpp"
 #include "sources/attention_source.hpp"
 #include "sources/selection.hpp"
@@ -27,6 +28,8 @@ struct ViewerArgs {
   std::vector<int64_t> hide;       // hidden columns; -1 stands for the last one
   Colormap colormap = Colormap::Viridis;
   Scale scale = Scale::Linear;
+  Reduction reduction = Reduction::Max;  // how bins of several cells are coloured
+  std::optional<std::string> title;      // replaces the source's title; the selection is appended
   Region region;
   bool stretch = false;   // cells take the area's aspect instead of being square
   bool overview = false;  // open the grid of all layers x heads instead of the map
@@ -44,6 +47,9 @@ struct ViewerArgs {
   std::string measureJson;
   std::optional<std::string> device;
   bool validation = false;
+  // Window: print "ready" on stdout once the first frame is shown, for programs that start the
+  // viewer and must tell a window that opened from one that failed.
+  bool printReady = false;
 
   bool headless() const { return !screenshot.empty() || !exportPng.empty() || measureFrames > 0; }
 };

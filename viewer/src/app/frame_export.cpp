@@ -27,6 +27,7 @@ void exportFigure(const Context& ctx, ImGuiVulkan& renderer, VkFormat format, Ap
   writePng(path, width, height, pixels, argument);
   if (!layoutPath.empty()) {
     LayoutRecord record{width, height, app.sourceName(), app.viewId(), &layout, &app.displayMap(), app.colorScale()};
+    record.reduction = app.reduction();
     record.stale = app.stale();
     record.warning = app.warning();
     writeLayoutJson(layoutPath, record, "--layout");

@@ -78,6 +78,7 @@ int runHeadless(const ViewerArgs& args) {
     if (!args.layout.empty()) {
       LayoutRecord record{width,           height, app.sourceName(), app.viewId(), &app.mainLayout(), &app.displayMap(),
                           app.colorScale()};
+      record.reduction = app.reduction();
       record.stale = app.stale();
       record.warning = app.warning();
       writeLayoutJson(args.layout, record, "--layout");

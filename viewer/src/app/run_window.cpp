@@ -84,6 +84,7 @@ int runWindow(const ViewerArgs& args) {
     app.drawUi(now);
     ImGui::Render();
     swapchain.drawFrame([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
+    if (frame == 0 && args.printReady) std::cout << "ready" << std::endl;  // flushed: a program waits on it
 
     if (auto request = app.takeExportRequest()) {
       try {

@@ -7,25 +7,45 @@
 namespace vkattn::viewer {
 namespace {
 
+// The error of `e` as a result: InvalidArgument split into argument and problem.
+SourceResult failed(const std::exception& e) {
+  SourceResult result;
+  if (const auto* invalid = dynamic_cast<const InvalidArgument*>(&e)) {
+    result.error = invalid->problem();
+    result.argument = invalid->argument();
+  } else {
+    result.error = e.what();
+  }
+  return result;
+}
+
 SourceResult computeOnce(AttentionSource& source, const std::string& sentence) {
   SourceResult result;
-  result.sentence = sentence;
   try {
     result.set = source.compute(sentence);
     if (result.set->kinds.empty()) {
       result.set.reset();
       result.error = source.name() + " produced no attention maps";
     }
-  } catch (const InvalidArgument& e) {
-    result.error = e.what();
-    result.invalidArgument = true;
   } catch (const std::exception& e) {
-    result.error = e.what();
+    result = failed(e);
   }
+  result.sentence = sentence;
   return result;
 }
 
 }  // namespace
+
+std::string SourceResult::message() const {
+  return argument.empty() ? error : InvalidArgument(argument, error).what();
+}
+
+std::string computingStage(const std::string& device, bool pipelineCacheLoaded, bool computedBefore) {
+  if (computedBefore) return "computing attention on " + device;
+  if (pipelineCacheLoaded) return "computing attention on " + device + " (kernels from the pipeline cache)";
+  return "computing attention on " + device +
+         " and compiling its kernels: the first run on this device (`vkattn warmup` compiles them ahead of time)";
+}
 
 InlineSourceRunner::InlineSourceRunner(Context& ctx, const SourceOptions& options)
     : m_source(makeSource(ctx, options)) {}
@@ -119,11 +139,12 @@ void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions opti
   } catch (const std::exception& e) {
     std::lock_guard lock(m_mutex);
     if (ctx) m_validationMessages = ctx->instance().validationMessageCount();
-    m_done = SourceResult{std::nullopt, e.what(), dynamic_cast<const InvalidArgument*>(&e) != nullptr, {}};
+    m_done = failed(e);
     m_busy = false;
     m_stage.clear();
     return;
   }
+  bool computedBefore = false;
   for (;;) {
     std::string sentence;
     {
@@ -135,10 +156,10 @@ void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions opti
       }
       sentence = std::move(*m_pending);
       m_pending.reset();
-      m_stage = "computing attention on " + ctx->info().name +
-                " (the first run compiles its kernels; `vkattn warmup` does that ahead of time)";
+      m_stage = computingStage(ctx->info().name, ctx->device().pipelineCacheLoaded(), computedBefore);
     }
     SourceResult result = computeOnce(*source, sentence);
+    computedBefore = true;
     std::lock_guard lock(m_mutex);
     m_done = std::move(result);
     m_busy = m_pending.has_value();

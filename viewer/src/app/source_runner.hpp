@@ -17,14 +17,21 @@
 
 namespace vkattn::viewer {
 
-// One computation's outcome: the maps, or the error that stopped it (and whether that error was
-// in the user's input, which the command line reports with exit status 2).
+// One computation's outcome: the maps, or the error that stopped it. An error in the user's input
+// (which the command line reports with exit status 2) names the argument apart from the problem,
+// so that it is reported with one prefix however many hands it passes through.
 struct SourceResult {
   std::optional<AttentionSet> set;
-  std::string error;
-  bool invalidArgument = false;
+  std::string error;     // InvalidArgument's problem, else the whole message
+  std::string argument;  // the argument at fault; empty when the input was not
   std::string sentence;  // what was computed
+
+  std::string message() const;  // the error as InvalidArgument (or the source) words it
 };
+
+// What the source runner is doing while it computes, for the progress line: it says that
+// kernels compile only when this device has no pipeline cache yet and nothing has run.
+std::string computingStage(const std::string& device, bool pipelineCacheLoaded, bool computedBefore);
 
 class SourceRunner {
  public:

@@ -15,6 +15,10 @@ void onGlfwError(int code, const char* description) {
 }
 
 constexpr int kFramesAfterInput = 3;
+// While the source works and nothing is typed or moved, progress is redrawn at most this often:
+// enough for the sweeping bar, and the CPU is left to the computation (FIFO presentation does not
+// pace frames on every display; the README's viewer timings show what it costs).
+constexpr double kBusyFrameSeconds = 1.0 / 30.0;
 
 }  // namespace
 
@@ -68,11 +72,11 @@ void Window::onInput(GLFWwindow* window) {
 }
 
 void Window::pollOrWait(bool busy, double idleSeconds) {
-  if (busy || m_framesAfterInput > 0) {
+  if (m_framesAfterInput > 0) {
     glfwPollEvents();
-    if (m_framesAfterInput > 0) --m_framesAfterInput;
+    --m_framesAfterInput;
   } else {
-    glfwWaitEventsTimeout(idleSeconds);
+    glfwWaitEventsTimeout(busy ? kBusyFrameSeconds : idleSeconds);
   }
 }
 

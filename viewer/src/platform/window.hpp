@@ -39,7 +39,8 @@ class Window {
   void setTitle(const std::string& title) { glfwSetWindowTitle(m_window, title.c_str()); }
 
   // Processes events. After input the next few frames run at once (ImGui settles hover and
-  // animations over a couple of frames); otherwise this sleeps until an event or `idleSeconds`.
+  // animations over a couple of frames); otherwise this sleeps until an event, or `idleSeconds`
+  // (1/30 s while `busy`: progress to show).
   void pollOrWait(bool busy, double idleSeconds = 0.5);
 
  private:

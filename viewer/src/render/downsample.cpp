@@ -38,6 +38,18 @@ uint64_t largestBin(const std::vector<uint32_t>& rowEdges, const std::vector<uin
 
 }  // namespace
 
+const char* toString(Reduction how) noexcept {
+  switch (how) {
+    case Reduction::Max:
+      return "max";
+    case Reduction::Mean:
+      return "mean";
+    case Reduction::MaxMagnitude:
+      return "max-magnitude";
+  }
+  return "?";
+}
+
 std::vector<uint32_t> binEdges(int64_t begin, int64_t end, int64_t bins) {
   if (bins < 1 || bins > end - begin)
     throw InvalidArgument("bins", std::to_string(bins) + " bins cannot split [" + std::to_string(begin) + ", " +

@@ -12,6 +12,7 @@
 namespace vkattn::viewer {
 
 enum class Reduction { Max, Mean, MaxMagnitude };
+const char* toString(Reduction how) noexcept;  // "max", "mean", "max-magnitude"
 
 // bins + 1 increasing edges splitting [begin, end) into `bins` runs whose lengths differ by at
 // most one: edge i = begin + floor(i * (end - begin) / bins). Needs 1 <= bins <= end - begin.

@@ -13,6 +13,12 @@ namespace {
 
 constexpr std::size_t kMaxCached = 8;
 constexpr std::size_t kLabelChars = 24;
+// The thinnest a map is drawn across its short axis: this, or 1/8 of the space when more.
+constexpr double kMinStripPixels = 48.0;
+
+double stripPixels(double space) {
+  return std::min(space, std::max(kMinStripPixels, 0.125 * space));
+}
 
 bool isIdentity(const std::vector<uint32_t>& edges) {
   return edges.back() - edges.front() == edges.size() - 1;
@@ -191,7 +197,7 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
   const float minLabel = 0.8f * fs;
 
   float top = min.y;
-  if (style.title) {
+  if (style.title && !m_map->title.empty()) {
     const float titlePixels = std::max(fs, 0.8f * maxLabel);
     list.AddText(labelFont, titlePixels, min, style.text, m_map->title.c_str());
     top += titlePixels + 8.0f;
@@ -211,20 +217,31 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
   const float width = availWidth - rowLabelWidth, height = availHeight - colLabelHeight;
   if (width < 8.0f || height < 8.0f) return out;
 
-  // The area: all the space when stretching, else the whole map at square cells.
+  // The area: all the space when stretching, else the whole map at square cells, unless square
+  // cells would draw it thinner than a strip (a 1 x N or N x 1 map, or any long narrow one): then
+  // it is that strip, its cells stretched across the short axis (labels thin out along the long
+  // one as they do for any small cell).
   double areaW = width, areaH = height;
-  if (!style.stretch) {
+  bool stretch = style.stretch;
+  if (!stretch) {
     const double cell = std::min(width / static_cast<double>(map.cols), height / static_cast<double>(map.rows));
     areaW = cell * static_cast<double>(map.cols);
     areaH = cell * static_cast<double>(map.rows);
+    if (areaH < stripPixels(height)) {
+      areaH = stripPixels(height);
+      out.strip = stretch = true;
+    } else if (areaW < stripPixels(width)) {
+      areaW = stripPixels(width);
+      out.strip = stretch = true;
+    }
   }
-  const Region r = style.stretch ? clampRegion(requested, map.rows, map.cols)
-                                 : fillRegion(requested, map.rows, map.cols, areaW, areaH);
+  const Region r =
+      stretch ? clampRegion(requested, map.rows, map.cols) : fillRegion(requested, map.rows, map.cols, areaW, areaH);
   out.region = r;
-  out.stretch = style.stretch;
+  out.stretch = stretch;
   const double visibleRows = r.rowEnd - r.rowBegin, visibleCols = r.colEnd - r.colBegin;
   float cellW = static_cast<float>(areaW / visibleCols), cellH = static_cast<float>(areaH / visibleRows);
-  if (!style.stretch) cellW = cellH = std::min(cellW, cellH);
+  if (!stretch) cellW = cellH = std::min(cellW, cellH);
   const auto rb = static_cast<int64_t>(std::floor(r.rowBegin)), re = static_cast<int64_t>(std::ceil(r.rowEnd));
   const auto cb = static_cast<int64_t>(std::floor(r.colBegin)), ce = static_cast<int64_t>(std::ceil(r.colEnd));
 

@@ -27,7 +27,9 @@ struct FigureStyle {
   bool labels = true;
   bool colorBar = true;
   // Cells are square and the region shown is widened along one axis to fill the area the whole
-  // map takes; with `stretch` the region fills all the space and cells take its aspect.
+  // map takes; with `stretch` the region fills all the space and cells take its aspect. A map
+  // that square cells would draw thinner than max(48 px, 1/8 of the space) across is drawn as a
+  // strip that thick, its cells stretched, either way.
   bool stretch = false;
   float minBinPixels = 2.0f;  // bins narrower than this are merged (reduced)
   // Labels follow the cell size between 0.8 x the font size and this (0: the font size); figures
@@ -66,7 +68,8 @@ struct FigureLayout {
   ImVec2 heatmapMin{0, 0}, heatmapMax{0, 0};
   Region region;  // the fractional region shown, clamped to the map
   float cellWidth = 0, cellHeight = 0;
-  bool stretch = false;
+  bool stretch = false;  // cells take the area's aspect (FigureStyle::stretch, or a strip)
+  bool strip = false;    // square cells would have drawn the map too thin: it was widened to a strip
   float rowLabelPixels = 0, colLabelPixels = 0;
   std::vector<ColumnLabel> colLabels;  // the column labels drawn and how
   ImVec2 colorBarMin{0, 0}, colorBarMax{0, 0};

@@ -45,7 +45,7 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
   }
   out["stale"] = record.stale;
   out["warning"] = record.warning;
-  out["cells"] = {{"width", f.cellWidth}, {"height", f.cellHeight}, {"stretch", f.stretch}};
+  out["cells"] = {{"width", f.cellWidth}, {"height", f.cellHeight}, {"stretch", f.stretch}, {"strip", f.strip}};
   Json columns = Json::array();
   for (std::size_t i = 0; i < f.colLabels.size() && i < 512; ++i)
     columns.push_back({{"col", f.colLabels[i].col}, {"mode", toString(f.colLabels[i].mode)}});
@@ -60,6 +60,7 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
                    {"colEnd", f.region.colEnd}};
   out["colormap"] = toString(record.scale.colormap());
   out["scale"] = toString(record.scale.scale());
+  out["reduce"] = toString(record.reduction);
   out["range"] = {record.scale.min(), record.scale.max()};
   Json grid = {{"rows", g.values.rows},       {"cols", g.values.cols},       {"reduced", g.reduced},
                {"rowEdges", g.rowEdges},      {"colEdges", g.colEdges},      {"rowPixels", g.rowPixels},

@@ -24,6 +24,7 @@ struct LayoutRecord {
   const FigureLayout* figure = nullptr;
   const DisplayMap* map = nullptr;
   ColorScale scale;
+  Reduction reduction = Reduction::Max;  // of bins that cover several cells
   bool stale = false;   // the map is older than the input (its computation failed)
   std::string warning;  // the source's warning (unknown words), if any
 };

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sources/npy_source.hpp"
+#include "sources/token_file.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/io/npy.hpp"
@@ -18,13 +18,15 @@ fs::path layerFile(const fs::path& dir, const std::string& prefix, std::size_t l
   return dir / (prefix + "_layer" + std::to_string(layer) + ".npy");
 }
 
-std::vector<std::string> tokensOr(const fs::path& file, int64_t n) {
+// The tokens of `file`, else positions; a file that is not UTF-8 says so in `warning`.
+std::vector<std::string> tokensOr(const fs::path& file, int64_t n, std::string& warning) {
   if (fs::exists(file)) {
-    auto tokens = readTokenFile(file, "--source");
-    if (static_cast<int64_t>(tokens.size()) != n)
-      throw InvalidArgument("--source", file.string() + " has " + std::to_string(tokens.size()) +
+    TokenFile read = readTokenFile(file, "--source");
+    if (static_cast<int64_t>(read.tokens.size()) != n)
+      throw InvalidArgument("--source", file.string() + " has " + std::to_string(read.tokens.size()) +
                                             " tokens; the maps have " + std::to_string(n));
-    return tokens;
+    if (!read.note.empty()) warning += (warning.empty() ? "" : "; ") + read.note;
+    return std::move(read.tokens);
   }
   std::vector<std::string> positions;
   for (int64_t i = 0; i < n; ++i) positions.push_back(std::to_string(i));
@@ -69,8 +71,8 @@ AttentionSet loadAttentionDump(const fs::path& dir) {
   // the decoder's or cross's rows.
   const int64_t sourceCount = !encoder.empty() ? encoder[0].cols : !cross.empty() ? cross[0].cols : 0;
   const int64_t targetCount = !decoder.empty() ? decoder[0].rows : !cross.empty() ? cross[0].rows : 0;
-  const auto source = tokensOr(dir / "source_tokens.txt", sourceCount);
-  const auto target = tokensOr(dir / "target_tokens.txt", targetCount);
+  const auto source = tokensOr(dir / "source_tokens.txt", sourceCount, set.warning);
+  const auto target = tokensOr(dir / "target_tokens.txt", targetCount, set.warning);
   auto check = [&](const std::vector<AttentionMap>& layers, const std::string& prefix, int64_t rows, int64_t cols) {
     if (!layers.empty() && (layers[0].rows != rows || layers[0].cols != cols))
       throw InvalidArgument(layerFile(dir, prefix, 0).string(),

@@ -1,10 +1,11 @@
 #include "sources/npy_source.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 #include "sources/attention_dump.hpp"
+#include "sources/token_file.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/npy.hpp"
 #include "vkattn/ops/attention.hpp"
@@ -39,17 +40,24 @@ std::vector<std::string> positions(int64_t n) {
 }
 
 // The labels of one axis: its own file, else the shared one, else positions. A file whose length
-// does not match is an error naming it.
+// does not match is an error naming it; a file that is not UTF-8 adds its note to `notes`.
 std::vector<std::string> labelsFor(const std::string& own, const std::string& ownArgument, const std::string& shared,
-                                   const std::string& sharedArgument, int64_t n, bool sharedFits) {
+                                   const std::string& sharedArgument, int64_t n, bool sharedFits,
+                                   std::vector<std::string>& notes) {
+  auto read = [&](const std::string& path, const std::string& argument) {
+    TokenFile file = readTokenFile(path, argument);
+    if (!file.note.empty() && std::find(notes.begin(), notes.end(), file.note) == notes.end())
+      notes.push_back(file.note);
+    return std::move(file.tokens);
+  };
   if (!own.empty()) {
-    auto tokens = readTokenFile(own, ownArgument);
+    auto tokens = read(own, ownArgument);
     if (static_cast<int64_t>(tokens.size()) != n)
       throw InvalidArgument(
           ownArgument, own + " has " + std::to_string(tokens.size()) + " tokens; the map has " + std::to_string(n));
     return tokens;
   }
-  if (!shared.empty() && sharedFits) return readTokenFile(shared, sharedArgument);
+  if (!shared.empty() && sharedFits) return read(shared, sharedArgument);
   return positions(n);
 }
 
@@ -59,18 +67,6 @@ std::string existing(const fs::path& dir, const char* name) {
 }
 
 }  // namespace
-
-std::vector<std::string> readTokenFile(const fs::path& path, const std::string& argument) {
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(argument, "cannot read token file " + path.string());
-  std::vector<std::string> tokens;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    tokens.push_back(line);
-  }
-  return tokens;
-}
 
 NpySource::NpySource(Context& ctx, const fs::path& path, const SourceOptions& options)
     : m_ctx(ctx), m_path(path), m_options(options) {
@@ -155,14 +151,16 @@ AttentionSet NpySource::load() {
     if (colFile.empty()) colFile = existing(m_path, "col_tokens.txt");
   }
   int64_t sharedCount = -1;
-  if (!shared.empty()) sharedCount = static_cast<int64_t>(readTokenFile(shared, "--tokens").size());
+  if (!shared.empty()) sharedCount = static_cast<int64_t>(readTokenFile(shared, "--tokens").tokens.size());
   if (sharedCount >= 0 && sharedCount != rows && sharedCount != cols && rowFile.empty() && colFile.empty())
     throw InvalidArgument("--tokens", shared + " has " + std::to_string(sharedCount) + " tokens; the map has " +
                                           std::to_string(rows) + " rows and " + std::to_string(cols) + " columns");
-  kind.rowTokens = labelsFor(rowFile, "--row-tokens", shared, "--tokens", rows, sharedCount == rows);
-  kind.colTokens = labelsFor(colFile, "--col-tokens", shared, "--tokens", cols, sharedCount == cols);
+  std::vector<std::string> notes;
+  kind.rowTokens = labelsFor(rowFile, "--row-tokens", shared, "--tokens", rows, sharedCount == rows, notes);
+  kind.colTokens = labelsFor(colFile, "--col-tokens", shared, "--tokens", cols, sharedCount == cols, notes);
 
   AttentionSet set;
+  for (const std::string& note : notes) set.warning += (set.warning.empty() ? "" : "; ") + note;
   set.kinds.push_back(std::move(kind));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   set.status = how + " in " + std::to_string(static_cast<int>(ms)) + " ms";

@@ -1,6 +1,7 @@
 // Attention from NumPy files: an attention array [L?, H?, Lq, Lk], or query and key dumps
 // (q.npy [L?, H?, Lq, D], k.npy [L?, H?, Lk, D]) whose weights vkattn computes on the device.
-// Token labels come from text files (one token per line), else they are the positions.
+// Token labels come from text files (one token per line, see token_file.hpp), else they are the
+// positions.
 #pragma once
 
 #include <filesystem>
@@ -11,10 +12,6 @@
 #include "sources/attention_source.hpp"
 
 namespace vkattn::viewer {
-
-// Lines of a token file (UTF-8, one token per line, a trailing newline optional).
-// Throws InvalidArgument(argument) when the file cannot be read.
-std::vector<std::string> readTokenFile(const std::filesystem::path& path, const std::string& argument);
 
 class NpySource : public AttentionSource {
  public:

@@ -28,13 +28,13 @@ Matrix headOrAggregate(const AttentionMap& layer, const MapChoice& choice) {
 
 }  // namespace
 
-std::string describe(const MapChoice& choice, bool rollout) {
+std::string describe(const MapChoice& choice, bool rollout, bool nameLayer) {
   std::string heads = choice.mode == HeadMode::Mean  ? "mean of heads"
                       : choice.mode == HeadMode::Max ? "max of heads"
                       : rollout                      ? "mean of heads"
                                                      : "head " + std::to_string(choice.head);
   if (rollout) return "rollout through layer " + std::to_string(choice.layer) + " (" + heads + ")";
-  return "layer " + std::to_string(choice.layer) + ", " + heads;
+  return nameLayer ? "layer " + std::to_string(choice.layer) + ", " + heads : heads;
 }
 
 Matrix choiceMap(const AttentionKind& kind, const MapChoice& choice, bool rollout) {
@@ -88,18 +88,23 @@ DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) 
   const bool hiding = !map.hiddenColumns.empty();
   map.renormalised = hiding && map.probability;
   map.values = hideColumns(a, map.hiddenColumns, map.renormalised);
-  map.title = kind.title + " | " + describe(selection.a, selection.rollout);
+  // The selection is named as far as there is a choice to name: a kind of one layer names the
+  // head alone, one of one layer and one head carries its own title alone (or none).
+  const bool oneLayer = kind.layers.size() == 1;
+  const bool oneMap = oneLayer && kind.heads() == 1 && !selection.rollout && !selection.difference;
+  map.title = kind.title;
+  if (!oneMap) map.title += (map.title.empty() ? "" : " | ") + describe(selection.a, selection.rollout, !oneLayer);
   if (selection.difference) {
     const Matrix bRaw = choiceMap(kind, selection.b, selection.rollout);
     const Matrix b = hideColumns(bRaw, map.hiddenColumns, map.renormalised);
     map.values = difference(map.values, b);
-    map.title += "  minus  " + describe(selection.b, selection.rollout);
+    map.title += "  minus  " + describe(selection.b, selection.rollout, !oneLayer);
     map.signedValues = true;
   }
   if (hiding) {
     const std::string list = columnList(map.hiddenColumns, map.colTokens);
-    map.title +=
-        map.renormalised ? " | hidden: " + list + " (rows renormalised)" : " | hidden: " + list + " (values as given)";
+    map.title += (map.title.empty() ? "hidden: " : " | hidden: ") + list +
+                 (map.renormalised ? " (rows renormalised)" : " (values as given)");
   }
   if (!map.probability)
     map.normalisation = "values as given: rows are not probability distributions, so no row is rescaled";

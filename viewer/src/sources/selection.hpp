@@ -49,12 +49,15 @@ struct DisplayMap {
   std::string normalisation;  // one line saying which, for the UI and the layout record
 };
 
-std::string describe(const MapChoice& choice, bool rollout);
+// "layer 1, head 2", "layer 0, mean of heads", "rollout through layer 1 (...)"; without the layer
+// when `nameLayer` is false (a kind of one layer).
+std::string describe(const MapChoice& choice, bool rollout, bool nameLayer = true);
 
 // The map of one choice within a kind. Throws InvalidArgument naming "layer" or "head".
 Matrix choiceMap(const AttentionKind& kind, const MapChoice& choice, bool rollout);
 
-// Everything the heatmap draws for `selection`. Throws InvalidArgument naming what is out of
+// Everything the heatmap draws for `selection`. Its title is the kind's, then the selection when
+// the kind has more than one map, then what is hidden. Throws InvalidArgument naming what is out of
 // range ("view", "layer", "head", "rollout").
 DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection);
 

@@ -1,0 +1,122 @@
+#include "attention_folder.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace vkattn::python {
+namespace {
+
+namespace fs = std::filesystem;
+
+void appendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// Tokens for one axis: a sequence of str of length n without line breaks.
+std::vector<std::string> tokenList(const py::object& tokens, int64_t n, const std::string& name) {
+  if (py::isinstance<py::str>(tokens) || !py::isinstance<py::sequence>(tokens))
+    throw py::type_error("'" + name + "' must be a sequence of str");
+  std::vector<std::string> out;
+  for (const py::handle item : tokens) {
+    if (!py::isinstance<py::str>(item)) throw py::type_error("'" + name + "' must hold str only");
+    out.push_back(utf8Text(item));
+    if (out.back().find_first_of("\r\n") != std::string::npos)
+      throw py::value_error("'" + name + "' token " + std::to_string(out.size() - 1) + " contains a line break");
+  }
+  if (static_cast<int64_t>(out.size()) != n)
+    throw py::value_error("'" + name + "' has " + std::to_string(out.size()) + " tokens; attn has " +
+                          std::to_string(n) + (name == "row_tokens" ? " rows" : " columns"));
+  return out;
+}
+
+void writeLines(const fs::path& file, const std::vector<std::string>& lines) {
+  std::ofstream out(file, std::ios::binary);
+  for (const std::string& line : lines) out << line << '\n';
+  if (!out) throw py::value_error("'dir': cannot write " + file.string());
+}
+
+}  // namespace
+
+std::string utf8Text(const py::handle& text) {
+  PyObject* s = text.ptr();
+  const Py_ssize_t length = PyUnicode_GetLength(s);
+  if (length < 0) throw py::error_already_set();
+  const int kind = PyUnicode_KIND(s);
+  const void* data = PyUnicode_DATA(s);
+  std::string out;
+  out.reserve(static_cast<std::size_t>(length));
+  for (Py_ssize_t i = 0; i < length; ++i) {
+    const uint32_t cp = PyUnicode_READ(kind, data, i);
+    if (cp >= 0xdc80 && cp <= 0xdcff) {  // a byte that surrogateescape could not decode
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", cp - 0xdc00);
+      out += escaped;
+    } else if (cp >= 0xd800 && cp <= 0xdfff) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", cp);
+      out += escaped;
+    } else {
+      appendUtf8(out, cp);
+    }
+  }
+  return out;
+}
+
+AttentionMaps checkedMaps(const py::object& attn, const py::object& rowTokens, const py::object& colTokens) {
+  AttentionMaps maps;
+  try {
+    maps.values = py::module_::import("numpy").attr("ascontiguousarray")(attn, "float32");
+  } catch (const py::error_already_set&) {
+    throw py::type_error("'attn' must be an array of numbers");
+  }
+  const py::ssize_t ndim = maps.values.ndim();
+  if (ndim < 2 || ndim > 4)
+    throw py::value_error("'attn' must be [rows, cols], [heads, rows, cols] or [layers, heads, rows, cols], got " +
+                          std::to_string(ndim) + " dimensions");
+  if (maps.values.size() == 0) throw py::value_error("'attn' is empty");
+  maps.rows = maps.values.shape(ndim - 2);
+  maps.cols = maps.values.shape(ndim - 1);
+  if (ndim >= 3) maps.heads = maps.values.shape(ndim - 3);
+  if (ndim == 4) maps.layers = maps.values.shape(0);
+  const float* data = maps.values.data();
+  for (py::ssize_t i = 0; i < maps.values.size(); ++i)
+    if (!std::isfinite(data[i])) throw py::value_error("'attn' contains NaN or infinity");
+  maps.rowTokens = tokenList(rowTokens, maps.rows, "row_tokens");
+  if (colTokens.is_none()) {
+    if (maps.rows != maps.cols)
+      throw py::value_error("'col_tokens' is needed: attn is " + std::to_string(maps.rows) + " x " +
+                            std::to_string(maps.cols));
+    maps.colTokens = maps.rowTokens;
+  } else {
+    maps.colTokens = tokenList(colTokens, maps.cols, "col_tokens");
+  }
+  return maps;
+}
+
+void writeAttentionFolder(const std::string& dir, const AttentionMaps& maps) {
+  const fs::path folder = dir;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (!fs::is_directory(folder)) throw py::value_error("'dir': cannot create " + folder.string());
+  py::module_::import("numpy").attr("save")((folder / "attention.npy").string(), maps.values);
+  writeLines(folder / "row_tokens.txt", maps.rowTokens);
+  writeLines(folder / "col_tokens.txt", maps.colTokens);
+}
+
+}  // namespace vkattn::python
