@@ -56,8 +56,16 @@ int devicesCommand(const CommonOptions& options) {
               << (d.nanPreserveFloat16 ? "yes" : "no") << (d.portabilitySubset ? "; portability subset" : "") << "\n";
     // The kernels vkattn picks by default (VKATTN_ATTENTION_VARIANT / VKATTN_MATMUL_VARIANT override).
     const bool cpu = d.defaultProfile() == KernelProfile::CpuDriver;
-    std::cout << "     kernels: attention " << (cpu ? "rows" : "tiled") << " (rows when decoding), matmul "
-              << (cpu ? "rows" : "tiled") << "\n";
+    if (cpu)
+      std::cout << "     kernels: attention rows, matmul rows (CPU driver: on lavapipe the rows kernels measured "
+                   "faster than the tiled and cooperative-matrix ones)\n";
+    else if (d.cooperativeMatrixF16)
+      std::cout << "     kernels: attention coopmat for f16 (head dims 16..256 in steps of 8, dense K/V), tiled "
+                   "otherwise, rows when decoding; matmul coopmat for f16, tiled otherwise (GPU with matrix "
+                   "units)\n";
+    else
+      std::cout << "     kernels: attention tiled (rows when decoding), matmul tiled (GPU without usable matrix "
+                   "units)\n";
     // Decode sizing: split-K fills busyWorkgroups; the lane split needs a known subgroup size.
     const LaneSplitSubgroup lanes = laneSplitSubgroup(d);
     std::cout << "     compute units " << computeUnitsFor(d) << " (" << computeUnitsSource(d) << "); decode: split-K to "

@@ -18,6 +18,9 @@
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/spirv_float_controls.hpp"
+#include "vkattn/ops/attention.hpp"
+#include "vkattn/ops/linear.hpp"
+#include "vkattn/reference/reference.hpp"
 
 namespace vkattn {
 namespace {
@@ -425,5 +428,37 @@ TEST(NanPreserve, AddsTheExtensionBeforeSpirv14) {
               instructionsOf(old, kOpExtension).size());  // SPIR-V 1.5: core, no extension
 }
 
+// Auto on a GPU: the fragment kernels for f16 where the matrix units are usable (Mesa 26's
+// lavapipe under the GPU profile), the tiled ones otherwise and for f32; each result checked
+// against the naive path.
+using CoopmatAuto = VkattnTest;
+
+TEST_F(CoopmatAuto, GpusWithMatrixUnitsPreferThem) {
+  Context gpu({.profile = KernelProfile::Gpu});
+  const bool units = gpu.info().cooperativeMatrixF16;
+  const std::string coopmat = coopmatShader("attention_coopmat", coopmatChoiceFor(gpu.info()).flavour) + "_f16";
+  const std::string matmulCoopmat = coopmatShader("matmul_coopmat", coopmatChoiceFor(gpu.info()).flavour) + "_f16";
+  auto values = [](std::size_t n, uint64_t seed) { return reference::roundToHalf(reference::randomValues(n, seed)); };
+  Tensor q = gpu.tensor({1, 2, 40, 64}, values(2 * 40 * 64, 1), DType::F16);
+  Tensor k = gpu.tensor({1, 2, 50, 64}, values(2 * 50 * 64, 2), DType::F16);
+  Tensor v = gpu.tensor({1, 2, 50, 64}, values(2 * 50 * 64, 3), DType::F16);
+  const std::vector<float> out = attention(gpu, q, k, v).download();
+  const std::vector<float> naive = attentionNaive(gpu, q, k, v).download();
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], naive[i], 4e-3) << i;
+  EXPECT_EQ(gpu.pipelines().built(coopmat), units);
+  EXPECT_EQ(gpu.pipelines().built("attention_tiled_f16"), !units);
+  Tensor a = gpu.tensor({33, 64}, values(33 * 64, 4), DType::F16), w = gpu.tensor({48, 64}, values(48 * 64, 5), DType::F16);
+  const std::vector<float> y = linear(gpu, a, w).download();
+  const std::vector<float> yNaive = linear(gpu, a, w, {.variant = MatmulVariant::Naive}).download();
+  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], yNaive[i], 2e-2) << i;
+  EXPECT_EQ(gpu.pipelines().built(matmulCoopmat), units);
+  // f32 stays on the tiled kernels.
+  Tensor q32 = gpu.tensor({1, 1, 20, 32}, reference::randomValues(20 * 32, 6));
+  Tensor k32 = gpu.tensor({1, 1, 20, 32}, reference::randomValues(20 * 32, 7));
+  attention(gpu, q32, k32, k32);
+  EXPECT_TRUE(gpu.pipelines().built("attention_tiled_f32"));
+}
+
 }  // namespace
+
 }  // namespace vkattn

@@ -90,7 +90,9 @@ TEST_F(Faults, OutOfMemoryAtAnyAllocationLeavesTheContextWorking) {
     const std::vector<float> expected = op.run(ctx());
     int failures = 0;
     for (uint64_t nth = 1; nth < 64; ++nth) {
-      injectFault(FaultSite::MemoryAllocation, nth, VK_ERROR_OUT_OF_DEVICE_MEMORY);
+      // Twice in a row: a storage buffer in mapped device-local memory retries in plain
+      // device-local memory, which must fail too for the call to run out of memory.
+      injectFault(FaultSite::MemoryAllocation, nth, VK_ERROR_OUT_OF_DEVICE_MEMORY, 2);
       bool failed = false;
       try {
         op.run(ctx());
@@ -104,6 +106,27 @@ TEST_F(Faults, OutOfMemoryAtAnyAllocationLeavesTheContextWorking) {
       ++failures;
     }
     EXPECT_GT(failures, 0) << "no allocation failed: the sweep exercised nothing";
+  }
+}
+
+TEST_F(Faults, MappedDeviceMemoryFallsBackToStagingCopies) {
+  // Resizable BAR (and lavapipe, whose device-local memory is host-visible too): when that
+  // allocation runs out or its mapping fails, the buffer lives in device-local memory unmapped and
+  // every read and write goes through a staging copy, with the same results.
+  if (!ctx().device().unifiedMemory()) GTEST_SKIP() << "storage buffers are not mapped on this device";
+  const std::vector<float> x = randomValues(120, 3);
+  const std::vector<float> expected = softmax(ctx(), ctx().tensor({3, 40}, x)).download();
+  for (const auto& [site, result] : {std::pair{FaultSite::MemoryAllocation, VK_ERROR_OUT_OF_DEVICE_MEMORY},
+                                     std::pair{FaultSite::MemoryMapping, VK_ERROR_MEMORY_MAP_FAILED}}) {
+    SCOPED_TRACE(site == FaultSite::MemoryAllocation ? "allocation" : "mapping");
+    injectFault(site, 1, result);
+    Tensor t = ctx().tensor({3, 40}, x);  // its storage buffer is the next allocation and mapping
+    clearFaults();
+    EXPECT_EQ(t.buffer().mapped(), nullptr);
+    EXPECT_EQ(t.download(), x);
+    Tensor y = ctx().tensor({3, 40});
+    softmax(ctx(), t, y);
+    EXPECT_EQ(y.download(), expected);
   }
 }
 

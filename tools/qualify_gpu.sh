@@ -4,14 +4,18 @@
 # beside PyTorch's scaled_dot_product_attention in the same command (when a CUDA or ROCm PyTorch is
 # importable), and the row-kernel, attention/decode and linear benchmarks. Needs no display.
 #
-#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--quick] [--out REPORT.md]
+#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--quick] [--out REPORT.md]
 #
 # --no-build     use an existing build in --build-dir (default: build-qualify)
+# --target T     build only target T (default: everything but the viewer and the Python module)
 # --quick        the quick conformance list and the smallest benchmark shapes (minutes, not an hour)
+# It prints what it needs first, and where it found each piece.
 # Environment:
-#   VKATTN_VULKAN_PREFIX  a folder holding a Vulkan loader (lib/ or usr/lib/<triplet>/) and, if
-#                         wanted, the validation layers (share/vulkan/explicit_layer.d), for machines
-#                         where they are not installed system-wide
+#   VKATTN_VULKAN_PREFIX  a folder of unpacked Debian packages (tools/unpack_build_deps.sh makes
+#                         one): the Vulkan loader and headers, glslc, GoogleTest, Google Benchmark,
+#                         nlohmann/json, and, if wanted, validation layers
+#                         (share/vulkan/explicit_layer.d), for machines where only a GPU driver is
+#                         installed; the build takes them from there
 #   VKATTN_PYTHON         the Python that has PyTorch (default: python3)
 #   VKATTN_DEVICE         the device to qualify (default: vkattn's choice)
 #   VKATTN_QUALIFY_VENDOR a vendor id (e.g. 0x10005, Mesa's) to qualify although its device is not
@@ -22,31 +26,64 @@ cd "$(dirname "$0")/.."
 
 build=build-qualify
 do_build=1
+target=""
 quick=0
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --target) target="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "qualify_gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 out="${out:-$build/qualification.md}"
 python="${VKATTN_PYTHON:-python3}"
 
-# A loader and layers from a prefix, when the system has none.
+# A loader, headers, tools and libraries from a prefix, when the system has none.
+cmake_args=(-DVKATTN_BUILD_VIEWER=OFF -DVKATTN_BUILD_PYTHON=OFF)
+prefix_usr=""
 if [ -n "${VKATTN_VULKAN_PREFIX:-}" ]; then
-  p="$VKATTN_VULKAN_PREFIX"
+  p=$(cd "$VKATTN_VULKAN_PREFIX" && pwd)
   for d in "$p/lib" "$p/lib64" "$p/usr/lib" "$p"/usr/lib/*-linux-gnu "$p"/lib/*-linux-gnu; do
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   done
   for d in "$p/share/vulkan/explicit_layer.d" "$p/usr/share/vulkan/explicit_layer.d"; do
     [ -d "$d" ] && export VK_LAYER_PATH="$d${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
   done
+  [ -d "$p/usr" ] && prefix_usr="$p/usr" || prefix_usr="$p"
+  export PATH="$prefix_usr/bin:$PATH"
+  cmake_args+=(-DCMAKE_PREFIX_PATH="$prefix_usr")
+  [ -f "$prefix_usr/include/vulkan/vulkan.h" ] && cmake_args+=(-DVulkan_INCLUDE_DIR="$prefix_usr/include")
+  for l in "$prefix_usr"/lib/*-linux-gnu/libvulkan.so "$prefix_usr"/lib/libvulkan.so; do
+    [ -e "$l" ] && { cmake_args+=(-DVulkan_LIBRARY="$l"); break; }
+  done
+  [ -x "$prefix_usr/bin/glslc" ] && cmake_args+=(-DGLSLC="$prefix_usr/bin/glslc")
+  [ -x "$prefix_usr/bin/spirv-val" ] && cmake_args+=(-DSPIRV_VAL="$prefix_usr/bin/spirv-val")
 fi
+
+# What the qualification needs, and where each piece was found (or that it is missing).
+where() {  # name, path or empty
+  if [ -n "$2" ]; then printf '  %-34s %s\n' "$1" "$2"; else printf '  %-34s MISSING\n' "$1"; fi
+}
+find_header() { for d in ${prefix_usr:+$prefix_usr/include} /usr/include /usr/local/include; do [ -e "$d/$1" ] && { echo "$d/$1"; return; }; done; }
+find_lib() { for d in ${prefix_usr:+"$prefix_usr"/lib/*-linux-gnu} /usr/lib/*-linux-gnu /usr/lib /usr/local/lib; do [ -e "$d/$1" ] && { echo "$d/$1"; return; }; done; }
+{
+  echo "qualify_gpu needs (${VKATTN_VULKAN_PREFIX:+prefix $VKATTN_VULKAN_PREFIX, then }the system):"
+  where "cmake, ninja" "$(command -v cmake) $(command -v ninja)"
+  where "a C++20 compiler" "$(command -v c++ || command -v g++ || command -v clang++)"
+  where "Vulkan loader (libvulkan.so.1)" "$(find_lib libvulkan.so.1)"
+  where "Vulkan headers and libvulkan.so" "$(find_header vulkan/vulkan.h) $(find_lib libvulkan.so)"
+  where "glslc" "$(command -v glslc)"
+  where "GoogleTest" "$(find_header gtest/gtest.h)"
+  where "Google Benchmark" "$(find_header benchmark/benchmark.h)"
+  where "nlohmann/json" "$(find_header nlohmann/json.hpp)"
+  echo "  optional: a CUDA or ROCm PyTorch in ${VKATTN_PYTHON:-python3} (the SDPA comparison); a validation layer"
+  echo "  of Vulkan 1.3.301 or newer where the device has cooperative matrices (older layers cannot parse them)"
+} >&2
 
 mkdir -p "$build"
 log="$build/qualification.log"
@@ -55,8 +92,9 @@ step() { echo "== $*" | tee -a "$log" >&2; }
 
 if [ "$do_build" = 1 ]; then
   step "building in $build ($(nproc) cores)"
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVKATTN_BUILD_VIEWER=OFF >> "$log" 2>&1 &&
-    cmake --build "$build" -j"$(nproc)" >> "$log" 2>&1 || { echo "qualify_gpu: the build failed; see $log" >&2; exit 1; }
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" >> "$log" 2>&1 &&
+    cmake --build "$build" -j"$(nproc)" ${target:+--target "$target"} >> "$log" 2>&1 ||
+    { echo "qualify_gpu: the build failed; see $log" >&2; exit 1; }
 fi
 vkattn="$build/vkattn"
 [ -x "$vkattn" ] || { echo "qualify_gpu: no $vkattn (build first, or drop --no-build)" >&2; exit 1; }
@@ -84,17 +122,53 @@ if [ "$kind" != "discrete GPU" ] && [ "$kind" != "integrated GPU" ] &&
   exit 1
 fi
 
+# Validation only with a layer that can parse the modules in use: layers before Vulkan 1.3.301
+# predate VK_NV_cooperative_matrix2 (and 1.3.255 VK_KHR_cooperative_matrix), so on a device with
+# cooperative matrices an older layer would fail cases for reasons unrelated to correctness.
 validation=""
+validation_note="no validation layer found"
+needed="1.3.0"
+grep -q "cooperative matrix: KHR yes\|NV yes" "$build/devices.txt" && needed="1.3.301"
 layer_path="${VK_LAYER_PATH:-}"
 for d in ${layer_path//:/ } /usr/share/vulkan/explicit_layer.d /etc/vulkan/explicit_layer.d; do
-  ls "$d"/*khronos_validation*.json > /dev/null 2>&1 && validation="--validation"
+  for json in "$d"/*khronos_validation*.json; do
+    [ -f "$json" ] || continue
+    version=$(sed -nE 's/.*"api_version" *: *"([0-9.]+)".*/\1/p' "$json" | head -n1)
+    if [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$needed" "$version" | sort -V | head -n1)" = "$needed" ]; then
+      validation="--validation"
+      validation_note="validation layer $version ($json)"
+      break 2
+    fi
+    validation_note="validation layer $version ($json) is older than $needed, which this device's modules need: validation off"
+  done
 done
+echo "qualify_gpu: $validation_note" | tee -a "$log" >&2
 list=$([ "$quick" = 1 ] && echo --quick || echo --full)
-step "conformance $list ${validation:-(no validation layer found)}"
+step "conformance $list ($validation_note)"
 "$vkattn" conformance $list $validation --json "$build/conformance.json" > "$build/conformance.txt" 2>&1
 conformance_status=$?
-report "## Conformance ($list${validation:+, validation layer on})" ""
+report "## Conformance ($list; $validation_note)" ""
 fenced "$build/conformance.txt"
+
+# Each cooperative-matrix flavour forced in turn through its conformance rows: NV and KHR through
+# the fragment kernels' cases, and the cooperative-matrix-2 kernel's own.
+report "## Cooperative-matrix flavours, each forced" ""
+for flavour in nv khr coopmat2; do
+  if [ "$flavour" = coopmat2 ]; then
+    filter='*kernel_coopmat2*'
+    setting=""
+  else
+    filter='*kernel_coopmat:*kernel_coopmat__*'
+    setting="VKATTN_COOPMAT=$flavour"
+  fi
+  step "conformance, ${setting:-cooperative matrix 2}"
+  env ${setting:+"$setting"} "$vkattn" conformance $list $validation --filter "$filter" \
+    --json "$build/conformance-$flavour.json" > "$build/conformance-$flavour.txt" 2>&1
+  status=$?
+  report "### ${setting:-cooperative matrix 2} (exit $status)" ""
+  fenced "$build/conformance-$flavour.txt"
+  [ "$status" = 0 ] || conformance_status=$status
+done
 
 step "attention beside PyTorch"
 report "## Attention beside PyTorch SDPA" ""

@@ -39,11 +39,26 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
     throw Unsupported("no memory type fits a buffer of " + std::to_string(bytes) + " bytes");
   }
 
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = *type;
-  const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::MemoryAllocation);
-  VkResult result = injected ? *injected : vkAllocateMemory(dev, &alloc, nullptr, &m_memory);
+  auto allocate = [&](uint32_t memoryType) {
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = memoryType;
+    const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::MemoryAllocation);
+    return injected ? *injected : vkAllocateMemory(dev, &alloc, nullptr, &m_memory);
+  };
+  VkResult result = allocate(*type);
+  // A storage buffer in host-visible device-local memory (resizable BAR) falls back to plain
+  // device-local memory, unmapped (host reads and writes through staging copies), when that heap
+  // is exhausted or the mapping fails.
+  const bool mappedDeviceLocal = usage == BufferUsage::Storage && device.unifiedMemory();
+  bool mapIt = true;
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY && mappedDeviceLocal) {
+    if (auto local = device.findMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) {
+      type = local;
+      mapIt = false;
+      result = allocate(*type);
+    }
+  }
   if (result != VK_SUCCESS) {
     release();
     const std::string call = "allocating " + std::to_string(bytes) + " bytes (vkAllocateMemory)";
@@ -58,11 +73,15 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
   VkPhysicalDeviceMemoryProperties props;
   vkGetPhysicalDeviceMemoryProperties(device.physical(), &props);
   m_memoryFlags = props.memoryTypes[*type].propertyFlags;
-  if ((props.memoryTypes[*type].propertyFlags & hostFlags) == hostFlags) {
-    result = vkMapMemory(dev, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped);
+  if (mapIt && (props.memoryTypes[*type].propertyFlags & hostFlags) == hostFlags) {
+    const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::MemoryMapping);
+    result = injected ? *injected : vkMapMemory(dev, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped);
     if (result != VK_SUCCESS) {
-      release();
-      throw VulkanError("vkMapMemory", result);
+      m_mapped = nullptr;
+      if (!mappedDeviceLocal) {  // staging and host-storage buffers exist to be mapped
+        release();
+        throw VulkanError("vkMapMemory", result);
+      }
     }
   }
 }

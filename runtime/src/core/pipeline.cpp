@@ -180,6 +180,12 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
           ("vkCreateComputePipelines(" + m_name + ")").c_str());
 }
 
+bool PipelineLibrary::built(std::string_view shader) const {
+  for (const auto& [key, pipeline] : m_pipelines)
+    if (key.first == shader) return true;
+  return false;
+}
+
 const Pipeline& PipelineLibrary::get(const PipelineDesc& desc) {
   auto key = std::make_pair(desc.shader, desc.constants.key());
   auto it = m_pipelines.find(key);

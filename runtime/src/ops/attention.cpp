@@ -229,6 +229,14 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
                " needs more shared memory than " + info.name + " has");
 }
 
+// Whether the fragment kernel on the matrix units takes these inputs (f16, head dims 16..256 in
+// steps of 8, dense K/V of q's dtype, one sequence per batch entry): where Auto picks it on GPUs.
+bool fragmentKernelTakes(const AttentionPlan& plan) {
+  auto dim = [](int64_t d) { return d >= 16 && d <= 256 && d % 8 == 0; };
+  return plan.dtype == DType::F16 && plan.kvDtype == plan.dtype && !plan.pageSize && !plan.varlen && dim(plan.dk) &&
+         dim(plan.dv);
+}
+
 // How one invocation's loop count grows with its keys: `perStep` iterations per `keysPerStep`
 // keys, plus `fixed` once.
 struct KeyLoop {
@@ -345,9 +353,13 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   // A paged cache and K/V in bf16, Q8_0 or Q4_0 are read by the rows kernel only, which Auto then
   // picks for any query count.
   const bool rowsOnly = plan.pageSize || plan.kvDtype != plan.dtype || plan.varlen;
-  const AttentionVariant variant = rowsOnly && options.variant == AttentionVariant::Auto
-                                       ? AttentionVariant::Rows
-                                       : attentionVariantFor(ctx, options.variant, plan.lq);
+  AttentionVariant variant = rowsOnly && options.variant == AttentionVariant::Auto
+                                 ? AttentionVariant::Rows
+                                 : attentionVariantFor(ctx, options.variant, plan.lq);
+  // Auto on a GPU with matrix units: the fragment kernel wherever it takes the inputs.
+  if (options.variant == AttentionVariant::Auto && variant == AttentionVariant::Tiled && !variantFromEnvironment() &&
+      ctx.info().cooperativeMatrixF16 && fragmentKernelTakes(plan))
+    variant = AttentionVariant::Coopmat;
   if (plan.pageSize && variant != AttentionVariant::Rows)
     throw Unsupported(std::string("argument 'blockTable': a paged K/V cache is read by the rows kernel only, not the ") +
                       toString(variant) + " variant");

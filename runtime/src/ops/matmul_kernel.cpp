@@ -159,7 +159,11 @@ namespace detail {
 void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const std::string& op,
                std::vector<std::string> statusNames) {
   pc::MatmulParams& p = call.params;
-  const MatmulVariant variant = resolveMatmulVariant(ctx, requested);
+  MatmulVariant variant = resolveMatmulVariant(ctx, requested);
+  // Auto on a GPU with matrix units: the fragment kernel for f16 operands.
+  if (requested == MatmulVariant::Auto && variant == MatmulVariant::Tiled && !variantFromEnvironment() &&
+      ctx.info().cooperativeMatrixF16 && call.dtype == DType::F16)
+    variant = MatmulVariant::Coopmat;
   p.activation = static_cast<uint32_t>(call.activation);
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;

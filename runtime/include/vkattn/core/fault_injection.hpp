@@ -12,10 +12,12 @@ namespace vkattn {
 enum class FaultSite {
   MemoryAllocation,  // vkAllocateMemory, for every buffer and tensor
   QueueSubmit,       // vkQueueSubmit, for every submission
+  MemoryMapping,     // vkMapMemory, for every host-visible buffer
 };
 
-// Makes the `nth` (1 = the next) call at `site` fail with `result`.
-void injectFault(FaultSite site, uint64_t nth, VkResult result);
+// Makes the `nth` (1 = the next) call at `site` and the `count - 1` calls after it fail with
+// `result`.
+void injectFault(FaultSite site, uint64_t nth, VkResult result, uint64_t count = 1);
 void clearFaults() noexcept;
 
 namespace detail {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vulkan/vulkan.h>
@@ -86,6 +87,8 @@ class PipelineLibrary {
   // Returns the pipeline for `desc`, creating it on first use.
   const Pipeline& get(const PipelineDesc& desc);
   std::size_t size() const noexcept { return m_pipelines.size(); }
+  // Whether a pipeline of module `shader` exists here (which kernel a call ran).
+  bool built(std::string_view shader) const;
 
  private:
   const Device& m_device;

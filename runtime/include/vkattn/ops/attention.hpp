@@ -41,8 +41,9 @@ enum class MaskAlignment {
 // such as lavapipe): slow, there so that CI executes the coopmat kernel's logic; never picked
 // automatically. Coopmat2 is FlashAttention-2 on VK_NV_cooperative_matrix2's flexible matrices
 // with the softmax done on the matrices (reductions and per-element operations; f16 storage)
-// where coopmat2ChoiceFor(info).usable holds. Auto picks Rows or Tiled by ctx.profile() (Coopmat
-// and Coopmat2 only when asked for: they have not yet been measured on hardware), overridden by
+// where coopmat2ChoiceFor(info).usable holds. Auto picks Rows or Tiled by ctx.profile(), and on
+// GPUs with matrix units (DeviceInfo::cooperativeMatrixF16) Coopmat for inputs it takes (f16, head
+// dims 16..256 in steps of 8, dense K/V); Coopmat2 only when asked for; overridden by
 // VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat-emulated; without an override,
 // decode shapes (Lq <= 8) take the rows kernel's decode mode on every device.
 enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2 };

@@ -9,8 +9,8 @@
 // accumulation) where DeviceInfo::cooperativeMatrixF16 holds; asked for on another device it
 // throws Unsupported. CoopmatEmulated runs the same kernel with the fragments emulated in plain
 // GLSL (f32 or f16, devices with a fixed subgroup size of 8 such as lavapipe) so that CI executes
-// it; it is slow and never picked automatically. Auto picks Rows or Tiled by ctx.profile()
-// (Coopmat only when asked for: it has not yet been measured on hardware), overridden by
+// it; it is slow and never picked automatically. Auto picks Rows or Tiled by ctx.profile(), and
+// Coopmat for f16 operands on GPUs with matrix units (DeviceInfo::cooperativeMatrixF16), overridden by
 // VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat|coopmat-emulated.
 #pragma once
 
