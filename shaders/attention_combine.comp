@@ -34,15 +34,14 @@ void main() {
   const uint b = row / p.lq / p.heads;
   loadSequence(b);
   if (VARLEN && int(i) >= queryCount(b)) return;  // past its sequence's rows: no record was written
-  float mMax = NEG_INF;
+  float mMax = M_START;  // records of splits that saw no key hold M_START and l = 0
   [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) mMax = max(mMax, partial[(s * rows + row) * (DV + 2) + DV]);
-  const float mSafe = mMax == NEG_INF ? 0.0 : mMax;
   vec4 acc[DV4];
   [[unroll]] for (uint d = 0; d < DV4; ++d) acc[d] = vec4(0.0);
   float l = 0.0;
   [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) {
     const uint rec = (s * rows + row) * (DV + 2);
-    const float w = exp2(partial[rec + DV] - mSafe);  // 0 for a split that saw no key
+    const float w = exp2(partial[rec + DV] - mMax);  // 0 for a split that saw no key
     l += w * partial[rec + DV + 1];
     [[unroll]] for (uint d = 0; d < DV4; ++d)
       acc[d] += w * LOAD_HEAD4(partial, rec, d, DV);

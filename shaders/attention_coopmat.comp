@@ -7,8 +7,9 @@
 // subgroup owns FM of them. Q (as DKP / FK A fragments) and the output accumulator O (DVP / FN
 // fragments) stay in fragments for the whole key loop. K/V tiles of KEY_BLOCK keys are staged in
 // shared memory with 4-element loads (vec4: 16 bytes for f32, f16vec4 for f16; scalar when a view
-// is unaligned), double-buffered (STAGES = 2: one workgroup barrier per tile, the next tile's
-// loads are issued before this tile's math) or single-buffered where shared memory is short.
+// is unaligned), double-buffered (STAGES = 2: one workgroup barrier per tile; the next tile is
+// loaded into registers before this tile's math and stored into the other buffer after it, f16
+// kept f16; attention_kv_stage.glsl) or single-buffered where shared memory is short.
 // Per tile a subgroup computes S = Q K^T (KEY_BLOCK / FN accumulators) into its rows of sS
 // (fragment element order is opaque, so row-wise work goes through shared memory), then every lane
 // takes part in the softmax (FM / LANES rows per lane where the subgroup is narrower than FM,
@@ -145,7 +146,7 @@ void main() {
 
   float m[RPL], l[RPL];
   [[unroll]] for (uint rr = 0; rr < RPL; ++rr) {
-    m[rr] = NEG_INF;
+    m[rr] = M_START;
     l[rr] = 0.0;
   }
   const uint sub = lane % LPR;
@@ -177,14 +178,15 @@ void main() {
   for (uint t = 0; t < tiles; ++t) {
     const int j0 = lo + int(t * KEY_BLOCK);
     uint stage = 0;
+    TileWords next;
     if (STAGES == 1) {
       if (t > 0) barrier();  // everyone is done with the previous tile before it is overwritten
       stageTile(kBase, vBase, j0, hi, 0, nanK, nanV);
       barrier();  // the tile is staged
     } else {
       stage = t & 1u;
-      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
-      if (t + 1 < tiles) stageTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, stage ^ 1u, nanK, nanV);
+      // The next tile into registers now, into the other buffer after this tile's math.
+      if (t + 1 < tiles) loadTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, next, nanK, nanV);
     }
 
     if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
@@ -205,33 +207,34 @@ void main() {
         const uint row = r0 + lane / LPR + rr * (LANES / LPR);
         const uint i = min(first + row, last);
         float sc[KPL];
-        float tileMax = NEG_INF;
+        float tileMax = MASKED;
         [[unroll]] for (uint kk = 0; kk < KPL; ++kk) {
           const uint c = sub + kk * LPR;
           const int j = j0 + int(c);
           float x = sS[row * LDS + c] * p.scaleLog2;
           if (!keyVisible(b, h, i, j, lo, hi)) {
-            x = NEG_INF;
+            x = MASKED;
           } else {
             x = shapeLogit(x, b, h, i, j);
             if (HAS_BIAS) {
               const float bb = biasAt(b, h, i, j);
               nanBias = nanBias || isnan(bb);
-              x += bb * LOG2E;
+              x = maskedLogit(x + bb * LOG2E);
             }
           }
           sc[kk] = x;
           tileMax = max(tileMax, x);
         }
         tileMax = rowReduceMax(tileMax);
-        // A row with no visible key yet has O = 0 and l = 0: it takes the tile's max for free.
-        const bool grows = m[rr] != NEG_INF && tileMax > m[rr] + LAZY_RESCALE;
-        const float mNew = m[rr] == NEG_INF || grows ? tileMax : m[rr];
+        // A row with no visible key yet (its max still M_START) has O = 0 and l = 0: it takes the
+        // tile's max for free (M_START again if the tile hides every key).
+        const bool fresh = m[rr] == M_START;
+        const bool grows = !fresh && tileMax > m[rr] + LAZY_RESCALE;
+        const float mNew = fresh ? max(tileMax, M_START) : grows ? tileMax : m[rr];
         const float alpha = grows ? exp2(m[rr] - mNew) : 1.0;
-        const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
         float sum = 0.0;
         [[unroll]] for (uint kk = 0; kk < KPL; ++kk) {
-          const float pr = exp2(sc[kk] - mSafe);
+          const float pr = exp2(sc[kk] - mNew);
           sum += pr;  // fp32, so the LSE keeps fp32 accuracy; PV uses P rounded to FRAG_IN
           sP[row * LDP + sub + kk * LPR] = FRAG_IN(pr);
         }
@@ -272,7 +275,11 @@ void main() {
       }
       subgroupSync();  // P has been read before the next tile's softmax overwrites it
     }
-    if (STAGES == 2) barrier();  // tile t + 1 is staged and tile t's buffer is free again
+    if (STAGES == 2) {
+      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
+      if (t + 1 < tiles) storeTile(next, (t & 1u) ^ 1u);
+      barrier();  // tile t + 1 is staged and tile t's buffer is free again
+    }
   }
 
   // Each row's output scale (1 / l, sinks included) next to the row, lse, then O times it one

@@ -15,10 +15,9 @@
 // attention_coopmat.comp (attention_kv_stage.glsl; STAGES = 2 double-buffers them); Q enters, and
 // the output leaves, through one fp32 block of shared memory per subgroup (sO), since rows past Lq
 // and padded head-dim columns must be neither read nor written.
-// The online softmax is exact (no lazy rescale: every tile rescales O) and uses finite sentinels,
-// so it does not rely on IEEE -inf arithmetic: masked logits are MASKED (-FLT_MAX) and the running
-// max starts at M_START (-FLT_MAX / 2), so exp2(MASKED - m) is 0 for any m >= M_START, and a row
-// with no visible key keeps l = 0, giving zeros and lse = -inf (finishRow).
+// The online softmax is exact (no lazy rescale: every tile rescales O) and uses the finite
+// sentinels of attention_common.glsl (MASKED, M_START), so it does not rely on IEEE -inf
+// arithmetic; a row with no visible key keeps l = 0, giving zeros and lse = -inf (finishRow).
 // Head dims are padded with zeros to DKP and DVP, multiples of FG (the device's flexible-dimension
 // granularity, at least 8). KEY_BLOCK is a multiple of FG and FM of the row granularity.
 // Split-K (SPLIT) as attention_coopmat.comp: partial records (O unnormalised, m, l) to binding 4.
@@ -71,8 +70,6 @@ const uint LANES = SUBGROUP_SIZE;
 const uint DKP = (DK + FG - 1) / FG * FG, DVP = (DV + FG - 1) / FG * FG;
 const uint LDK = ATTN_COOPMAT_LD_KV(DKP, PAD), LDV = ATTN_COOPMAT_LD_KV(DVP, PAD);
 const uint LDO = ATTN_COOPMAT2_LD_O(DKP, DVP);
-const float MASKED = -3.4028234663852886e38;  // -FLT_MAX: a masked logit
-const float M_START = MASKED * 0.5;           // a row's running max before any visible key
 
 #define MatQ coopmat<float16_t, gl_ScopeSubgroup, FM, DKP, gl_MatrixUseA>
 #define MatQStage coopmat<float, gl_ScopeSubgroup, FM, DKP, gl_MatrixUseAccumulator>
@@ -106,7 +103,7 @@ float logitAt(const in uint row, const in uint col, const in float s, const in u
   if (HAS_BIAS) {
     const float bb = biasAt(b, h, i, j);
     nanBias = nanBias || isnan(bb);
-    x += bb * LOG2E;
+    x = maskedLogit(x + bb * LOG2E);
   }
   return x;
 }
@@ -188,14 +185,15 @@ void main() {
   for (uint t = 0; t < tiles; ++t) {
     const int j0 = lo + int(t * KEY_BLOCK);
     uint stage = 0;
+    TileWords next;
     if (STAGES == 1) {
       if (t > 0) barrier();  // everyone is done with the previous tile before it is overwritten
       stageTile(kBase, vBase, j0, hi, 0, nanK, nanV);
       barrier();  // the tile is staged
     } else {
       stage = t & 1u;
-      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
-      if (t + 1 < tiles) stageTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, stage ^ 1u, nanK, nanV);
+      // The next tile into registers now, into the other buffer after this tile's math.
+      if (t + 1 < tiles) loadTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, next, nanK, nanV);
     }
 
     if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
@@ -222,7 +220,11 @@ void main() {
       coopMatLoad(vB, sV, stage * KEY_BLOCK * LDV, LDV, gl_CooperativeMatrixLayoutRowMajor);
       acc = coopMatMulAdd(MatP(pr), vB, acc * alphaO);
     }
-    if (STAGES == 2) barrier();  // tile t + 1 is staged and tile t's buffer is free again
+    if (STAGES == 2) {
+      // The other buffer was last read in tile t - 1, which the barrier ending it closed.
+      if (t + 1 < tiles) storeTile(next, (t & 1u) ^ 1u);
+      barrier();  // tile t + 1 is staged and tile t's buffer is free again
+    }
   }
 
   // Each row's max and sum over DVP columns, then the output (or split-K's partial records) and

@@ -168,7 +168,7 @@ void main() {
     [[unroll]] for (uint d = 0; d < DK4; ++d)
       qr[r * DK4 + d] = (QO_ALIGNED ? vec4(q4[row / 4 + d]) : LOAD_HEAD4(q, row, d, DK)) * p.scaleLog2;
     [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = vec4(0.0);
-    m[r] = NEG_INF;
+    m[r] = M_START;
     l[r] = 0.0;
   }
 
@@ -201,13 +201,13 @@ void main() {
         float sc = dot4[r].x + dot4[r].y + dot4[r].z + dot4[r].w;
         nanScore = nanScore || isnan(sc);
         if (!keyVisible(b, h, i, j, lo, hi)) {
-          sc = NEG_INF;
+          sc = MASKED;
         } else {
           sc = shapeLogit(sc, b, h, i, j);
           if (HAS_BIAS) {
             const float bb = biasAt(b, h, i, j);
             nanBias = nanBias || isnan(bb);
-            sc += bb * LOG2E;
+            sc = maskedLogit(sc + bb * LOG2E);
           }
         }
         s[r * KEY_BLOCK + kk] = sc;
@@ -218,13 +218,12 @@ void main() {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       float blockMax = s[r * KEY_BLOCK];
       [[unroll]] for (uint kk = 1; kk < KEY_BLOCK; ++kk) blockMax = max(blockMax, s[r * KEY_BLOCK + kk]);
-      const float mNew = max(m[r], blockMax);
-      const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
-      alpha[r] = exp2(m[r] - mSafe);
+      const float mNew = max(m[r], blockMax);  // >= M_START: finite
+      alpha[r] = exp2(m[r] - mNew);
       m[r] = mNew;
       float sum = l[r] * alpha[r];
       [[unroll]] for (uint kk = 0; kk < KEY_BLOCK; ++kk) {
-        const float pr = exp2(s[r * KEY_BLOCK + kk] - mSafe);
+        const float pr = exp2(s[r * KEY_BLOCK + kk] - mNew);
         s[r * KEY_BLOCK + kk] = pr;
         sum += pr;
       }
@@ -249,7 +248,7 @@ void main() {
   if (LANE_KEYS) {  // merge the lanes' (max, sum, acc) of each row; lane 0 writes
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
       const float mAll = subgroupMax(m[r]);
-      const float w = exp2(m[r] - (mAll == NEG_INF ? 0.0 : mAll));
+      const float w = exp2(m[r] - mAll);
       l[r] = subgroupAdd(l[r] * w);
       [[unroll]] for (uint d = 0; d < DV4; ++d) acc[r * DV4 + d] = subgroupAdd(acc[r * DV4 + d] * w);
       m[r] = mAll;

@@ -102,7 +102,7 @@ void main() {
   const uint qRow = p.qOffset + b * p.qStrideB + h * p.qStrideH + i * p.qStrideL;
   [[unroll]] for (uint t = 0; t < DKL; ++t) qr[t] = LOAD_HEAD4(q, qRow, part + t * ROW_LANES, DK) * p.scaleLog2;
   [[unroll]] for (uint t = 0; t < DVL; ++t) acc[t] = vec4(0.0);
-  float m = NEG_INF, l = 0.0;
+  float m = M_START, l = 0.0;
 
   int lo, hi;
   keyRange(b, first, last, lo, hi);
@@ -133,7 +133,7 @@ void main() {
     // (which compiles barrier kernels as coroutines) builds the pipeline in reasonable time.
     [[dont_unroll]] for (uint k0 = 0; k0 < KEY_BLOCK; k0 += 4) {
       float s[4];
-      float stepMax = NEG_INF;
+      float stepMax = MASKED;
       [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
         const int j = j0 + int(k0 + kk);
         vec4 dot4 = vec4(0.0);
@@ -142,26 +142,25 @@ void main() {
         float sc = rowSum(dot4.x + dot4.y + dot4.z + dot4.w);
         nanScore = nanScore || isnan(sc);
         if (!keyVisible(b, h, i, j, lo, hi)) {
-          sc = NEG_INF;
+          sc = MASKED;
         } else {
           sc = shapeLogit(sc, b, h, i, j);
           if (HAS_BIAS) {
             const float bb = biasAt(b, h, i, j);
             nanBias = nanBias || isnan(bb);
-            sc += bb * LOG2E;
+            sc = maskedLogit(sc + bb * LOG2E);
           }
         }
         s[kk] = sc;
         stepMax = max(stepMax, sc);
       }
-      const float mNew = max(m, stepMax);
-      const float mSafe = mNew == NEG_INF ? 0.0 : mNew;  // nothing visible yet: avoid -inf - -inf
-      const float alpha = exp2(m - mSafe);
+      const float mNew = max(m, stepMax);  // >= M_START: finite
+      const float alpha = exp2(m - mNew);
       m = mNew;
       l *= alpha;
       [[unroll]] for (uint t = 0; t < DVL; ++t) acc[t] *= alpha;
       [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
-        const float pr = exp2(s[kk] - mSafe);
+        const float pr = exp2(s[kk] - mNew);
         l += pr;
         [[unroll]] for (uint t = 0; t < DVL; ++t)
           acc[t] = fma(vec4(pr), sV[(k0 + kk) * DV4 + part + t * ROW_LANES], acc[t]);

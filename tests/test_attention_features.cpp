@@ -3,8 +3,11 @@
 // attention sinks and ALiBi slopes, alone and together with masks, GQA, split-K, decode and f16;
 // the fragment kernel (emulated) on the same features, and the stated refusals.
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "support/attention_check.hpp"
 #include "support/compare.hpp"
@@ -269,6 +272,49 @@ TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {
   AttentionOptions split = o;  // the sink joins once, after the splits merge
   split.keySplits = 3;
   check(ctx(), path, pr, in, split, DType::F32);
+}
+
+// Masked logits are a finite sentinel, so masking does not depend on IEEE -inf arithmetic, which
+// a driver may assume away when a module does not declare NaN/Inf preservation: every fused kernel
+// on modules left without that execution mode (VKATTN_NAN_PRESERVE=0, a context of its own), over
+// rows that see no key (bottom-right causal with Lq > Lk, key length 0), a -inf bias and a
+// window, prompt and decode, with and without key splits, lse included.
+TEST_F(VkattnTest, MasksNeedNoInfArithmetic) {
+  ::setenv("VKATTN_NAN_PRESERVE", "0", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("VKATTN_NAN_PRESERVE"); }
+  } unset;
+  Context plain;
+  std::vector<Path> paths = {Path::Rows, Path::Tiled};
+  if (emulatedFragmentsRun(plain)) paths.push_back(Path::CoopmatEmulated);
+  for (std::size_t lq : {40u, 1u}) {
+    SCOPED_TRACE("lq " + std::to_string(lq));
+    auto pr = problem(2, 4, 2, lq, 30, 32, 32);
+    pr.causal = true;
+    pr.bottomRight = true;  // with Lq = 40 > Lk = 30, rows 0..9 see no key
+    pr.windowLeft = 12;
+    std::vector<int32_t> lens = {30, 0};
+    pr.keyLengths = &lens;
+    Tensor tlens = Tensor::fromHostInt(plain.device(), {2}, lens);
+    auto bias = randomValues(2 * 4 * lq * 30, 77, -2.0f, 2.0f);
+    for (std::size_t i = 0; i < bias.size(); i += 5) bias[i] = -std::numeric_limits<float>::infinity();
+    Tensor tbias = plain.tensor({2, 4, static_cast<int64_t>(lq), 30}, bias);
+    pr.bias = &bias;
+    pr.biasDims[0] = 2;
+    pr.biasDims[1] = 4;
+    pr.biasDims[2] = lq;
+    Inputs in = makeInputs(plain, pr, DType::F32, 78 + lq);
+    AttentionOptions o = optionsFor(pr);
+    o.keyLengths = tlens.view();
+    o.bias = tbias.view();
+    for (Path path : paths) {
+      check(plain, path, pr, in, o, DType::F32);
+      if (path == Path::Tiled) continue;  // the tiled kernel does not split keys
+      AttentionOptions split = o;
+      split.keySplits = 2;
+      check(plain, path, pr, in, split, DType::F32);
+    }
+  }
 }
 
 TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Qualifies vkattn on this machine's GPU and writes one Markdown report: the device list, the
-# shader conformance suite (with the Khronos validation layer when it is installed), attention
+# pipeline statistics of the GPU attention kernels (a spill fails), the shader conformance suite
+# (with the Khronos validation layer when a new enough one is installed), attention
 # beside PyTorch's scaled_dot_product_attention in the same command (when a CUDA or ROCm PyTorch is
 # importable), and the row-kernel, attention/decode and linear benchmarks. Needs no display.
 #
@@ -125,6 +126,13 @@ fi
 # Validation only with a layer that can parse the modules in use: layers before Vulkan 1.3.301
 # predate VK_NV_cooperative_matrix2 (and 1.3.255 VK_KHR_cooperative_matrix), so on a device with
 # cooperative matrices an older layer would fail cases for reasons unrelated to correctness.
+step "pipeline statistics"
+"$vkattn" devices --pipelines > "$build/pipelines.txt" 2>&1
+pipelines_status=$?
+report "## Pipeline statistics (registers, spills, shared memory; exit $pipelines_status)" ""
+fenced "$build/pipelines.txt"
+[ "$pipelines_status" = 0 ] || report "**A GPU attention or decode pipeline spills registers** (above)." ""
+
 validation=""
 validation_note="no validation layer found"
 needed="1.3.0"
@@ -201,6 +209,10 @@ else
 fi
 
 step "report written to $out"
+if [ "$pipelines_status" != 0 ]; then
+  echo "qualify_gpu: a GPU attention or decode pipeline spills registers; see $out" >&2
+  conformance_status=1
+fi
 if [ "$conformance_status" != 0 ]; then
   echo "qualify_gpu: conformance failed (exit $conformance_status); see $out" >&2
   exit 1

@@ -67,7 +67,15 @@ layout(constant_id = ATTN_SPEC_VARLEN) const bool VARLEN = false;
 // missing lanes LOAD_HEAD4 reads as 0 and STORE_HEAD4 skips.
 const uint DK4 = (DK + 3) / 4;
 const uint DV4 = (DV + 3) / 4;
-const float NEG_INF = -1.0 / 0.0;
+const float NEG_INF = -1.0 / 0.0;  // only the lse of a row with no visible key
+// Finite sentinels, so that the online softmax does not rely on IEEE -inf arithmetic (which float
+// controls may let a driver assume away): a masked logit is MASKED (-FLT_MAX) and a row's running
+// max starts at M_START (-FLT_MAX / 2); exp2(MASKED - m) is 0 for every m >= M_START, and a row
+// whose max is still M_START has seen no visible key (its sum is 0). maskedLogit() also maps a
+// -inf logit (a -inf bias) to MASKED.
+const float MASKED = -3.4028234663852886e38;
+const float M_START = MASKED * 0.5;
+float maskedLogit(float x) { return max(x, MASKED); }
 const float LOG2E = 1.4426950408889634;
 const float LN2 = 0.6931471805599453;
 

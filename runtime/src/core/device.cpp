@@ -114,6 +114,9 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   if (khrCoopmat) enable(detail::kKhrCooperativeMatrixExtension);
   if (coopmat2) enable(detail::kNvCooperativeMatrix2Extension);
   if (sizeControl) enable(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  const char* statistics = std::getenv("VKATTN_PIPELINE_STATISTICS");
+  m_captureStatistics = m_info.pipelineExecutableInfo && statistics && std::string_view(statistics) == "1";
+  if (m_captureStatistics) enable(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   // Required whenever offered (the device implements only a subset of Vulkan, e.g. MoltenVK).
   if (m_info.portabilitySubset) enable("VK_KHR_portability_subset");
   float priority = 1.0f;
@@ -147,6 +150,10 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   coopmat2Features.cooperativeMatrixConversions = VK_TRUE;
   coopmat2Features.cooperativeMatrixPerElementOperations = VK_TRUE;
   if (coopmat2) chain(coopmat2Features);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  executableFeatures.pipelineExecutableInfo = VK_TRUE;
+  if (m_captureStatistics) chain(executableFeatures);
   // The SPIR-V 1.6 module (cooperative matrix 2) gives its workgroup size as LocalSizeId.
   // Vulkan 1.3's feature block then also carries subgroup size control (promoted to 1.3), which
   // may not be chained twice.

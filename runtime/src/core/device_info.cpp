@@ -215,6 +215,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   const bool nvCooperativeMatrix = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   const bool khrCooperativeMatrix = hasExtension(extensions, detail::kKhrCooperativeMatrixExtension);
   const bool nvCooperativeMatrix2 = hasExtension(extensions, detail::kNvCooperativeMatrix2Extension);
+  const bool executableProperties = hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   const bool sizeControlOffered = hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   // Only structures of offered extensions go into the chain.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
@@ -226,6 +227,9 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   if (nvCooperativeMatrix) chainInto(v12, coopmat);
   if (khrCooperativeMatrix) chainInto(v12, coopmatKhr);
   if (nvCooperativeMatrix2) chainInto(v12, coopmat2);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (executableProperties) chainInto(v12, executableFeatures);
   if (sizeControlOffered) chainInto(v12, sizeControlFeatures);
   VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   const bool vulkan13 = VK_API_VERSION_MAJOR(p.apiVersion) > 1 || VK_API_VERSION_MINOR(p.apiVersion) >= 3;
@@ -236,6 +240,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   features.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &features);
   info.maintenance4 = vulkan13 && v13.maintenance4;
+  info.pipelineExecutableInfo = executableProperties && executableFeatures.pipelineExecutableInfo;
   info.vulkanMemoryModel = v12.vulkanMemoryModel && v12.vulkanMemoryModelDeviceScope;
   info.shaderFloat16 = v12.shaderFloat16;
   info.shaderInt8 = v12.shaderInt8;

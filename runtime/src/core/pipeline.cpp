@@ -1,8 +1,9 @@
 #include "vkattn/core/pipeline.hpp"
 
-#include <cstring>
-
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 #include "shader_registry.hpp"
 #include "spirv_interface.hpp"
@@ -146,8 +147,12 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
 
   VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   // NaN reports must survive the driver's float optimisations where the device lets them.
-  const std::vector<uint32_t> preserving =
-      withNanPreserve(code, device.info().nanPreserveFloat16, device.info().nanPreserveFloat32);
+  // VKATTN_NAN_PRESERVE=0 leaves the modules as compiled (tests of the kernels where the driver
+  // may assume that no NaN or Inf occurs).
+  const char* preserveSetting = std::getenv("VKATTN_NAN_PRESERVE");
+  const bool preserve = preserveSetting == nullptr || std::string_view(preserveSetting) != "0";
+  const std::vector<uint32_t> preserving = withNanPreserve(code, preserve && device.info().nanPreserveFloat16,
+                                                           preserve && device.info().nanPreserveFloat32);
   moduleInfo.codeSize = preserving.size() * sizeof(uint32_t);
   moduleInfo.pCode = preserving.data();
   checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, module.receive(dev)), "vkCreateShaderModule");
@@ -163,6 +168,7 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
                             words.data()};
 
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  if (device.capturesPipelineStatistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = module.get();
@@ -178,6 +184,50 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   info.layout = m_layout.get();
   checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, m_pipeline.receive(dev)),
           ("vkCreateComputePipelines(" + m_name + ")").c_str());
+}
+
+std::vector<const Pipeline*> PipelineLibrary::all() const {
+  std::vector<const Pipeline*> pipelines;
+  for (const auto& [key, pipeline] : m_pipelines) pipelines.push_back(pipeline.get());
+  return pipelines;
+}
+
+std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pipeline& pipeline) {
+  if (!device.capturesPipelineStatistics()) return {};
+  VkDevice dev = device.handle();
+  auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
+  auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!properties || !statistics) return {};
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline.handle();
+  uint32_t count = 0;
+  checkVk(properties(dev, &info, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  checkVk(properties(dev, &info, &count, executables.data()), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<PipelineStatistic> out;
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    which.pipeline = pipeline.handle();
+    which.executableIndex = e;
+    uint32_t n = 0;
+    checkVk(statistics(dev, &which, &n, nullptr), "vkGetPipelineExecutableStatisticsKHR");
+    std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    checkVk(statistics(dev, &which, &n, stats.data()), "vkGetPipelineExecutableStatisticsKHR");
+    for (uint32_t i = 0; i < n; ++i) {
+      double value = 0;
+      switch (stats[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = stats[i].value.b32; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = static_cast<double>(stats[i].value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = static_cast<double>(stats[i].value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = stats[i].value.f64; break;
+        default: break;
+      }
+      out.push_back({executables[e].name, stats[i].name, value});
+    }
+  }
+  return out;
 }
 
 bool PipelineLibrary::built(std::string_view shader) const {

@@ -154,11 +154,13 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   };
   constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : kOptions) {
     const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e,
                                                      uint64_t{fm}, uint64_t{o.rows});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
     if (o.keys % fn != 0 || o.keys % fk != 0) continue;
+    smallest = std::min(smallest, bytes);
     if (bytes <= info.maxSharedMemoryBytes && o.rows * lanes <= info.maxWorkgroupInvocations) {
       AttentionKernelShape s;
       s.subgroup = lanes;
@@ -175,8 +177,9 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
       return s;
     }
   }
-  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
-               " needs more shared memory than " + info.name + " has");
+  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) + " needs at least " +
+               std::to_string(smallest) + " bytes of shared memory; " + info.name + " has " +
+               std::to_string(info.maxSharedMemoryBytes));
 }
 
 // Cooperative-matrix-2 kernel (attention_coopmat2.comp): ROWS subgroups of FM query rows each,
@@ -207,10 +210,12 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
   const bool cpu = info.defaultProfile() == KernelProfile::CpuDriver;
   const std::span<const Option> options = cpu ? std::span<const Option>(kCpuOptions) : kGpuOptions;
   const uint32_t fm = choice.rows;
+  uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : options) {
     const uint64_t bytes = ATTN_COOPMAT2_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, uint64_t{8},
                                                       uint64_t{2}, uint64_t{fm}, uint64_t{o.rows});
     if (o.keys % choice.pad != 0 || std::max<uint64_t>({dk, dv, o.keys}) > choice.maxDimension) continue;
+    smallest = std::min(smallest, bytes);
     if (bytes > info.maxSharedMemoryBytes || o.rows * choice.subgroupSize > info.maxWorkgroupInvocations) continue;
     AttentionKernelShape s;
     s.subgroup = choice.subgroupSize;
@@ -225,8 +230,13 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
     s.stages = o.stages;
     return s;
   }
-  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
-               " needs more shared memory than " + info.name + " has");
+  if (smallest == ~uint64_t{0})
+    throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+                 " needs flexible dimensions of " + std::to_string(std::max(dk, dv)) + "; " + info.name +
+                 " allows " + std::to_string(choice.maxDimension));
+  throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) + " needs at least " +
+               std::to_string(smallest) + " bytes of shared memory; " + info.name + " has " +
+               std::to_string(info.maxSharedMemoryBytes));
 }
 
 // Whether the fragment kernel on the matrix units takes these inputs (f16, head dims 16..256 in

@@ -52,6 +52,9 @@ class Device {
   // True when the largest device-local heap is also host-visible (CPU drivers, integrated GPUs,
   // resizable BAR): buffers are then mapped directly instead of going through staging copies.
   bool unifiedMemory() const noexcept { return m_unifiedMemory; }
+  // Pipelines capture the driver's statistics (DeviceInfo::pipelineExecutableInfo, asked for with
+  // VKATTN_PIPELINE_STATISTICS=1 when the device is created): see pipelineStatistics().
+  bool capturesPipelineStatistics() const noexcept { return m_captureStatistics; }
   // Valid bits of timestamps written on this device's queue (0: the queue has no timestamps).
   uint32_t timestampValidBits() const noexcept { return m_timestampValidBits; }
 
@@ -78,6 +81,7 @@ class Device {
   bool m_pipelineCacheLoaded = false;
   VkPhysicalDeviceMemoryProperties m_memory{};
   bool m_unifiedMemory = false;
+  bool m_captureStatistics = false;
   mutable std::atomic<bool> m_lost{false};
   mutable std::string m_lostDuring;  // written once, before m_lost is set
   uint32_t m_timestampValidBits = 0;

@@ -93,6 +93,9 @@ struct DeviceInfo {
   uint32_t flexibleMaxDimension = 0;
   std::vector<CooperativeMatrixShape> flexibleShapes;
   bool vulkanMemoryModel = false;  // the Vulkan memory model with device scope
+  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver reports each
+  // pipeline's statistics (registers, spills, shared memory; names are the driver's own).
+  bool pipelineExecutableInfo = false;
   // Vulkan 1.3's maintenance4: SPIR-V 1.6 modules give their workgroup size as LocalSizeId.
   bool maintenance4 = false;
   // The cooperative-matrix kernels can run (coopmatChoiceFor found a flavour): a usable f16 x f16

@@ -81,6 +81,17 @@ class Pipeline {
   PipelineHandle m_pipeline;
 };
 
+// One statistic the driver reports for one executable of a pipeline (VK_KHR_pipeline_executable_
+// properties): the executable's and the statistic's names as the driver gives them, and its value.
+struct PipelineStatistic {
+  std::string executable, name;
+  double value = 0;
+};
+
+// The statistics of `pipeline` where its device captures them (Device::capturesPipelineStatistics),
+// else none.
+std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pipeline& pipeline);
+
 class PipelineLibrary {
  public:
   explicit PipelineLibrary(const Device& device) : m_device(device) {}
@@ -89,6 +100,8 @@ class PipelineLibrary {
   std::size_t size() const noexcept { return m_pipelines.size(); }
   // Whether a pipeline of module `shader` exists here (which kernel a call ran).
   bool built(std::string_view shader) const;
+  // Every pipeline built here, in no particular order.
+  std::vector<const Pipeline*> all() const;
 
  private:
   const Device& m_device;
