@@ -5,28 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "vkattn/io/utf8.hpp"
+
 namespace vkattn::python {
 namespace {
 
 namespace fs = std::filesystem;
-
-void appendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
 
 // Tokens for one axis: a sequence of str of length n without line breaks.
 std::vector<std::string> tokenList(const py::object& tokens, int64_t n, const std::string& name) {
@@ -72,7 +56,7 @@ std::string utf8Text(const py::handle& text) {
       std::snprintf(escaped, sizeof escaped, "\\u%04x", cp);
       out += escaped;
     } else {
-      appendUtf8(out, cp);
+      io::appendUtf8(out, cp);
     }
   }
   return out;

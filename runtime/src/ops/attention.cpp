@@ -14,6 +14,7 @@
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
+#include "variant_from_environment.hpp"
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
@@ -26,14 +27,8 @@ using detail::AttentionKernelShape;
 using detail::AttentionPlan;
 
 std::optional<AttentionVariant> variantFromEnvironment() {
-  const char* env = std::getenv("VKATTN_ATTENTION_VARIANT");
-  if (!env || !*env) return std::nullopt;
-  const std::optional<AttentionVariant> named = attentionVariantNamed(env);
-  if (!named)
-    throw InvalidArgument("VKATTN_ATTENTION_VARIANT",
-                          "'" + std::string(env) + "', expected " + std::string(kAttentionVariantNames));
-  if (*named == AttentionVariant::Auto) return std::nullopt;
-  return named;
+  return detail::variantFromEnvironment("VKATTN_ATTENTION_VARIANT", attentionVariantNamed, kAttentionVariantNames,
+                                        AttentionVariant::Auto);
 }
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
@@ -185,10 +180,9 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
 // Cooperative-matrix-2 kernel (attention_coopmat2.comp): ROWS subgroups of FM query rows each,
 // KEY_BLOCK keys per tile and STAGES K/V buffers, the first configuration below that fits the
 // device's shared memory (shared_layout.h's count) and its largest flexible dimension. FM is the
-// device's row granularity: on lavapipe 26.2 (granularity 8, 8 lanes) FM = 16 gave wrong row
-// statistics while FM = 8 passes, and no GPU has run the kernel yet. CPU drivers take small tiles:
-// lavapipe unrolls the per-element operations element by element, and its build time grows with
-// the elements per lane (FM x KEY_BLOCK / lanes).
+// device's row granularity, the only row count verified (README, Attention: coopmat2). CPU
+// drivers take small tiles: their build time grows with the elements per lane (FM x KEY_BLOCK /
+// lanes), as the per-element operations are unrolled element by element.
 AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {

@@ -124,12 +124,6 @@ void planSequences(AttentionPlan& plan, const TensorView& q, const TensorView& k
 
 }  // namespace
 
-uint32_t checkedU32(const std::string& name, int64_t value) {
-  if (value < 0 || value > int64_t{0xffffffff})
-    throw Unsupported("argument '" + name + "': value " + std::to_string(value) + " out of 32-bit range");
-  return static_cast<uint32_t>(value);
-}
-
 AttentionPlan planAttention(const Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                             const AttentionOptions& o) {
   requireAttentionTensor(ctx, "q", q);
@@ -356,15 +350,6 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_ALIGN_KEYLEN, plan.alignToKeyLengths)
       .set(ATTN_SPEC_VARLEN, plan.varlen);
   return c;
-}
-
-void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what) {
-  const uint32_t limit = ctx.info().loopIterationLimit;
-  if (limit == 0) return;
-  const uint64_t budget = limit - limit / 16;
-  if (iterations > budget)
-    throw Unsupported(what + " needs " + std::to_string(iterations) + " loop iterations per invocation; " +
-                      ctx.info().name + " stops loops after " + std::to_string(limit));
 }
 
 Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v) {

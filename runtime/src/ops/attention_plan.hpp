@@ -82,11 +82,6 @@ struct AttentionKernelShape {
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);
 
-// Throws Unsupported when an invocation would loop `iterations` times, past the driver's limit.
-void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what);
-
-uint32_t checkedU32(const std::string& name, int64_t value);
-
 // A new [B, Hq, Lq, Dv] tensor of q's dtype for the allocating overloads (checks q and v first).
 Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v);
 

@@ -71,4 +71,19 @@ std::string variantName(const std::string& op, DType dtype) {
   return op + (dtype == DType::F16 ? "_f16" : "_f32");
 }
 
+uint32_t checkedU32(const std::string& name, int64_t value) {
+  if (value < 0 || value > int64_t{0xffffffff})
+    throw Unsupported("argument '" + name + "': value " + std::to_string(value) + " out of 32-bit range");
+  return static_cast<uint32_t>(value);
+}
+
+void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what) {
+  const uint32_t limit = ctx.info().loopIterationLimit;
+  if (limit == 0) return;
+  const uint64_t budget = limit - limit / 16;
+  if (iterations > budget)
+    throw Unsupported(what + " needs " + std::to_string(iterations) + " loop iterations per invocation; " +
+                      ctx.info().name + " stops loops after " + std::to_string(limit));
+}
+
 }  // namespace vkattn::detail

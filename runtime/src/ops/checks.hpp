@@ -22,6 +22,11 @@ void requireFitsDevice(const Context& ctx, const std::string& name, const Tensor
 // fp16 storage needs storageBuffer16BitAccess.
 void requireDtypeSupported(const Context& ctx, const std::string& name, const TensorView& v);
 
+// `value` as a 32-bit push-constant field; Unsupported naming argument `name` when it does not fit.
+uint32_t checkedU32(const std::string& name, int64_t value);
+// Throws Unsupported when an invocation would loop `iterations` times, past the driver's limit.
+void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what);
+
 // Shader id for an op with an f32 / f16 storage variant.
 std::string variantName(const std::string& op, DType dtype);
 

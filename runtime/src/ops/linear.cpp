@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "attention_plan.hpp"  // checkedU32
 #include "checks.hpp"
 #include "matmul_kernel.hpp"
 #include "vkattn/core/error.hpp"
@@ -85,6 +84,16 @@ const char* toString(Activation activation) noexcept {
     case Activation::Silu: return "silu";
   }
   return "?";
+}
+
+std::optional<MatmulVariant> matmulVariantNamed(std::string_view s) noexcept {
+  if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
+  if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
+  if (s == "naive") return MatmulVariant::Naive;
+  if (s == "coopmat") return MatmulVariant::Coopmat;
+  if (s == "coopmat-emulated") return MatmulVariant::CoopmatEmulated;
+  if (s == "auto") return MatmulVariant::Auto;
+  return std::nullopt;
 }
 
 const char* toString(MatmulVariant variant) noexcept {

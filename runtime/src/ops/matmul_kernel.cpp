@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "attention_plan.hpp"  // requireLoopBudget
 #include "checks.hpp"
+#include "variant_from_environment.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -21,18 +21,9 @@ static_assert(static_cast<int>(Activation::Gelu) == VKATTN_ACT_GELU);
 static_assert(static_cast<int>(Activation::GeluTanh) == VKATTN_ACT_GELU_TANH);
 static_assert(static_cast<int>(Activation::Silu) == VKATTN_ACT_SILU);
 
-std::optional<MatmulVariant> variantFromEnvironment() {
-  const char* env = std::getenv("VKATTN_MATMUL_VARIANT");
-  if (!env || !*env) return std::nullopt;
-  const std::string s(env);
-  if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
-  if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
-  if (s == "naive") return MatmulVariant::Naive;
-  if (s == "coopmat") return MatmulVariant::Coopmat;
-  if (s == "coopmat-emulated") return MatmulVariant::CoopmatEmulated;
-  if (s == "auto") return std::nullopt;
-  throw InvalidArgument("VKATTN_MATMUL_VARIANT",
-                        "'" + s + "', expected rows, tiled, naive, coopmat, coopmat-emulated or auto");
+std::optional<MatmulVariant> matmulVariantFromEnvironment() {
+  return detail::variantFromEnvironment("VKATTN_MATMUL_VARIANT", matmulVariantNamed, kMatmulVariantNames,
+                                        MatmulVariant::Auto);
 }
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
@@ -150,7 +141,7 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
 
 MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) {
   if (requested != MatmulVariant::Auto) return requested;
-  if (auto env = variantFromEnvironment()) return *env;
+  if (auto env = matmulVariantFromEnvironment()) return *env;
   return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
 }
 
@@ -161,7 +152,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   pc::MatmulParams& p = call.params;
   MatmulVariant variant = resolveMatmulVariant(ctx, requested);
   // Auto on a GPU with matrix units: the fragment kernel for f16 operands.
-  if (requested == MatmulVariant::Auto && variant == MatmulVariant::Tiled && !variantFromEnvironment() &&
+  if (requested == MatmulVariant::Auto && variant == MatmulVariant::Tiled && !matmulVariantFromEnvironment() &&
       ctx.info().cooperativeMatrixF16 && call.dtype == DType::F16)
     variant = MatmulVariant::Coopmat;
   p.activation = static_cast<uint32_t>(call.activation);

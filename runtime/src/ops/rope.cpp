@@ -13,11 +13,6 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 64;
 
-uint32_t u32(const std::string& name, int64_t v) {
-  if (v < 0 || v > int64_t{0xffffffff}) throw Unsupported("argument '" + name + "': value out of 32-bit range");
-  return static_cast<uint32_t>(v);
-}
-
 struct RopePlan {
   pc::RopeParams params{};
   const Buffer* positions = nullptr;
@@ -49,19 +44,19 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
 
   RopePlan plan;
   pc::RopeParams& p = plan.params;
-  p.batch = u32(xName, x.dim(0));
-  p.heads = u32(xName, x.dim(1));
-  p.seq = u32(xName, x.dim(2));
-  p.headDim = u32(xName, headDim);
-  p.rotaryDim = u32("rotaryDim", rotaryDim);
-  p.strideB = u32(xName, x.strides[0]);
-  p.strideH = u32(xName, x.strides[1]);
-  p.strideL = u32(xName, x.strides[2]);
-  p.outStrideB = u32(yName, y.strides[0]);
-  p.outStrideH = u32(yName, y.strides[1]);
-  p.outStrideL = u32(yName, y.strides[2]);
-  p.xOffset = u32(xName, x.offset);
-  p.outOffset = u32(yName, y.offset);
+  p.batch = detail::checkedU32(xName, x.dim(0));
+  p.heads = detail::checkedU32(xName, x.dim(1));
+  p.seq = detail::checkedU32(xName, x.dim(2));
+  p.headDim = detail::checkedU32(xName, headDim);
+  p.rotaryDim = detail::checkedU32("rotaryDim", rotaryDim);
+  p.strideB = detail::checkedU32(xName, x.strides[0]);
+  p.strideH = detail::checkedU32(xName, x.strides[1]);
+  p.strideL = detail::checkedU32(xName, x.strides[2]);
+  p.outStrideB = detail::checkedU32(yName, y.strides[0]);
+  p.outStrideH = detail::checkedU32(yName, y.strides[1]);
+  p.outStrideL = detail::checkedU32(yName, y.strides[2]);
+  p.xOffset = detail::checkedU32(xName, x.offset);
+  p.outOffset = detail::checkedU32(yName, y.offset);
   p.interleaved = o.interleaved ? 1 : 0;
   if (o.positions) {
     const TensorView& pos = *o.positions;

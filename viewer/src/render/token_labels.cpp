@@ -4,6 +4,7 @@
 #include <cfloat>
 
 #include "render/fonts.hpp"
+#include "vkattn/io/utf8.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -11,26 +12,6 @@ namespace {
 bool isUprightCodePoint(uint32_t cp) {
   return (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xac00 && cp <= 0xd7af) || (cp >= 0xf900 && cp <= 0xfaff) ||
          (cp >= 0xff00 && cp <= 0xffef);
-}
-
-std::string encodeUtf8(uint32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-  return out;
 }
 
 float textWidth(ImFont* font, float pixels, const std::string& text) {
@@ -96,7 +77,8 @@ void addColumnLabel(ImDrawList& list, ImFont* font, float pixels, float x, float
       const auto cps = decodeUtf8(text);
       float y = bottom - pixels * static_cast<float>(cps.size());
       for (uint32_t cp : cps) {
-        const std::string glyph = encodeUtf8(cp);
+        std::string glyph;
+        io::appendUtf8(glyph, cp);
         list.AddText(font, pixels, ImVec2(x - 0.5f * textWidth(font, pixels, glyph), y), color, glyph.c_str());
         y += pixels;
       }

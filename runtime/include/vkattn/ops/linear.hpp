@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
@@ -34,6 +35,11 @@ enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated };
 
 const char* toString(Activation activation) noexcept;
 const char* toString(MatmulVariant variant) noexcept;
+// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated or auto; none
+// for any other name (VKATTN_MATMUL_VARIANT takes these).
+std::optional<MatmulVariant> matmulVariantNamed(std::string_view name) noexcept;
+// The names matmulVariantNamed takes, for error messages.
+inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coopmat, coopmat-emulated or auto";
 // "none", "relu", "gelu", "gelu_tanh", "silu"; throws InvalidArgument("activation") otherwise.
 Activation activationFromString(const std::string& name);
 
