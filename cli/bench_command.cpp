@@ -15,7 +15,7 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--against", "--json"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -40,12 +40,13 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
       if (count("--dim", 64) % 32 != 0 && *kvDtype != DType::BF16)
         throw InvalidArgument("--kv-dtype", *name + " stores blocks of 32: --dim must be a multiple of 32");
     }
-    AttentionVariant variant = AttentionVariant::Auto;
-    if (auto name = a.get("--kernel")) {
+    auto variantOf = [&](const std::string& flag) -> std::optional<AttentionVariant> {
+      const auto name = a.get(flag);
+      if (!name) return std::nullopt;
       const auto named = attentionVariantNamed(*name);
-      if (!named) throw InvalidArgument("--kernel", "'" + *name + "', expected " + std::string(kAttentionVariantNames));
-      variant = *named;
-    }
+      if (!named) throw InvalidArgument(flag, "'" + *name + "', expected " + std::string(kAttentionVariantNames));
+      return named;
+    };
     m = measureAttention(ctx, {.batch = count("--batch", 1),
                                .heads = count("--heads", 8),
                                .queries = count("--queries", len),
@@ -54,9 +55,10 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .kvHeads = count("--kv-heads", count("--heads", 8)),
                                .causal = a.has("--causal"),
                                .dtype = dtype,
-                               .variant = variant,
+                               .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
                                .pageSize = pageSize,
-                               .kvDtype = kvDtype});
+                               .kvDtype = kvDtype,
+                               .against = variantOf("--against")});
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
   } else {

@@ -157,8 +157,8 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
                     (kvDtype != dtype ? std::string(" kv ") + toString(kvDtype) : "")};
   m.unit = "GFLOP/s";
   const bool againstDense = c.pageSize || kvDtype != dtype;
-  m.baseline = againstDense ? "dense" : "naive";
-  m.variant = againstDense ? "rows" : toString(attentionVariantFor(ctx, options.variant, queries));
+  m.baseline = c.against ? toString(*c.against) : againstDense ? "dense" : "naive";
+  m.variant = toString(attentionVariantFor(ctx, tq, kRead, vRead, options));
   try {
     attention(ctx, tq, kRead, vRead, out, options);
   } catch (const Unsupported& e) {  // a variant this device lacks (the cooperative-matrix kernel)
@@ -198,8 +198,12 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   }
   try {
     Tensor baselineOut = ctx.tensor({batch, heads, queries, dim}, dtype);
+    AttentionOptions other = options;
+    if (c.against) other.variant = *c.against;
     const double baselineNs = timeOnDevice(ctx, [&] {
-                                if (againstDense)
+                                if (c.against)
+                                  attention(ctx, tq, kRead, vRead, baselineOut, other);
+                                else if (againstDense)
                                   attention(ctx, tq, tk, tv, baselineOut, dense);
                                 else
                                   attentionNaive(ctx, tq, tk, tv, baselineOut, dense);

@@ -57,6 +57,9 @@ struct AttentionCase {
   // on the decoded K/V, and the baseline is the same call on dense K/V in dtype: the ratio is what
   // the format gains or costs.
   std::optional<DType> kvDtype;
+  // The baseline: the same call on this variant (unset: the naive path, or the dense cache as
+  // above), so that two kernels are compared in one process.
+  std::optional<AttentionVariant> against;
 };
 // Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
 // K and V with kvHeads heads.

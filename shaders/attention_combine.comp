@@ -1,5 +1,5 @@
 #version 450
-// Split-K epilogue of attention_rows.comp and attention_coopmat.comp: merges the SPLITS partial records (unnormalised sums
+// Split-K epilogue of attention_rows.comp, attention_decode.comp and the fragment kernels: merges the SPLITS partial records (unnormalised sums
 // acc, running max m in log2 units, running sum l) of each query row into
 //   out = sum_s acc_s 2^(m_s - M) / L,  L = sum_s l_s 2^(m_s - M),  M = max_s m_s,
 // and lse = (M + log2 L) ln 2; with sinks, head h's sink logit then joins L (finishRow). Rows with
@@ -7,7 +7,9 @@
 // Bindings: 0 partials (f32, [SPLITS, B, Hq, Lq, DV + 2]), 1 out (ELEM, write), 2 lse (f32
 // [B, Hq, Lq], write when WRITE_LSE), 3 sinks (f32 [Hq]), 4 sequences (VARLEN: as attention_rows.comp). Push: AttentionParams (batch, heads, lq, o*).
 // Spec: attention_common.glsl ids (0 workgroup, 2 DV, 7 WRITE_LSE, 13 SPLITS, 18 HAS_SINKS, 24 VARLEN).
-// Dispatch: one invocation per (b, h, i), flat over x then y. NaN is reported by the split pass.
+// Dispatch: one invocation per (b, h, i, vec4 word of the output row), flat over x then y: the rows'
+// words are merged in parallel, each invocation walking the splits for its word (and the splits'
+// maxima and sums, which the invocations of a row share). NaN is reported by the split pass.
 // Tolerance (tests): as attention_rows.comp.
 #include "common.glsl"
 #include "kernel_interface.h"
@@ -26,9 +28,10 @@ layout(std430, set = 0, binding = ATTN_COMBINE_BINDING_LSE) writeonly buffer Lse
 #include "attention_common.glsl"
 
 void main() {
-  const uint row = flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x;
+  const uint index = flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x;
   const uint rows = p.batch * p.heads * p.lq;
-  if (row >= rows) return;
+  if (index >= rows * DV4) return;
+  const uint row = index / DV4, d = index % DV4;
   const uint i = row % p.lq;
   const uint h = (row / p.lq) % p.heads;
   const uint b = row / p.lq / p.heads;
@@ -36,19 +39,17 @@ void main() {
   if (VARLEN && int(i) >= queryCount(b)) return;  // past its sequence's rows: no record was written
   float mMax = M_START;  // records of splits that saw no key hold M_START and l = 0
   [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) mMax = max(mMax, partial[(s * rows + row) * (DV + 2) + DV]);
-  vec4 acc[DV4];
-  [[unroll]] for (uint d = 0; d < DV4; ++d) acc[d] = vec4(0.0);
+  vec4 acc = vec4(0.0);
   float l = 0.0;
   [[dont_unroll]] for (uint s = 0; s < SPLITS; ++s) {
     const uint rec = (s * rows + row) * (DV + 2);
     const float w = exp2(partial[rec + DV] - mMax);  // 0 for a split that saw no key
     l += w * partial[rec + DV + 1];
-    [[unroll]] for (uint d = 0; d < DV4; ++d)
-      acc[d] += w * LOAD_HEAD4(partial, rec, d, DV);
+    acc += w * LOAD_HEAD4(partial, rec, d, DV);
   }
   float inv, lseLog2;
   finishRow(h, mMax, l, inv, lseLog2);  // the sink joins once, after the splits are merged
   const uint out_ = p.oOffset + b * p.oStrideB + h * p.oStrideH + (firstQueryRow(b) + i) * p.oStrideL;
-  [[unroll]] for (uint d = 0; d < DV4; ++d) STORE_HEAD4(o, out_, d, DV, acc[d] * inv);
-  if (WRITE_LSE) lse[lseIndex(b, h, i)] = lseLog2 * LN2;
+  STORE_HEAD4(o, out_, d, DV, acc * inv);
+  if (WRITE_LSE && d == 0) lse[lseIndex(b, h, i)] = lseLog2 * LN2;
 }

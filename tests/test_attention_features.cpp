@@ -247,7 +247,8 @@ TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
 class AttentionFragmentFeatures : public VkattnTest, public ::testing::WithParamInterface<Family> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures,
-                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2),
+                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2,
+                                           Family::Decode),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {
@@ -287,6 +288,7 @@ TEST_F(VkattnTest, MasksNeedNoInfArithmetic) {
   Context plain;
   std::vector<Path> paths = {Path::Rows, Path::Tiled};
   if (emulatedFragmentsRun(plain)) paths.push_back(Path::CoopmatEmulated);
+  if (familySkipReason(plain, Family::Decode).empty()) paths.push_back(Path::Decode);
   for (std::size_t lq : {40u, 1u}) {
     SCOPED_TRACE("lq " + std::to_string(lq));
     auto pr = problem(2, 4, 2, lq, 30, 32, 32);
@@ -334,9 +336,10 @@ TEST_F(VkattnTest, AttentionRejectsBadLogitOptions) {
 }
 
 TEST_F(VkattnTest, AttentionReadsAPagedCache) {
-  // Decode (one and three rows, GQA packing) and a prompt of 12 rows over a paged cache: key
-  // lengths that end inside a block, bottom-right causal windows, sinks and ALiBi, automatic and
-  // explicit key splits; f32, f16 and a head dim that is not a multiple of 4 (scalar loads).
+  // Decode (one and three rows, GQA packing) and a prompt of 12 rows over a paged cache, on the rows
+  // kernel and the decode kernel: key lengths that end inside a block, bottom-right causal windows,
+  // sinks and ALiBi, automatic and explicit key splits; f32, f16 and a head dim that is not a
+  // multiple of 4 (scalar loads).
   struct Case {
     std::size_t lq, blockSize, blocks, dk;
     DType dtype;
@@ -365,6 +368,8 @@ TEST_F(VkattnTest, AttentionReadsAPagedCache) {
       AttentionOptions s = o;
       s.keySplits = splits;
       check(ctx(), Path::Rows, pr, in, s, c.dtype);
+      // The decode kernel reads whole 16-byte words: head dim 30 is the rows kernel's alone.
+      if (c.dk % 8 == 0 && familySkipReason(ctx(), Family::Decode).empty()) check(ctx(), Path::Decode, pr, in, s, c.dtype);
     }
   }
 }

@@ -34,7 +34,8 @@ layout(constant_id = ATTN_SPEC_SPLITS) const uint SPLITS = 1;  // combine kernel
 // lanes take turns over the keys; subgroup ops merge the lanes' softmax states at the end.
 layout(constant_id = ATTN_SPEC_LANE_KEYS) const bool LANE_KEYS = false;
 // Fragment kernel: K/V buffers in shared memory (2: double-buffered), and the subgroup size its
-// lane-to-row mapping is built for (the subgroup size must be fixed).
+// lane-to-row mapping (fragment kernels) or key groups (decode kernel) are built for (the subgroup
+// size must be fixed).
 layout(constant_id = ATTN_SPEC_STAGES) const uint STAGES = 2;
 layout(constant_id = ATTN_SPEC_SUBGROUP_SIZE) const uint SUBGROUP_SIZE = 32;
 // Logit softcap c: s -> c * tanh(s / c) on the scaled logits, before ALiBi and bias; 0 is off.
@@ -43,9 +44,10 @@ layout(constant_id = ATTN_SPEC_HAS_SINKS) const bool HAS_SINKS = false;
 layout(constant_id = ATTN_SPEC_HAS_ALIBI) const bool HAS_ALIBI = false;
 layout(constant_id = ATTN_SPEC_ALIBI_STRIDE_B) const uint ALIBI_STRIDE_B = 0;
 // Tiled kernel: consecutive lanes of a subgroup that share one query row, each holding every
-// ROW_LANES-th vec4 word of its q and output (a power of two dividing both DK4 and DV4).
+// ROW_LANES-th vec4 word of its q and output (a power of two dividing both DK4 and DV4). Decode
+// kernel: the lanes of a key group, each holding every ROW_LANES-th 16-byte word of the key's row.
 layout(constant_id = ATTN_SPEC_ROW_LANES) const uint ROW_LANES = 1;
-// Rows kernel: K and V are a paged cache [blocks, Hkv, PAGE_SIZE, D]; key j of batch b is row
+// Rows and decode kernels: K and V are a paged cache [blocks, Hkv, PAGE_SIZE, D]; key j of batch b is row
 // j % PAGE_SIZE of block pages[b][j / PAGE_SIZE]. 0: K and V are [B, Hkv, Lk, D].
 layout(constant_id = ATTN_SPEC_PAGE_SIZE) const uint PAGE_SIZE = 0;
 // Causal masks and windows hang from i + keyLens[b] - Lq (each batch's own last key) instead of

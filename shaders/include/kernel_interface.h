@@ -50,13 +50,13 @@
 #define ATTN_SPEC_SPLITS 13     // uint: combine kernel, partial records per row
 #define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
 #define ATTN_SPEC_STAGES 15     // uint: coopmat kernel, K/V tile buffers in shared memory (1 or 2)
-#define ATTN_SPEC_SUBGROUP_SIZE 16  // uint: coopmat kernel, the (fixed) subgroup size
+#define ATTN_SPEC_SUBGROUP_SIZE 16  // uint: coopmat and decode kernels, the (fixed) subgroup size
 #define ATTN_SPEC_SOFTCAP 17        // float: logit softcap c (c * tanh(s / c)); 0 turns it off
 #define ATTN_SPEC_HAS_SINKS 18      // bool: a per-head sink logit joins each row's softmax denominator
 #define ATTN_SPEC_HAS_ALIBI 19      // bool: -slope * |i + Lk - Lq - j| added to the logits
 #define ATTN_SPEC_ALIBI_STRIDE_B 20 // uint: slopes per batch (Hq: [B, Hq] slopes; 0: [Hq] shared)
-#define ATTN_SPEC_ROW_LANES 21      // uint: tiled kernel, lanes sharing one query row's head dim (1, 2, 4, 8)
-#define ATTN_SPEC_PAGE_SIZE 22      // uint: rows kernel, keys per block of a paged K/V cache (0: dense K/V)
+#define ATTN_SPEC_ROW_LANES 21      // uint: lanes sharing one head vector: a query row's (tiled, 1..8), a key's (decode, 1..subgroup)
+#define ATTN_SPEC_PAGE_SIZE 22      // uint: rows and decode kernels, keys per block of a paged K/V cache (0: dense K/V)
 #define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
 #define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
 #define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements

@@ -6,6 +6,7 @@
 
 #include "support/compare.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/reference/error_stats.hpp"
 #include "vkattn/reference/paged_cache.hpp"
 #include "vkattn/reference/reference.hpp"
@@ -38,6 +39,7 @@ const char* pathName(Path p) {
     case Path::Coopmat: return "coopmat";
     case Path::CoopmatEmulated: return "coopmat-emulated";
     case Path::Coopmat2: return "coopmat2";
+    case Path::Decode: return "decode";
   }
   return "?";
 }
@@ -47,6 +49,7 @@ AttentionVariant variantOf(Path p) {
     case Path::Coopmat: return AttentionVariant::Coopmat;
     case Path::CoopmatEmulated: return AttentionVariant::CoopmatEmulated;
     case Path::Coopmat2: return AttentionVariant::Coopmat2;
+    case Path::Decode: return AttentionVariant::Decode;
     default: return AttentionVariant::Tiled;
   }
 }
@@ -57,6 +60,7 @@ std::string familyName(Family f) {
     case Family::Coopmat: return "kernel_coopmat";
     case Family::CoopmatEmulated: return "kernel_coopmat_emulated";
     case Family::Coopmat2: return "kernel_coopmat2";
+    case Family::Decode: return "kernel_decode";
   }
   return "?";
 }
@@ -73,6 +77,8 @@ std::string familySkipReason(const Context& ctx, Family family) {
     return "no cooperative-matrix kernel runs here: " + coopmatChoiceFor(ctx.info()).reason;
   if (family == Family::Coopmat2 && !coopmat2ChoiceFor(ctx.info()).usable)
     return "the cooperative-matrix-2 kernel cannot run here: " + coopmat2ChoiceFor(ctx.info()).reason;
+  if (family == Family::Decode && (!laneSplitSubgroup(ctx.info()).size || !ctx.info().subgroupShuffle))
+    return "the decode kernel needs a fixed or required subgroup size with arithmetic and shuffles";
   return "";
 }
 
@@ -80,6 +86,7 @@ std::vector<Path> pathsOf(Family family, bool naive) {
   if (family == Family::CoopmatEmulated) return {Path::CoopmatEmulated};
   if (family == Family::Coopmat) return {Path::Coopmat};
   if (family == Family::Coopmat2) return {Path::Coopmat2};
+  if (family == Family::Decode) return {Path::Decode};
   if (naive) return {Path::Rows, Path::Tiled, Path::Naive};
   return {Path::Rows, Path::Tiled};
 }

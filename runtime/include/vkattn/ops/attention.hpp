@@ -43,10 +43,13 @@ enum class MaskAlignment {
 // with the softmax done on the matrices (reductions and per-element operations; f16 storage)
 // where coopmat2ChoiceFor(info).usable holds. Auto picks Rows or Tiled by ctx.profile(), and on
 // GPUs with matrix units (DeviceInfo::cooperativeMatrixF16) Coopmat for inputs it takes (f16, head
-// dims 16..256 in steps of 8, dense K/V); Coopmat2 only when asked for; overridden by
-// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat-emulated; without an override,
-// decode shapes (Lq <= 8) take the rows kernel's decode mode on every device.
-enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2 };
+// dims 16..256 in steps of 8, dense K/V); Coopmat2 only when asked for. Decode is the GPU kernel
+// for few query rows over many keys (attention_decode.comp: the query heads of a KV head packed
+// into one workgroup, lanes splitting each key's head dim, split-K; f32 or f16 with head dims in
+// 16-byte words, dense or paged K/V), which Auto picks on GPUs for Lq <= 8; CPU drivers keep the
+// rows kernel's decode mode. Overridden by
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat-emulated|decode.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2, Decode };
 
 struct AttentionOptions {
   // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.
@@ -132,14 +135,18 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
 
 // The variant Auto resolves to on this context (environment override included).
 AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested);
-// The kernel attention() runs for `queries` query rows: as above, except that Auto (with no
-// environment override) takes the rows kernel's decode mode for Lq <= 8 on every device.
-AttentionVariant attentionVariantFor(const Context& ctx, AttentionVariant requested, int64_t queries);
+// The kernel attention() runs for these inputs (checked as attention() checks them): the one asked
+// for, else VKATTN_ATTENTION_VARIANT's, else Rows on CPU drivers and on GPUs Decode for Lq <= 8
+// (where it takes the inputs), Coopmat where the matrix units take them, Tiled otherwise; K/V
+// storage formats and packed batches take Rows, paged caches Rows or Decode.
+AttentionVariant attentionVariantFor(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                                     const AttentionOptions& options);
 const char* toString(AttentionVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat2, coopmat-emulated or auto; none for
+// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat2, coopmat-emulated, decode or auto; none for
 // any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention --kernel` take these).
 std::optional<AttentionVariant> attentionVariantNamed(std::string_view name) noexcept;
 // The names attentionVariantNamed takes, for error messages.
-inline constexpr std::string_view kAttentionVariantNames = "rows, tiled, coopmat, coopmat2, coopmat-emulated or auto";
+inline constexpr std::string_view kAttentionVariantNames =
+    "rows, tiled, coopmat, coopmat2, coopmat-emulated, decode or auto";
 
 }  // namespace vkattn
