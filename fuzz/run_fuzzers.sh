@@ -9,7 +9,7 @@ seconds=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in npy safetensors safetensors_header arguments; do
+for target in npy safetensors safetensors_header gguf arguments; do
   mkdir -p "$work/$target"
   find "$here/corpus/$target" "$here/regressions/$target" -maxdepth 1 -type f -exec cp {} "$work/$target/" \; 2>/dev/null || true
   echo "fuzz_$target: ${seconds} s"
