@@ -63,6 +63,8 @@ layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; 
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K4 { ELEM4 k4[]; };  // same data, when ALIGNED
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V4 { ELEM4 v4[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K2 { uvec2 k2[]; };  // 4 halves, when ALIGNED
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V2 { uvec2 v2[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
@@ -88,8 +90,14 @@ const uint RPL = FM * LPR / LANES;              // rows per lane
 const uint KPL = KEY_BLOCK / LPR;               // keys per lane and row
 const float LAZY_RESCALE = 8.0;
 
+#if defined(STORAGE_F16) && defined(FRAG_KHR)
+#define STAGE_WORDS  // K/V tiles as 16-byte words (attention_kv_stage.glsl); FK and FN are multiples of 8
+shared uvec4 sK[STAGES * KEY_BLOCK * LDK / 8];
+shared uvec4 sV[STAGES * KEY_BLOCK * LDV / 8];
+#else
 shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
 shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
+#endif
 shared float sS[FM * ROWS * LDS];
 shared FRAG_IN sP[FM * ROWS * LDP];
 
@@ -195,7 +203,7 @@ void main() {
         FragAcc s = fragFill(0.0);
         FRAG_LOOP for (uint d = 0; d < DKP / FK; ++d) {
           FragB kf;
-          FRAG_LOAD_B(kf, sK, (stage * KEY_BLOCK + c * FN) * LDK + d * FK, LDK, true);
+          FRAG_LOAD_B(kf, sK, STAGE_INDEX((stage * KEY_BLOCK + c * FN) * LDK + d * FK), STAGE_INDEX(LDK), true);
           s = fragMulAdd(qf[d], kf, s);
         }
         FRAG_STORE_ACC(s, sS, r0 * LDS + c * FN, LDS);
@@ -269,7 +277,7 @@ void main() {
         FRAG_LOAD_A(pf, sP, r0 * LDP + c * FK, LDP, false);
         FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
           FragB vf;
-          FRAG_LOAD_B(vf, sV, (stage * KEY_BLOCK + c * FK) * LDV + d * FN, LDV, false);
+          FRAG_LOAD_B(vf, sV, STAGE_INDEX((stage * KEY_BLOCK + c * FK) * LDV + d * FN), STAGE_INDEX(LDV), false);
           of[d] = fragMulAdd(pf, vf, of[d]);
         }
       }

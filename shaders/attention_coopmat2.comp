@@ -51,6 +51,8 @@ layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K { ELEM k[]; 
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V { ELEM v[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K4 { ELEM4 k4[]; };  // same data, when ALIGNED
 layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V4 { ELEM4 v4[]; };
+layout(std430, set = 0, binding = ATTN_BINDING_K) readonly buffer K2 { uvec2 k2[]; };  // 4 halves, when ALIGNED
+layout(std430, set = 0, binding = ATTN_BINDING_V) readonly buffer V2 { uvec2 v2[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
 #define ATTN_BIAS_BINDING ATTN_BINDING_BIAS
@@ -79,8 +81,9 @@ const uint LDO = ATTN_COOPMAT2_LD_O(DKP, DVP);
 #define MatV coopmat<float16_t, gl_ScopeSubgroup, KEY_BLOCK, DVP, gl_MatrixUseB>
 #define MatO coopmat<float, gl_ScopeSubgroup, FM, DVP, gl_MatrixUseAccumulator>
 
-shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
-shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
+#define STAGE_WORDS  // K/V tiles as 16-byte words (attention_kv_stage.glsl)
+shared uvec4 sK[STAGES * KEY_BLOCK * LDK / 8];
+shared uvec4 sV[STAGES * KEY_BLOCK * LDV / 8];
 shared float sO[FM * ROWS * LDO];
 
 #include "attention_kv_stage.glsl"
@@ -199,7 +202,7 @@ void main() {
     if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
       // S = Q K^T: B(d, key) = sK[key][d], column-major.
       MatK kB;
-      coopMatLoad(kB, sK, stage * KEY_BLOCK * LDK, LDK, gl_CooperativeMatrixLayoutColumnMajor);
+      coopMatLoad(kB, sK, STAGE_INDEX(stage * KEY_BLOCK * LDK), STAGE_INDEX(LDK), gl_CooperativeMatrixLayoutColumnMajor);
       MatS s = coopMatMulAdd(qA, kB, MatS(0.0));
       coopMatPerElementNV(s, s, logitAt, first + r0, last, j0, b, h, lo, hi);
       // m' = max(m, rowmax S); P = 2^(S - m'); alpha = 2^(m - m'); l = alpha l + rowsum P.
@@ -217,7 +220,7 @@ void main() {
       MatO alphaO;
       coopMatReduceNV(alphaO, alpha, gl_CooperativeMatrixReduceRowNV, maxOf);
       MatV vB;
-      coopMatLoad(vB, sV, stage * KEY_BLOCK * LDV, LDV, gl_CooperativeMatrixLayoutRowMajor);
+      coopMatLoad(vB, sV, STAGE_INDEX(stage * KEY_BLOCK * LDV), STAGE_INDEX(LDV), gl_CooperativeMatrixLayoutRowMajor);
       acc = coopMatMulAdd(MatP(pr), vB, acc * alphaO);
     }
     if (STAGES == 2) {

@@ -1,6 +1,8 @@
-// Dequantization of ggml's K-quant super-blocks of 256 elements, transcribed from ggml's
-// dequantize_row_q4_K / q5_K / q6_K (ggml-quants.c) with the same order of float operations.
-// Its source file is compiled with -ffp-contract=off: a fused multiply-add would round differently.
+// Dequantization of ggml's K-quant super-blocks of 256 elements, as ggml's format defines them:
+// eight sub-blocks of 32 (Q4_K, Q5_K) or sixteen of 16 (Q6_K), each with its own scale (and min),
+// and the float operations in the order ggml's reference dequantizer performs them, so the values
+// are bit-identical to it. The source file is compiled with -ffp-contract=off: a fused multiply-add
+// would round differently.
 #pragma once
 
 #include <cstdint>

@@ -1,66 +1,109 @@
 // Staging of K/V tiles into shared memory for the fragment kernels (attention_coopmat.comp,
 // attention_coopmat2.comp): KEY_BLOCK keys per tile, head dims padded with zeros to DKP and DVP, rows
-// LDK and LDV elements apart, read with 4-element loads (vec4 or f16vec4 when ALIGNED, else
-// scalars) in the storage type. Double-buffered kernels load the next tile into registers before
-// the current tile's math and store it into the other buffer after it, so the global loads'
-// latency is hidden behind the math. The includer declares the buffers k, v, k4 and v4 (ELEM and ELEM4 views of bindings K
-// and V), the shared arrays sK and sV of FRAG_IN (STAGES tiles each), and the constants DKP, DVP,
-// LDK and LDV; `p` is the AttentionParams push constant.
+// LDK and LDV elements apart, read in words (below) in the storage type. Double-buffered kernels
+// load the next tile into registers before the current tile's math and store it into the other
+// buffer after it, so the global loads' latency is hidden behind the math. The includer declares
+// the buffers k, v, k4 and v4 (ELEM and ELEM4 views of bindings K and V; with STAGE_WORDS also k2
+// and v2, uvec2 views), the shared arrays sK and sV (STAGES tiles each; FRAG_IN, or uvec4 with
+// STAGE_WORDS, where DKP, DVP, LDK and LDV are multiples of 8), and the constants DKP, DVP, LDK and
+// LDV; `p` is the AttentionParams push constant.
 #ifndef VKATTN_ATTENTION_KV_STAGE_GLSL
 #define VKATTN_ATTENTION_KV_STAGE_GLSL
 
-// One tile's K and V words of this invocation, held in registers between loadTile and storeTile
-// (ELEM4: f16vec4 with f16 storage, so f16 stays f16 from memory to shared memory).
-const uint K_WORDS = (KEY_BLOCK * (DKP / 4) + WG_SIZE - 1) / WG_SIZE;
-const uint V_WORDS = (KEY_BLOCK * (DVP / 4) + WG_SIZE - 1) / WG_SIZE;
+// A tile moves in words of STAGE_ELEMS elements. With STAGE_WORDS (f16 tiles of the KHR and
+// cooperative-matrix-2 builds) a word is 16 bytes, 8 halves in a uvec4, read as two 8-byte uvec2
+// loads (k2, v2: uvec2 views of K and V, when ALIGNED) or packed from scalars, and stored into
+// shared memory with one 16-byte store; sK and sV are then uvec4 arrays, which the matrix loads
+// read with offsets and strides in words (STAGE_INDEX). Otherwise a word is 4 elements (ELEM4:
+// f16vec4 with f16 storage, so f16 stays f16 from memory to shared memory) stored element by
+// element into arrays of FRAG_IN.
+#ifdef STAGE_WORDS
+const uint STAGE_ELEMS = 8;
+#define STAGE_WORD uvec4
+#define STAGE_INDEX(x) ((x) / 8u)
+#else
+const uint STAGE_ELEMS = 4;
+#define STAGE_WORD ELEM4
+#define STAGE_INDEX(x) (x)
+#endif
+const uint K_WORDS = (KEY_BLOCK * (DKP / STAGE_ELEMS) + WG_SIZE - 1) / WG_SIZE;
+const uint V_WORDS = (KEY_BLOCK * (DVP / STAGE_ELEMS) + WG_SIZE - 1) / WG_SIZE;
+// One tile's K and V words of this invocation, held in registers between loadTile and storeTile.
 struct TileWords {
-  ELEM4 k[K_WORDS];
-  ELEM4 v[V_WORDS];
+  STAGE_WORD k[K_WORDS];
+  STAGE_WORD v[V_WORDS];
 };
 
-ELEM4 loadK4(uint at) { return ALIGNED ? k4[at / 4] : ELEM4(k[at], k[at + 1], k[at + 2], k[at + 3]); }
-ELEM4 loadV4(uint at) { return ALIGNED ? v4[at / 4] : ELEM4(v[at], v[at + 1], v[at + 2], v[at + 3]); }
+#ifdef STAGE_WORDS
+uint packHalves(ELEM a, ELEM b) { return packHalf2x16(vec2(float(a), float(b))); }
+uvec4 loadKWord(uint at) {
+  if (ALIGNED) return uvec4(k2[at / 4], k2[at / 4 + 1]);
+  return uvec4(packHalves(k[at], k[at + 1]), packHalves(k[at + 2], k[at + 3]), packHalves(k[at + 4], k[at + 5]),
+               packHalves(k[at + 6], k[at + 7]));
+}
+uvec4 loadVWord(uint at) {
+  if (ALIGNED) return uvec4(v2[at / 4], v2[at / 4 + 1]);
+  return uvec4(packHalves(v[at], v[at + 1]), packHalves(v[at + 2], v[at + 3]), packHalves(v[at + 4], v[at + 5]),
+               packHalves(v[at + 6], v[at + 7]));
+}
+bool wordHasNaN(uvec4 w) {
+  return any(isnan(unpackHalf2x16(w.x))) || any(isnan(unpackHalf2x16(w.y))) || any(isnan(unpackHalf2x16(w.z))) ||
+         any(isnan(unpackHalf2x16(w.w)));
+}
+#else
+ELEM4 loadKWord(uint at) { return ALIGNED ? k4[at / 4] : ELEM4(k[at], k[at + 1], k[at + 2], k[at + 3]); }
+ELEM4 loadVWord(uint at) { return ALIGNED ? v4[at / 4] : ELEM4(v[at], v[at + 1], v[at + 2], v[at + 3]); }
+bool wordHasNaN(ELEM4 w) { return any(isnan(w)); }
+#endif
 
 // Reads keys j0 .. j0 + KEY_BLOCK - 1 into registers: zeros past hi and in the padded columns.
 void loadTile(uint kBase, uint vBase, int j0, int hi, out TileWords w, inout bool nanK, inout bool nanV) {
-  const uint DK4P = DKP / 4, DV4P = DVP / 4;
+  const uint DKW = DKP / STAGE_ELEMS, DVW = DVP / STAGE_ELEMS;
   [[unroll]] for (uint it = 0; it < K_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    const uint key = s / DK4P, d = (s % DK4P) * 4;
+    const uint key = s / DKW, d = (s % DKW) * STAGE_ELEMS;
     const int j = j0 + int(key);
-    w.k[it] = s < KEY_BLOCK * DK4P && j < hi && d < DK ? loadK4(kBase + uint(j) * p.kStrideL + d) : ELEM4(0.0);
-    nanK = nanK || any(isnan(w.k[it]));
+    w.k[it] = s < KEY_BLOCK * DKW && j < hi && d < DK ? loadKWord(kBase + uint(j) * p.kStrideL + d) : STAGE_WORD(0);
+    nanK = nanK || wordHasNaN(w.k[it]);
   }
   [[unroll]] for (uint it = 0; it < V_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    const uint key = s / DV4P, d = (s % DV4P) * 4;
+    const uint key = s / DVW, d = (s % DVW) * STAGE_ELEMS;
     const int j = j0 + int(key);
-    w.v[it] = s < KEY_BLOCK * DV4P && j < hi && d < DV ? loadV4(vBase + uint(j) * p.vStrideL + d) : ELEM4(0.0);
-    nanV = nanV || any(isnan(w.v[it]));
+    w.v[it] = s < KEY_BLOCK * DVW && j < hi && d < DV ? loadVWord(vBase + uint(j) * p.vStrideL + d) : STAGE_WORD(0);
+    nanV = nanV || wordHasNaN(w.v[it]);
   }
 }
 
 // Writes the words loadTile read into shared-memory buffer `stage`.
 void storeTile(TileWords w, uint stage) {
-  const uint DK4P = DKP / 4, DV4P = DVP / 4;
+  const uint DKW = DKP / STAGE_ELEMS, DVW = DVP / STAGE_ELEMS;
   [[unroll]] for (uint it = 0; it < K_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < KEY_BLOCK * DK4P) {
-      const uint at = (stage * KEY_BLOCK + s / DK4P) * LDK + (s % DK4P) * 4;
+    if (s < KEY_BLOCK * DKW) {
+      const uint at = (stage * KEY_BLOCK + s / DKW) * LDK + (s % DKW) * STAGE_ELEMS;
+#ifdef STAGE_WORDS
+      sK[at / STAGE_ELEMS] = w.k[it];
+#else
       sK[at] = FRAG_IN(w.k[it].x);
       sK[at + 1] = FRAG_IN(w.k[it].y);
       sK[at + 2] = FRAG_IN(w.k[it].z);
       sK[at + 3] = FRAG_IN(w.k[it].w);
+#endif
     }
   }
   [[unroll]] for (uint it = 0; it < V_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < KEY_BLOCK * DV4P) {
-      const uint at = (stage * KEY_BLOCK + s / DV4P) * LDV + (s % DV4P) * 4;
+    if (s < KEY_BLOCK * DVW) {
+      const uint at = (stage * KEY_BLOCK + s / DVW) * LDV + (s % DVW) * STAGE_ELEMS;
+#ifdef STAGE_WORDS
+      sV[at / STAGE_ELEMS] = w.v[it];
+#else
       sV[at] = FRAG_IN(w.v[it].x);
       sV[at + 1] = FRAG_IN(w.v[it].y);
       sV[at + 2] = FRAG_IN(w.v[it].z);
       sV[at + 3] = FRAG_IN(w.v[it].w);
+#endif
     }
   }
 }
