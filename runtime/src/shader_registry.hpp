@@ -1,4 +1,4 @@
-// The generated table of embedded SPIR-V modules (see cmake/VkattnShaders.cmake).
+// The embedded SPIR-V modules by id, from the table cmake/VkattnShaders.cmake generates.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "vkattn/core/checked_size.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -23,6 +24,14 @@ DeviceOptions deviceOptionsFor(const ContextOptions& options, VkInstance instanc
   return device;
 }
 
+// What the driver reports, and whether the cooperative-matrix kernels can run there (the choice
+// sits above the query: it reads the whole DeviceInfo).
+DeviceInfo describeDevice(VkInstance instance, VkPhysicalDevice physical, uint32_t index) {
+  DeviceInfo info = queryDeviceInfo(instance, physical, index);
+  info.cooperativeMatrixF16 = coopmatChoiceFor(info).flavour != CoopmatFlavour::None;
+  return info;
+}
+
 }  // namespace
 
 std::optional<KernelProfile> profileFromEnvironment() {
@@ -38,7 +47,7 @@ std::vector<DeviceInfo> Context::listDevices() {
   Instance instance(options);
   std::vector<DeviceInfo> infos;
   auto physical = instance.physicalDevices();
-  for (uint32_t i = 0; i < physical.size(); ++i) infos.push_back(queryDeviceInfo(instance.handle(), physical[i], i));
+  for (uint32_t i = 0; i < physical.size(); ++i) infos.push_back(describeDevice(instance.handle(), physical[i], i));
   return infos;
 }
 
@@ -51,7 +60,7 @@ Context::Context(const ContextOptions& options) {
   auto physical = m_instance->physicalDevices();
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < physical.size(); ++i)
-    infos.push_back(queryDeviceInfo(m_instance->handle(), physical[i], i));
+    infos.push_back(describeDevice(m_instance->handle(), physical[i], i));
   auto chosen = chooseDevice(infos, options.device ? options.device : deviceOverrideFromEnvironment());
 
   std::filesystem::path cachePath =

@@ -5,7 +5,6 @@
 
 #include "khr_cooperative_matrix_api.hpp"
 #include "nv_cooperative_matrix2_api.hpp"
-#include "vkattn/core/coopmat_selection.hpp"
 
 namespace vkattn {
 namespace {
@@ -289,7 +288,6 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
     info.flexibleMaxDimension = limits.cooperativeMatrixFlexibleDimensionsMaxDimension;
     if (info.cooperativeMatrix2.flexibleDimensions) queryFlexibleShapes(instance, device, info);
   }
-  info.cooperativeMatrixF16 = coopmatChoiceFor(info).flavour != CoopmatFlavour::None;
   return info;
 }
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <span>
 
-#include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/spec_constants.hpp"
 
 namespace vkattn::detail {
 

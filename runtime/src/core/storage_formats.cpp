@@ -67,17 +67,7 @@ void encodeQ4_0(const float* x, std::byte* block) {
 
 int64_t blockElements(DType dtype) noexcept { return isBlockFormat(dtype) ? kBlock : 1; }
 
-std::size_t blockBytes(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::F16:
-    case DType::BF16: return 2;
-    case DType::Q8_0: return 34;
-    case DType::Q4_0: return 18;
-    case DType::F32:
-    case DType::I32: return 4;
-  }
-  return 4;
-}
+std::size_t blockBytes(DType dtype) noexcept { return dtypeSize(dtype); }
 
 bool isBlockFormat(DType dtype) noexcept { return dtype == DType::Q8_0 || dtype == DType::Q4_0; }
 

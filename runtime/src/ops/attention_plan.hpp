@@ -8,8 +8,10 @@
 
 #include <string>
 
-#include "vkattn/ops/attention.hpp"
+#include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/attention_options.hpp"
 
 namespace vkattn::detail {
 

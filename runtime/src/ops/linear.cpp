@@ -75,45 +75,6 @@ Shape linearOutputShape(const TensorView& x, int64_t n) {
 
 }  // namespace
 
-const char* toString(Activation activation) noexcept {
-  switch (activation) {
-    case Activation::None: return "none";
-    case Activation::Relu: return "relu";
-    case Activation::Gelu: return "gelu";
-    case Activation::GeluTanh: return "gelu_tanh";
-    case Activation::Silu: return "silu";
-  }
-  return "?";
-}
-
-std::optional<MatmulVariant> matmulVariantNamed(std::string_view s) noexcept {
-  if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
-  if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
-  if (s == "naive") return MatmulVariant::Naive;
-  if (s == "coopmat") return MatmulVariant::Coopmat;
-  if (s == "coopmat-emulated") return MatmulVariant::CoopmatEmulated;
-  if (s == "auto") return MatmulVariant::Auto;
-  return std::nullopt;
-}
-
-const char* toString(MatmulVariant variant) noexcept {
-  switch (variant) {
-    case MatmulVariant::Auto: return "auto";
-    case MatmulVariant::Rows: return "rows";
-    case MatmulVariant::Tiled: return "tiled";
-    case MatmulVariant::Naive: return "naive";
-    case MatmulVariant::Coopmat: return "coopmat";
-    case MatmulVariant::CoopmatEmulated: return "coopmat-emulated";
-  }
-  return "?";
-}
-
-Activation activationFromString(const std::string& name) {
-  for (Activation a : {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh, Activation::Silu})
-    if (name == toString(a)) return a;
-  throw InvalidArgument("activation", "'" + name + "', expected none, relu, gelu, gelu_tanh or silu");
-}
-
 void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
             const LinearOptions& options) {
   using namespace detail;

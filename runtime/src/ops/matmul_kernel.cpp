@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "checks.hpp"
-#include "variant_from_environment.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -20,11 +19,6 @@ static_assert(static_cast<int>(Activation::Relu) == VKATTN_ACT_RELU);
 static_assert(static_cast<int>(Activation::Gelu) == VKATTN_ACT_GELU);
 static_assert(static_cast<int>(Activation::GeluTanh) == VKATTN_ACT_GELU_TANH);
 static_assert(static_cast<int>(Activation::Silu) == VKATTN_ACT_SILU);
-
-std::optional<MatmulVariant> matmulVariantFromEnvironment() {
-  return detail::variantFromEnvironment("VKATTN_MATMUL_VARIANT", matmulVariantNamed, kMatmulVariantNames,
-                                        MatmulVariant::Auto);
-}
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
@@ -138,12 +132,6 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
 }
 
 }  // namespace
-
-MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) {
-  if (requested != MatmulVariant::Auto) return requested;
-  if (auto env = matmulVariantFromEnvironment()) return *env;
-  return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
-}
 
 namespace detail {
 

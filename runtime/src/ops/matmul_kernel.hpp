@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "vkattn/ops/linear.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/activation.hpp"
+#include "vkattn/ops/matmul_variant.hpp"
 
 namespace vkattn::detail {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "platform/window.hpp"
+#include "render/vulkan_handles.hpp"
 #include "vkattn/core/context.hpp"
-#include "vkattn/core/handle.hpp"
 
 namespace vkattn::viewer {
 

@@ -5,8 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "render/vulkan_handles.hpp"
 #include "vkattn/core/context.hpp"
-#include "vkattn/core/handle.hpp"
 #include "vkattn/core/submit_once.hpp"
 
 namespace vkattn::viewer {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vkattn/core/tensor.hpp"
+#include "vkattn/core/dtype.hpp"
 
 namespace vkattn {
 

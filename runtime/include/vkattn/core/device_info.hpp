@@ -101,7 +101,7 @@ struct DeviceInfo {
   // The cooperative-matrix kernels can run (coopmatChoiceFor found a flavour): a usable f16 x f16
   // -> f32 subgroup shape of an enabled extension, shaderFloat16, 16-bit storage, the Vulkan memory
   // model and one subgroup size (fixed, or required through subgroup size control). The device
-  // enables what the choice uses.
+  // enables what the choice uses. Set by Context when it lists devices, not by queryDeviceInfo.
   bool cooperativeMatrixF16 = false;
 
   uint8_t pipelineCacheUuid[VK_UUID_SIZE] = {};
@@ -120,7 +120,8 @@ const char* toString(DeviceKind kind) noexcept;
 const char* toString(KernelProfile profile) noexcept;
 const char* toString(CoopmatFlavour flavour) noexcept;
 
-// Reads the properties and features of one physical device.
+// Reads the properties and features of one physical device (all but cooperativeMatrixF16, which
+// Context derives from them).
 DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_t index);
 
 }  // namespace vkattn

@@ -1,7 +1,7 @@
 // Move-only owners of Vulkan objects: each frees its handle exactly once in its destructor, so no
 // constructor or error path frees by hand. DeviceHandle covers objects made from a VkDevice,
-// InstanceHandle those made from a VkInstance (a window surface); OwnedDevice is the VkDevice
-// itself.
+// InstanceHandle those made from a VkInstance; OwnedDevice is the VkDevice itself. The handles of
+// drawing (images, render passes, swapchains, surfaces) are the viewer's own.
 #pragma once
 
 #include <utility>
@@ -65,14 +65,6 @@ using ShaderModuleHandle = DeviceHandle<VkShaderModule, vkDestroyShaderModule>;
 using PipelineCacheHandle = DeviceHandle<VkPipelineCache, vkDestroyPipelineCache>;
 using BufferHandle = DeviceHandle<VkBuffer, vkDestroyBuffer>;
 using MemoryHandle = DeviceHandle<VkDeviceMemory, vkFreeMemory>;
-using ImageHandle = DeviceHandle<VkImage, vkDestroyImage>;
-using ImageViewHandle = DeviceHandle<VkImageView, vkDestroyImageView>;
-using RenderPassHandle = DeviceHandle<VkRenderPass, vkDestroyRenderPass>;
-using FramebufferHandle = DeviceHandle<VkFramebuffer, vkDestroyFramebuffer>;
-using SemaphoreHandle = DeviceHandle<VkSemaphore, vkDestroySemaphore>;
-using SwapchainHandle = DeviceHandle<VkSwapchainKHR, vkDestroySwapchainKHR>;
-
-using SurfaceHandle = InstanceHandle<VkSurfaceKHR, vkDestroySurfaceKHR>;
 
 // The logical device: destroyed last, after everything made from it.
 class OwnedDevice {

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "vkattn/core/tensor.hpp"
+#include "vkattn/core/dtype.hpp"
 
 namespace vkattn {
 

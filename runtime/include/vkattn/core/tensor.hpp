@@ -10,26 +10,11 @@
 #include <vector>
 
 #include "vkattn/core/buffer.hpp"
+#include "vkattn/core/dtype.hpp"
 
 namespace vkattn {
 
 class Device;
-
-// BF16, Q8_0 and Q4_0 are K/V storage formats (vkattn/core/storage_formats.hpp): Q8_0 and Q4_0
-// store blocks of 32 elements along the last dimension, which must be a multiple of 32.
-enum class DType { F32, F16, I32, BF16, Q8_0, Q4_0 };
-
-// Bytes per element; for the block formats Q8_0 and Q4_0 a block's bytes (see storageBytes).
-std::size_t dtypeSize(DType dtype) noexcept;
-const char* toString(DType dtype) noexcept;
-// The K/V storage format toString names: "bf16", "q8_0" or "q4_0"; nullopt for anything else.
-std::optional<DType> kvFormatFromString(std::string_view name) noexcept;
-
-using Shape = std::vector<int64_t>;
-
-std::string toString(const Shape& shape);
-int64_t elementCount(const Shape& shape) noexcept;
-Shape contiguousStrides(const Shape& shape);
 
 struct TensorView {
   const Buffer* buffer = nullptr;

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "vkattn/core/context.hpp"
-#include "vkattn/ops/linear.hpp"  // Activation
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/activation.hpp"
 
 namespace vkattn {
 

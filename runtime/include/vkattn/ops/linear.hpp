@@ -20,28 +20,10 @@
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/activation.hpp"
+#include "vkattn/ops/matmul_variant.hpp"
 
 namespace vkattn {
-
-enum class Activation {
-  None,
-  Relu,
-  Gelu,      // exact: 0.5 v (1 + erf(v / sqrt 2)) (torch's default)
-  GeluTanh,  // 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))) (approximate="tanh")
-  Silu,      // v / (1 + exp(-v))
-};
-
-enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated };
-
-const char* toString(Activation activation) noexcept;
-const char* toString(MatmulVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated or auto; none
-// for any other name (VKATTN_MATMUL_VARIANT takes these).
-std::optional<MatmulVariant> matmulVariantNamed(std::string_view name) noexcept;
-// The names matmulVariantNamed takes, for error messages.
-inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coopmat, coopmat-emulated or auto";
-// "none", "relu", "gelu", "gelu_tanh", "silu"; throws InvalidArgument("activation") otherwise.
-Activation activationFromString(const std::string& name);
 
 struct LinearOptions {
   std::optional<TensorView> bias;      // [N], contiguous
@@ -73,8 +55,5 @@ struct MatmulOptions {
 void matmul(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& c,
             const MatmulOptions& options = {});
 Tensor matmul(Context& ctx, const TensorView& a, const TensorView& b, const MatmulOptions& options = {});
-
-// The variant Auto resolves to on this context (environment override included).
-MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested = MatmulVariant::Auto);
 
 }  // namespace vkattn
