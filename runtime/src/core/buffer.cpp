@@ -73,6 +73,8 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
   VkPhysicalDeviceMemoryProperties props;
   vkGetPhysicalDeviceMemoryProperties(device.physical(), &props);
   m_memoryFlags = props.memoryTypes[*type].propertyFlags;
+  m_memoryType = *type;
+  m_memoryAlignment = static_cast<std::size_t>(req.alignment);
   if (mapIt && (props.memoryTypes[*type].propertyFlags & hostFlags) == hostFlags) {
     const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::MemoryMapping);
     result = injected ? *injected : vkMapMemory(dev, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped);
@@ -86,6 +88,39 @@ Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_d
   }
 }
 
+Buffer::Buffer(const Buffer& memory, std::size_t offset, std::size_t bytes)
+    : m_device(memory.m_device),
+      m_memory(memory.m_memory),
+      m_size(bytes),
+      m_memoryFlags(memory.m_memoryFlags),
+      m_memoryType(memory.m_memoryType),
+      m_memoryAlignment(memory.m_memoryAlignment),
+      m_ownsMemory(false) {
+  if (bytes == 0) throw InvalidArgument("bytes", "a buffer must hold at least one byte");
+  if (offset % memory.m_memoryAlignment != 0 || offset > memory.m_size || bytes > memory.m_size - offset)
+    throw InvalidArgument("offset", std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                                        " do not lie aligned inside a buffer of " + std::to_string(memory.m_size));
+  m_device->requireUsable();
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkDevice dev = m_device->handle();
+  checkVk(vkCreateBuffer(dev, &info, nullptr, &m_buffer), "vkCreateBuffer");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(dev, m_buffer, &req);
+  if (!(req.memoryTypeBits & (1u << m_memoryType)) || offset % req.alignment != 0) {
+    release();
+    throw Unsupported("a buffer of " + std::to_string(bytes) + " bytes cannot share this memory");
+  }
+  const VkResult result = vkBindBufferMemory(dev, m_buffer, m_memory, offset);
+  if (result != VK_SUCCESS) {
+    release();
+    throw VulkanError("vkBindBufferMemory", result);
+  }
+  if (memory.m_mapped) m_mapped = static_cast<char*>(memory.m_mapped) + offset;
+}
+
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& other) noexcept
@@ -94,7 +129,10 @@ Buffer::Buffer(Buffer&& other) noexcept
       m_memory(std::exchange(other.m_memory, VK_NULL_HANDLE)),
       m_size(std::exchange(other.m_size, 0)),
       m_mapped(std::exchange(other.m_mapped, nullptr)),
-      m_memoryFlags(std::exchange(other.m_memoryFlags, 0)) {}
+      m_memoryFlags(std::exchange(other.m_memoryFlags, 0)),
+      m_memoryType(other.m_memoryType),
+      m_memoryAlignment(other.m_memoryAlignment),
+      m_ownsMemory(other.m_ownsMemory) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
@@ -105,6 +143,9 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     m_size = std::exchange(other.m_size, 0);
     m_mapped = std::exchange(other.m_mapped, nullptr);
     m_memoryFlags = std::exchange(other.m_memoryFlags, 0);
+    m_memoryType = other.m_memoryType;
+    m_memoryAlignment = other.m_memoryAlignment;
+    m_ownsMemory = other.m_ownsMemory;
   }
   return *this;
 }
@@ -112,9 +153,9 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 void Buffer::release() noexcept {
   if (!m_device) return;
   VkDevice dev = m_device->handle();
-  if (m_mapped) vkUnmapMemory(dev, m_memory);
+  if (m_mapped && m_ownsMemory) vkUnmapMemory(dev, m_memory);
   if (m_buffer) vkDestroyBuffer(dev, m_buffer, nullptr);
-  if (m_memory) vkFreeMemory(dev, m_memory, nullptr);
+  if (m_memory && m_ownsMemory) vkFreeMemory(dev, m_memory, nullptr);
   m_mapped = nullptr;
   m_buffer = VK_NULL_HANDLE;
   m_memory = VK_NULL_HANDLE;

@@ -85,7 +85,7 @@ TensorView Context::scratch(Shape shape, DType dtype) {
   for (int64_t d : shape)
     if (d <= 0) throw InvalidArgument("shape", "dimensions must be positive, got " + toString(shape));
   const std::size_t bytes = checkedByteCount(shape, dtype, "shape");
-  const Buffer& buffer = m_recorder->keepAlive(Buffer(*m_device, bytes));
+  const Buffer& buffer = m_recorder->scratch(bytes, "a scratch tensor");
   Shape strides = contiguousStrides(shape);
   return TensorView{&buffer, dtype, std::move(shape), std::move(strides), 0};
 }

@@ -10,7 +10,12 @@
 namespace vkattn {
 
 Recorder::Recorder(const Device& device)
-    : m_device(device), m_commands(device, true), m_descriptors(device), m_timestamps(device), m_status(device) {}
+    : m_device(device),
+      m_commands(device, true),
+      m_descriptors(device),
+      m_timestamps(device),
+      m_status(device),
+      m_scratch(device) {}
 
 Recorder::~Recorder() { discard(); }
 
@@ -94,8 +99,17 @@ const Buffer& Recorder::keepAlive(Buffer buffer) {
   return *m_transient.back();
 }
 
+const Buffer& Recorder::scratch(std::size_t bytes, const char* what) { return m_scratch.allocate(bytes, what); }
+
+const Buffer& Recorder::upload(const void* data, std::size_t bytes, const char* what) {
+  return m_scratch.upload(data, bytes, what);
+}
+
 void Recorder::submit() {
-  if (!m_recording) return;
+  if (!m_recording) {  // nothing to run: temporaries taken since the last submission are free again
+    discard();
+    return;
+  }
   // Shader writes must be visible to host reads after the fence wait below.
   VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
@@ -122,6 +136,7 @@ void Recorder::discard() noexcept {
   m_dispatches = 0;
   m_timestamps.clear();
   m_transient.clear();
+  m_scratch.reset();
   m_status.clear();
 }
 

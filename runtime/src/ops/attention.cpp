@@ -254,7 +254,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     if (floats * 4 > ctx.info().maxStorageBufferRange || floats > 0xffffffffull)
       throw Unsupported("attention's " + std::to_string(splits) + " key splits need " + std::to_string(floats * 4) +
                         " bytes of partial results, past " + ctx.info().name + "'s storage buffer limit");
-    partials = &rec.keepAlive(Buffer(ctx.device(), static_cast<std::size_t>(floats * 4)));
+    partials = &rec.scratch(static_cast<std::size_t>(floats * 4), "attention's split-K partial records");
   }
   if (plan.varlen) {
     // The sequences' offsets, for the kernel and its combine, then the multiplier that spreads
@@ -262,9 +262,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     // their threads in contiguous ranges.
     plan.sequences.push_back(static_cast<int32_t>(spreadMultiplier(workgroups)));
     const std::size_t bytes = plan.sequences.size() * sizeof(int32_t);
-    Buffer seqs(ctx.device(), bytes);
-    seqs.write(plan.sequences.data(), bytes);
-    plan.seqs = &rec.keepAlive(std::move(seqs));
+    plan.seqs = &rec.upload(plan.sequences.data(), bytes, "the sequences' offsets");
   }
   StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
   plan.params.statusSlot = status.slot;

@@ -23,13 +23,11 @@ const Buffer& scratch(Context& ctx, uint64_t count, const std::string& what) {
   if (bytes > ctx.info().maxStorageBufferRange || count > 0xffffffffull)
     throw Unsupported(what + " needs " + std::to_string(bytes) + " bytes in one binding; " + ctx.info().name +
                       " allows " + std::to_string(ctx.info().maxStorageBufferRange));
-  return ctx.recorder().keepAlive(Buffer(ctx.device(), static_cast<std::size_t>(bytes)));
+  return ctx.recorder().scratch(static_cast<std::size_t>(bytes), what.c_str());
 }
 
 const Buffer& headIndexBuffer(Context& ctx, const std::vector<int32_t>& heads) {
-  Buffer buffer(ctx.device(), heads.size() * sizeof(int32_t));
-  buffer.write(heads.data(), heads.size() * sizeof(int32_t));
-  return ctx.recorder().keepAlive(std::move(buffer));
+  return ctx.recorder().upload(heads.data(), heads.size() * sizeof(int32_t), "the head indices");
 }
 
 // Records the scores kernel: the masked logits S[b, hh, i, j] (-inf where masked) for the query

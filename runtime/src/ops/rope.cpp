@@ -110,9 +110,7 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
 
 const Buffer& uploadSteps(Context& ctx, double theta, int64_t rotaryDim) {
   std::vector<uint32_t> steps = ropePhaseSteps(theta, rotaryDim);
-  Buffer buffer(ctx.device(), steps.size() * sizeof(uint32_t));
-  buffer.write(steps.data(), steps.size() * sizeof(uint32_t));
-  return ctx.recorder().keepAlive(std::move(buffer));
+  return ctx.recorder().upload(steps.data(), steps.size() * sizeof(uint32_t), "RoPE's phase steps");
 }
 
 }  // namespace

@@ -21,6 +21,11 @@ class Buffer {
  public:
   Buffer() = default;
   Buffer(const Device& device, std::size_t bytes, BufferUsage usage = BufferUsage::Storage);
+  // A storage buffer over bytes [offset, offset + bytes) of `memory`'s device memory, which it
+  // borrows (it must outlive this buffer): a sub-allocation without vkAllocateMemory. `offset` is a
+  // multiple of memory.memoryAlignment(); throws Unsupported where the device would need another
+  // memory type for it.
+  Buffer(const Buffer& memory, std::size_t offset, std::size_t bytes);
   ~Buffer();
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -37,6 +42,8 @@ class Buffer {
   void write(const void* data, std::size_t bytes, std::size_t offset = 0);
   void read(void* data, std::size_t bytes, std::size_t offset = 0) const;
   VkMemoryPropertyFlags memoryFlags() const noexcept { return m_memoryFlags; }
+  // The alignment the device asks of a storage buffer's memory offset.
+  std::size_t memoryAlignment() const noexcept { return m_memoryAlignment; }
 
  private:
   void release() noexcept;
@@ -47,6 +54,9 @@ class Buffer {
   std::size_t m_size = 0;
   void* m_mapped = nullptr;
   VkMemoryPropertyFlags m_memoryFlags = 0;
+  uint32_t m_memoryType = 0;
+  std::size_t m_memoryAlignment = 1;
+  bool m_ownsMemory = true;
 };
 
 // Whether host reads of memory with `flags` go through a staging buffer: unmapped memory, and on

@@ -1,6 +1,7 @@
 // Recorder: collects dispatches until it is submitted. It composes a CommandContext (pool,
 // buffer, fence), a DescriptorArena (the sets the dispatches bind), a TimestampPool and a
-// StatusBuffer (bad-input reports), and keeps transient buffers alive until the work has run.
+// StatusBuffer (bad-input reports), and keeps transient buffers alive until the work has run
+// (the ops' temporaries come from a ScratchArena, reused across submissions).
 // Reusable: submit() waits, then the recorder is empty and ready again.
 #pragma once
 
@@ -14,6 +15,7 @@
 
 #include "vkattn/core/command_context.hpp"
 #include "vkattn/core/descriptor_arena.hpp"
+#include "vkattn/core/scratch_arena.hpp"
 #include "vkattn/core/status_buffer.hpp"
 #include "vkattn/core/timestamp_pool.hpp"
 
@@ -59,6 +61,12 @@ class Recorder {
   StatusSlot statusSlot(std::string op, std::vector<std::string> arguments, std::vector<std::string> problems = {});
   // Keeps a buffer alive until the work recorded so far has run.
   const Buffer& keepAlive(Buffer buffer);
+  // A temporary storage buffer that lives until the work recorded so far has run, from the
+  // recorder's ScratchArena (no device allocation once the arena has grown to the workload);
+  // `upload` also fills it from the host. Throws Unsupported naming `what` past one binding.
+  const Buffer& scratch(std::size_t bytes, const char* what = "scratch memory");
+  const Buffer& upload(const void* data, std::size_t bytes, const char* what = "an uploaded table");
+  const ScratchArena& scratchArena() const noexcept { return m_scratch; }
 
   // Writes a GPU timestamp after all earlier work; returns its slot for elapsedNs().
   uint32_t timestamp();
@@ -81,6 +89,7 @@ class Recorder {
   TimestampPool m_timestamps;
   StatusBuffer m_status;
   std::vector<std::unique_ptr<Buffer>> m_transient;
+  ScratchArena m_scratch;
   uint32_t m_dispatches = 0;
   bool m_recording = false;
 };
