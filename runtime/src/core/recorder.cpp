@@ -26,7 +26,7 @@ void Recorder::begin() {
   m_recording = true;
 }
 
-void Recorder::dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const void* push,
+void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers, const void* push,
                         uint32_t pushBytes, GroupCount groups) {
   if (buffers.size() != pipeline.bindingCount())
     throw Error(pipeline.name() + ": " + std::to_string(buffers.size()) + " buffers for " +

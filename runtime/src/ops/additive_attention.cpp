@@ -2,6 +2,7 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/ops/additive_attention.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -104,56 +105,42 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   }
   const TensorView qp = ctx.scratch({B, Lq, A}), kp = ctx.scratch({B, Lk, A});
 
-  Recorder& rec = ctx.recorder();
   const SpecConstants constants = SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup);
-  const Pipeline& project = ctx.pipelines().get(
-      {"additive_project", ADDITIVE_PROJECT_BINDING_COUNT, sizeof(pc::ProjectParams), constants});
   auto projectRows = [&](const TensorView& x, const TensorView& w, const TensorView& y, const char* xName,
                          const char* wName, int64_t rows, int64_t inDim) {
-    StatusSlot status = rec.statusSlot("additive_attention", {xName, wName});
-    pc::ProjectParams pp{static_cast<uint32_t>(rows), static_cast<uint32_t>(inDim), static_cast<uint32_t>(A), status.slot};
-    rec.dispatch(project,
-                 {{ADDITIVE_PROJECT_BINDING_X, x.buffer},
-                  {ADDITIVE_PROJECT_BINDING_W, w.buffer},
-                  {ADDITIVE_PROJECT_BINDING_Y, y.buffer},
-                  {ADDITIVE_PROJECT_BINDING_STATUS, status.buffer}},
-                 pp,
-                 groupsFor(ctx.device(), static_cast<uint64_t>(rows * A), kWorkgroup));
+    pc::ProjectParams pp{static_cast<uint32_t>(rows), static_cast<uint32_t>(inDim), static_cast<uint32_t>(A), 0};
+    detail::recordOp(ctx, {"additive_project", ADDITIVE_PROJECT_BINDING_COUNT, constants},
+                     {{ADDITIVE_PROJECT_BINDING_X, x.buffer},
+                      {ADDITIVE_PROJECT_BINDING_W, w.buffer},
+                      {ADDITIVE_PROJECT_BINDING_Y, y.buffer}},
+                     pp, groupsFor(ctx.device(), static_cast<uint64_t>(rows * A), kWorkgroup),
+                     {"additive_attention", {xName, wName}, ADDITIVE_PROJECT_BINDING_STATUS});
   };
   projectRows(query, wq, qp, "query", "w_q", B * Lq, Dq);
   projectRows(key, wk, kp, "key", "w_k", B * Lk, Dk);
 
-  const Pipeline& scores = ctx.pipelines().get(
-      {"additive_scores", ADDITIVE_SCORES_BINDING_COUNT, sizeof(pc::AdditiveParams), constants});
-  StatusSlot scoreStatus = rec.statusSlot("additive_attention", {"v", "bias"});
-  p.statusSlot = scoreStatus.slot;
-  rec.dispatch(scores,
+  detail::recordOp(ctx, {"additive_scores", ADDITIVE_SCORES_BINDING_COUNT, constants},
                {{ADDITIVE_SCORES_BINDING_QP, qp.buffer},
                 {ADDITIVE_SCORES_BINDING_KP, kp.buffer},
                 {ADDITIVE_SCORES_BINDING_VEC, v.buffer},
                 {ADDITIVE_SCORES_BINDING_BIAS, bias},
                 {ADDITIVE_SCORES_BINDING_KEEP, keep},
                 {ADDITIVE_SCORES_BINDING_KEYLEN, keyLengths},
-                {ADDITIVE_SCORES_BINDING_SCORES, weights.buffer},
-                {ADDITIVE_SCORES_BINDING_STATUS, scoreStatus.buffer}},
-               p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup));
+                {ADDITIVE_SCORES_BINDING_SCORES, weights.buffer}},
+               p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup),
+               {"additive_attention", {"v", "bias"}, ADDITIVE_SCORES_BINDING_STATUS});
 
   TensorView rows = weights;
   rows.shape = {B * Lq, Lk};
   rows.strides = contiguousStrides(rows.shape);
   softmax(ctx, rows, rows);  // masked (-inf) keys get weight 0; rows with none left are zeros
 
-  const Pipeline& pv = ctx.pipelines().get(
-      {"additive_pv", ADDITIVE_PV_BINDING_COUNT, sizeof(pc::AdditiveParams), constants});
-  StatusSlot pvStatus = rec.statusSlot("additive_attention", {"value"});
-  p.statusSlot = pvStatus.slot;
-  rec.dispatch(pv,
-               {{ADDITIVE_PV_BINDING_WEIGHTS, weights.buffer},
-                {ADDITIVE_PV_BINDING_VALUE, value.buffer},
-                {ADDITIVE_PV_BINDING_OUT, out.buffer},
-                {ADDITIVE_PV_BINDING_STATUS, pvStatus.buffer}},
-               p,
-               groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Dv), kWorkgroup));
+  detail::recordOp(ctx, {"additive_pv", ADDITIVE_PV_BINDING_COUNT, constants},
+                   {{ADDITIVE_PV_BINDING_WEIGHTS, weights.buffer},
+                    {ADDITIVE_PV_BINDING_VALUE, value.buffer},
+                    {ADDITIVE_PV_BINDING_OUT, out.buffer}},
+                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Dv), kWorkgroup),
+                   {"additive_attention", {"value"}, ADDITIVE_PV_BINDING_STATUS});
   batch.submit();
 }
 

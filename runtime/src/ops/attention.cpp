@@ -15,6 +15,7 @@
 #include "attention_plan.hpp"
 #include "attention_shapes.hpp"
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "variant_from_environment.hpp"
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
@@ -240,10 +241,9 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                              : decode   ? "attention_decode"
                              : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
                                         : "attention_tiled";
-  const Pipeline& pipeline =
-      ctx.pipelines().get({rows ? shader : detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT, sizeof(pc::AttentionParams),
-                           detail::attentionConstants(plan, shape),
-                           coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : shape.requiredSubgroupSize});
+  const detail::OpKernel kernel{rows ? shader : detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT,
+                                detail::attentionConstants(plan, shape),
+                                coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : shape.requiredSubgroupSize};
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
   groups.z = splits;
   Recorder& rec = ctx.recorder();
@@ -264,9 +264,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     const std::size_t bytes = plan.sequences.size() * sizeof(int32_t);
     plan.seqs = &rec.upload(plan.sequences.data(), bytes, "the sequences' offsets");
   }
-  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
-  plan.params.statusSlot = status.slot;
-  rec.dispatch(pipeline,
+  detail::recordOp(ctx, kernel,
                {{ATTN_BINDING_Q, q.buffer},
                 {ATTN_BINDING_K, k.buffer},
                 {ATTN_BINDING_V, v.buffer},
@@ -275,22 +273,19 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                 {ATTN_BINDING_BIAS, plan.bias},
                 {ATTN_BINDING_KEEP, plan.keep},
                 {ATTN_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_BINDING_STATUS, status.buffer},
                 {ATTN_BINDING_SINKS, plan.sinks},
                 {ATTN_BINDING_ALIBI, plan.alibi},
                 {ATTN_BINDING_PAGES, plan.pages},
                 {ATTN_BINDING_SEQS, plan.seqs}},
-               plan.params, groups);
+               plan.params, groups, {"attention", {"q", "k", "v", "bias"}, ATTN_BINDING_STATUS});
   if (shape.split) {
     AttentionKernelShape combine;
     combine.workgroup = 64;
     combine.writeLse = shape.writeLse;
     combine.splits = splits;
-    const Pipeline& merge =
-        ctx.pipelines().get({detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
-                             sizeof(pc::AttentionParams),
-                             detail::attentionConstants(plan, combine)});
-    rec.dispatch(merge,
+    detail::recordOp(ctx,
+                     {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
+                      detail::attentionConstants(plan, combine)},
                  {{ATTN_COMBINE_BINDING_PARTIALS, partials},
                   {ATTN_COMBINE_BINDING_O, out.buffer},
                   {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},

@@ -5,6 +5,7 @@
 
 #include "attention_plan.hpp"
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/ops/attention.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -45,14 +46,9 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
   p.oOffset = 0;
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
-  const Pipeline& pipeline =
-      ctx.pipelines().get({detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
-                           sizeof(pc::AttentionParams),
-                           detail::attentionConstants(plan, shape)});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
-  p.statusSlot = status.slot;
-  rec.dispatch(pipeline,
+  detail::recordOp(ctx,
+               {detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
+                detail::attentionConstants(plan, shape)},
                {{ATTN_SCORES_BINDING_Q, q.buffer},
                 {ATTN_SCORES_BINDING_K, k.buffer},
                 {ATTN_SCORES_BINDING_S, &scores},
@@ -60,9 +56,9 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
                 {ATTN_SCORES_BINDING_BIAS, plan.bias},
                 {ATTN_SCORES_BINDING_KEEP, plan.keep},
                 {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_SCORES_BINDING_STATUS, status.buffer},
                 {ATTN_SCORES_BINDING_ALIBI, plan.alibi}},
-               p, groupsFor(ctx.device(), total, kWorkgroup));
+               p, groupsFor(ctx.device(), total, kWorkgroup),
+               {"attention", {"q", "k", "v", "bias"}, ATTN_SCORES_BINDING_STATUS});
 }
 
 std::vector<int32_t> allHeads(int64_t n) {
@@ -95,18 +91,12 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
 
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
-  const Pipeline& pv = ctx.pipelines().get({detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT,
-                                            sizeof(pc::AttentionParams), detail::attentionConstants(plan, shape)});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("attention", {"q", "k", "v", "bias"});
-  plan.params.statusSlot = status.slot;
-  rec.dispatch(pv,
-               {{ATTN_PV_BINDING_P, &scores},
-                {ATTN_PV_BINDING_V, v.buffer},
-                {ATTN_PV_BINDING_O, out.buffer},
-                {ATTN_PV_BINDING_STATUS, status.buffer}},
-               plan.params,
-               groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup));
+  detail::recordOp(ctx,
+                   {detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT,
+                    detail::attentionConstants(plan, shape)},
+                   {{ATTN_PV_BINDING_P, &scores}, {ATTN_PV_BINDING_V, v.buffer}, {ATTN_PV_BINDING_O, out.buffer}},
+                   plan.params, groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup),
+                   {"attention", {"q", "k", "v", "bias"}, ATTN_PV_BINDING_STATUS});
   batch.submit();
 }
 

@@ -2,6 +2,7 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
@@ -20,10 +21,9 @@ void copy(Context& ctx, const TensorView& x, const TensorView& y) {
   if (bytes % 16 != 0) throw InvalidArgument("x", "byte size must be a multiple of 16 (vec4 copy)");
   pc::CopyParams p{static_cast<uint32_t>(bytes / 16)};
   const uint32_t workgroup = 256;
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {"copy", COPY_BINDING_COUNT, sizeof(pc::CopyParams), SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)});
-  ctx.recorder().dispatch(pipeline, {{COPY_BINDING_X, x.buffer}, {COPY_BINDING_Y, y.buffer}}, p,
-                          groupsFor(ctx.device(), p.count, workgroup));
+  detail::recordOp(ctx, {"copy", COPY_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
+                   {{COPY_BINDING_X, x.buffer}, {COPY_BINDING_Y, y.buffer}}, p,
+                   groupsFor(ctx.device(), p.count, workgroup));
   ctx.flush();
 }
 

@@ -5,6 +5,7 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -47,15 +48,13 @@ void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dt
   SpecConstants constants;
   constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
   if (kernel.op == kActivation.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {detail::variantName(kernel.op, dtype), kernel.bindingCount, sizeof(pc::ElementwiseParams), constants});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot(kernel.op, std::move(inputs));
-  p.statusSlot = status.slot;
-  const uint64_t invocations = (uint64_t{p.count} + 3) / 4;
-  const GroupCount groups = groupsFor(ctx.device(), invocations, kWorkgroup);
-  if (b) rec.dispatch(pipeline, {{kernel.a, a}, {kernel.b, b}, {kernel.y, y}, {kernel.status, status.buffer}}, p, groups);
-  else rec.dispatch(pipeline, {{kernel.a, a}, {kernel.y, y}, {kernel.status, status.buffer}}, p, groups);
+  const detail::OpKernel op{detail::variantName(kernel.op, dtype), kernel.bindingCount, constants};
+  const detail::StatusReport report{kernel.op, std::move(inputs), kernel.status};
+  const GroupCount groups = groupsFor(ctx.device(), (uint64_t{p.count} + 3) / 4, kWorkgroup);
+  if (b)
+    detail::recordOp(ctx, op, {{kernel.a, a}, {kernel.b, b}, {kernel.y, y}}, p, groups, report);
+  else
+    detail::recordOp(ctx, op, {{kernel.a, a}, {kernel.y, y}}, p, groups, report);
   ctx.flush();
 }
 
@@ -73,9 +72,7 @@ void activation(Context& ctx, Activation act, const TensorView& x, const TensorV
 
 Tensor activation(Context& ctx, Activation act, const TensorView& x) {
   requireElementwise(ctx, "x", x);
-  Tensor y = ctx.tensor(x.shape, x.dtype);
-  activation(ctx, act, x, y);
-  return y;
+  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { activation(ctx, act, x, y); });
 }
 
 void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const TensorView& y) {
@@ -93,9 +90,7 @@ void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const Te
 
 Tensor swiglu(Context& ctx, const TensorView& gate, const TensorView& up) {
   requireElementwise(ctx, "gate", gate);
-  Tensor y = ctx.tensor(gate.shape, gate.dtype);
-  swiglu(ctx, gate, up, y);
-  return y;
+  return detail::allocatingCall(ctx, gate.shape, gate.dtype, [&](const TensorView& y) { swiglu(ctx, gate, up, y); });
 }
 
 void add(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& y) {
@@ -117,9 +112,7 @@ void add(Context& ctx, const TensorView& a, const TensorView& b, const TensorVie
 
 Tensor add(Context& ctx, const TensorView& a, const TensorView& b) {
   requireElementwise(ctx, "a", a);
-  Tensor y = ctx.tensor(a.shape, a.dtype);
-  add(ctx, a, b, y);
-  return y;
+  return detail::allocatingCall(ctx, a.shape, a.dtype, [&](const TensorView& y) { add(ctx, a, b, y); });
 }
 
 }  // namespace vkattn

@@ -5,6 +5,7 @@
 #include <push_constants.h>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -78,21 +79,15 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
 
   SpecConstants constants;
   constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
-  const Pipeline& pipeline =
-      ctx.pipelines().get({variantName("embedding", table.dtype), EMBEDDING_BINDING_COUNT, sizeof(pc::EmbeddingParams), constants});
-  Recorder& rec = ctx.recorder();
   const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
-  StatusSlot status = rec.statusSlot("embedding", {"ids", "table", "positions"}, {range, "", ""});
-  p.statusSlot = status.slot;
   const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
-  rec.dispatch(pipeline,
-               {{EMBEDDING_BINDING_TABLE, table.buffer},
-                {EMBEDDING_BINDING_IDS, ids.buffer},
-                {EMBEDDING_BINDING_POSITIONS, positions},
-                {EMBEDDING_BINDING_OUT, out.buffer},
-                {EMBEDDING_BINDING_STATUS, status.buffer}},
-               p,
-               groupsFor(ctx.device(), invocations, kWorkgroup));
+  recordOp(ctx, {variantName("embedding", table.dtype), EMBEDDING_BINDING_COUNT, constants},
+           {{EMBEDDING_BINDING_TABLE, table.buffer},
+            {EMBEDDING_BINDING_IDS, ids.buffer},
+            {EMBEDDING_BINDING_POSITIONS, positions},
+            {EMBEDDING_BINDING_OUT, out.buffer}},
+           p, groupsFor(ctx.device(), invocations, kWorkgroup),
+           {"embedding", {"ids", "table", "positions"}, EMBEDDING_BINDING_STATUS, {range, "", ""}});
   ctx.flush();
 }
 

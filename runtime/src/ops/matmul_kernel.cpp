@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -217,22 +218,16 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.m * p.n, workgroup);
     shader = "matmul_naive";
   }
-  const Pipeline& pipeline =
-      ctx.pipelines().get({variantName(shader, call.dtype), MATMUL_BINDING_COUNT, sizeof(pc::MatmulParams), constants, subgroupSize});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot(op, std::move(statusNames));
-  p.statusSlot = status.slot;
   // Absent optional inputs bind a (never read: the spec constants drop their loads).
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  rec.dispatch(pipeline,
-               {{MATMUL_BINDING_A, call.a},
-                {MATMUL_BINDING_B, call.b},
-                {MATMUL_BINDING_C, call.c},
-                {MATMUL_BINDING_BIAS, bias},
-                {MATMUL_BINDING_RESIDUAL, residual},
-                {MATMUL_BINDING_STATUS, status.buffer}},
-               p, groups);
+  recordOp(ctx, {variantName(shader, call.dtype), MATMUL_BINDING_COUNT, constants, subgroupSize},
+           {{MATMUL_BINDING_A, call.a},
+            {MATMUL_BINDING_B, call.b},
+            {MATMUL_BINDING_C, call.c},
+            {MATMUL_BINDING_BIAS, bias},
+            {MATMUL_BINDING_RESIDUAL, residual}},
+           p, groups, {op, std::move(statusNames), MATMUL_BINDING_STATUS});
   ctx.flush();
 }
 

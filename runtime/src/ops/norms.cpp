@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -54,26 +55,18 @@ void layerNorm(Context& ctx, const TensorView& x, const TensorView& y, const Lay
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
   const Buffer* bias = checkParameter(ctx, "bias", options.bias, x, p.hasBias);
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 3);
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("layer_norm", x.dtype), LAYER_NORM_BINDING_COUNT, sizeof(pc::NormParams), layout.constants()});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("layer_norm", {"x", "weight", "bias"});
-  p.statusSlot = status.slot;
-  rec.dispatch(pipeline,
-               {{LAYER_NORM_BINDING_X, x.buffer},
-                {LAYER_NORM_BINDING_Y, y.buffer},
-                {LAYER_NORM_BINDING_WEIGHT, weight},
-                {LAYER_NORM_BINDING_BIAS, bias},
-                {LAYER_NORM_BINDING_STATUS, status.buffer}},
-               p, layout.groups(ctx, p.rows));
+  recordOp(ctx, {variantName("layer_norm", x.dtype), LAYER_NORM_BINDING_COUNT, layout.constants()},
+           {{LAYER_NORM_BINDING_X, x.buffer},
+            {LAYER_NORM_BINDING_Y, y.buffer},
+            {LAYER_NORM_BINDING_WEIGHT, weight},
+            {LAYER_NORM_BINDING_BIAS, bias}},
+           p, layout.groups(ctx, p.rows), {"layer_norm", {"x", "weight", "bias"}, LAYER_NORM_BINDING_STATUS});
   ctx.flush();
 }
 
 Tensor layerNorm(Context& ctx, const TensorView& x, const LayerNormOptions& options) {
   detail::requireTensor("x", x);
-  Tensor y = ctx.tensor(x.shape, x.dtype);
-  layerNorm(ctx, x, y, options);
-  return y;
+  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { layerNorm(ctx, x, y, options); });
 }
 
 void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNormOptions& options) {
@@ -81,25 +74,15 @@ void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNo
   pc::NormParams p = checkNormArguments(ctx, x, y, options.eps);
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 2);
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("rms_norm", x.dtype), RMS_NORM_BINDING_COUNT, sizeof(pc::NormParams), layout.constants()});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("rms_norm", {"x", "weight"});
-  p.statusSlot = status.slot;
-  rec.dispatch(pipeline,
-               {{RMS_NORM_BINDING_X, x.buffer},
-                {RMS_NORM_BINDING_Y, y.buffer},
-                {RMS_NORM_BINDING_WEIGHT, weight},
-                {RMS_NORM_BINDING_STATUS, status.buffer}},
-               p, layout.groups(ctx, p.rows));
+  recordOp(ctx, {variantName("rms_norm", x.dtype), RMS_NORM_BINDING_COUNT, layout.constants()},
+           {{RMS_NORM_BINDING_X, x.buffer}, {RMS_NORM_BINDING_Y, y.buffer}, {RMS_NORM_BINDING_WEIGHT, weight}}, p,
+           layout.groups(ctx, p.rows), {"rms_norm", {"x", "weight"}, RMS_NORM_BINDING_STATUS});
   ctx.flush();
 }
 
 Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options) {
   detail::requireTensor("x", x);
-  Tensor y = ctx.tensor(x.shape, x.dtype);
-  rmsNorm(ctx, x, y, options);
-  return y;
+  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { rmsNorm(ctx, x, y, options); });
 }
 
 }  // namespace vkattn

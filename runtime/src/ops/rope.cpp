@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/rope.hpp"
 
@@ -89,23 +90,17 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
 
 void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan plan, const Buffer& steps,
                 const std::string& xName) {
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT, sizeof(pc::RopeParams),
-       SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup)});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("rope", {xName});
-  plan.params.statusSlot = status.slot;
   // One invocation per (b, l, pair); it loops over the heads.
   const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.seq * (plan.params.headDim / 2);
   const Buffer* positions = plan.positions ? plan.positions : &steps;
-  rec.dispatch(pipeline,
-               {{ROPE_BINDING_X, x.buffer},
-                {ROPE_BINDING_Y, y.buffer},
-                {ROPE_BINDING_PHASE_STEP, &steps},
-                {ROPE_BINDING_POSITIONS, positions},
-                {ROPE_BINDING_STATUS, status.buffer}},
-               plan.params,
-               groupsFor(ctx.device(), pairs, kWorkgroup));
+  detail::recordOp(ctx,
+                   {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT,
+                    SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup)},
+                   {{ROPE_BINDING_X, x.buffer},
+                    {ROPE_BINDING_Y, y.buffer},
+                    {ROPE_BINDING_PHASE_STEP, &steps},
+                    {ROPE_BINDING_POSITIONS, positions}},
+                   plan.params, groupsFor(ctx.device(), pairs, kWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
 }
 
 const Buffer& uploadSteps(Context& ctx, double theta, int64_t rotaryDim) {
@@ -145,9 +140,7 @@ void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOpti
 
 Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options) {
   detail::requireTensor("x", x);
-  Tensor y = ctx.tensor(x.shape, x.dtype);
-  rope(ctx, x, y, options);
-  return y;
+  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { rope(ctx, x, y, options); });
 }
 
 void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,

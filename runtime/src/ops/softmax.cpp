@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "checks.hpp"
+#include "op_dispatch.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -80,25 +81,15 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
   }
 
   const RowLayout layout = chooseRowLayout(ctx, p.cols, 2);
-  const Pipeline& pipeline = ctx.pipelines().get(
-      {variantName("softmax", x.dtype), SOFTMAX_BINDING_COUNT, sizeof(pc::SoftmaxParams), layout.constants()});
-  Recorder& rec = ctx.recorder();
-  StatusSlot status = rec.statusSlot("softmax", {"x", "mask"});
-  p.statusSlot = status.slot;
-  rec.dispatch(pipeline,
-               {{SOFTMAX_BINDING_X, x.buffer},
-                {SOFTMAX_BINDING_Y, y.buffer},
-                {SOFTMAX_BINDING_MASK, maskBuffer},
-                {SOFTMAX_BINDING_STATUS, status.buffer}},
-               p, layout.groups(ctx, p.rows));
+  recordOp(ctx, {variantName("softmax", x.dtype), SOFTMAX_BINDING_COUNT, layout.constants()},
+           {{SOFTMAX_BINDING_X, x.buffer}, {SOFTMAX_BINDING_Y, y.buffer}, {SOFTMAX_BINDING_MASK, maskBuffer}}, p,
+           layout.groups(ctx, p.rows), {"softmax", {"x", "mask"}, SOFTMAX_BINDING_STATUS});
   ctx.flush();
 }
 
 Tensor softmax(Context& ctx, const TensorView& x, const SoftmaxOptions& options) {
   detail::requireTensor("x", x);
-  Tensor y = ctx.tensor(x.shape, x.dtype);
-  softmax(ctx, x, y, options);
-  return y;
+  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { softmax(ctx, x, y, options); });
 }
 
 }  // namespace vkattn

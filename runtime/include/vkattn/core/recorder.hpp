@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,12 @@ class Recorder {
   // Records one dispatch. Each buffer is bound whole to its named binding; every binding of the
   // pipeline must be named exactly once. A barrier before the dispatch orders it after every
   // earlier one in this recorder.
-  void dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const void* push, uint32_t pushBytes,
+  void dispatch(const Pipeline& pipeline, std::span<const Bind> buffers, const void* push, uint32_t pushBytes,
                 GroupCount groups);
+  void dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const void* push, uint32_t pushBytes,
+                GroupCount groups) {
+    dispatch(pipeline, std::span<const Bind>(buffers.begin(), buffers.size()), push, pushBytes, groups);
+  }
   template <typename Push>
   void dispatch(const Pipeline& pipeline, std::initializer_list<Bind> buffers, const Push& push, GroupCount groups) {
     dispatch(pipeline, buffers, &push, sizeof(Push), groups);
