@@ -1,6 +1,7 @@
 // Uses an installed vkattn's four libraries: softmax on the device (runtime) checked against the
 // double reference (reference), written and read back as .npy (io), and the tokenizer of the
-// installed translation model (models, installed under the prefix's share/vkattn/models).
+// installed translation model (models, installed under the prefix's share/vkattn/models), and a
+// byte-level BPE tokenizer over a vocabulary of the 256 bytes (tokenizers, when exported).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,11 @@
 #include <vkattn/reference/error_stats.hpp>
 #include <vkattn/reference/reference.hpp>
 #include <vkattn/vkattn.hpp>
+#ifdef CONSUMER_HAS_TOKENIZERS
+#include <string>
+#include <vkattn/io/gguf_value.hpp>
+#include <vkattn/tokenizers/gguf_tokenizer.hpp>
+#endif
 
 int main(int argc, char** argv) {
   vkattn::Context ctx;
@@ -34,5 +40,26 @@ int main(int argc, char** argv) {
                 static_cast<long long>(vocab.size()), vocab.id("agreement"));
     if (words.size() != 5 || vocab.id("agreement") == vkattn::Vocabulary::kUnk) ++bad;
   }
+
+#ifdef CONSUMER_HAS_TOKENIZERS
+  // Bytes as GPT-2's characters: printable Latin-1 stands for itself, the rest count up from U+0100.
+  std::vector<std::string> tokens;
+  for (unsigned b = 0, next = 256; b < 256; ++b) {
+    const bool self = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+    const unsigned cp = self ? b : next++;
+    tokens.push_back(cp < 0x80 ? std::string(1, static_cast<char>(cp))
+                               : std::string{static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))});
+  }
+  vkattn::GgufMetadata metadata;
+  metadata.add("tokenizer.ggml.model", vkattn::GgufValue("gpt2"));
+  metadata.add("tokenizer.ggml.pre", vkattn::GgufValue("llama-bpe"));
+  metadata.add("tokenizer.ggml.tokens", vkattn::GgufValue::arrayOf(tokens));
+  metadata.add("tokenizer.ggml.merges", vkattn::GgufValue::arrayOf(std::vector<std::string>{}));
+  const auto tokenizer = vkattn::makeTokenizer(metadata);
+  const std::string text = "caf\u00e9 12345!";
+  const std::vector<int32_t> ids = tokenizer->encode(text);
+  std::printf("tokenizer: %zu ids\n", ids.size());
+  if (ids.size() != text.size() || tokenizer->decode(ids) != text) ++bad;
+#endif
   return bad;
 }

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""vkattn's GGUF tokenizers against HuggingFace `tokenizers` and `sentencepiece`.
+
+Both libraries train a small vocabulary here on Debian's license texts (/usr/share/common-licenses)
+and the Zen of Python:
+1. a byte-level BPE (`tokenizers`: BPE model, ByteLevel pre-tokenizer with GPT-2's expression), and
+2. a SentencePiece BPE with byte fallback (`sentencepiece`, set up as LLaMA's tokenizer.model is:
+   identity normalization, no removal of extra whitespace, a dummy prefix, split digits).
+Each vocabulary is written to a GGUF file with gguf-py under the standard tokenizer.ggml.* keys
+(as llama.cpp's converter writes them), vkattn encodes a list of texts from it
+(tests/tokenizer_probe.cpp), and the ids must equal the library's, and decoding must give the
+library's text back. The byte-level vocabulary is checked twice: with control tokens parsed from
+the text (what `tokenizers` does by default, and llama.cpp with parse_special) and without
+(`tokenizers` with encode_special_tokens; llama.cpp's default). The byte-level vocabulary is checked under four pre-tokenizers: "gpt2" as
+trained, and "llama-bpe", "qwen2" and "smollm" against the same vocabulary behind the
+pre-tokenizer (and ignore_merges) each model's tokenizer.json declares.
+
+usage: tokenizer_crosscheck.py PROBE WORKDIR
+The packages (the versions pinned below; raise them on purpose) are installed from PyPI into
+tokenizer-venv beside WORKDIR, a venv that sees the system's numpy, unless the running
+interpreter already has them. Exits 77 (ctest's skip) when PyPI cannot be reached, except under
+CI=true, where that is a failure.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SKIP = 77
+PINS = {"gguf": "0.19.0", "tokenizers": "0.22.1", "sentencepiece": "0.2.1"}
+HAS_PINS = "import numpy, importlib.metadata as m; " + "; ".join(
+    f"assert m.version('{name}') == '{version}'" for name, version in PINS.items())
+
+
+def ensure_packages(work: Path) -> None:
+    """Re-runs this script in a venv with the pinned packages when the running interpreter lacks them."""
+    if subprocess.run([sys.executable, "-c", HAS_PINS], capture_output=True).returncode == 0:
+        return
+    if os.environ.get("VKATTN_TOKENIZER_VENV"):
+        sys.exit(f"tokenizer_crosscheck: the venv's python still lacks one of {PINS} or numpy")
+    venv = work.parent / "tokenizer-venv"
+    python = venv / "bin" / "python"
+    ready = python.exists() and subprocess.run([python, "-c", HAS_PINS], capture_output=True).returncode == 0
+    if not ready:
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+        install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                  *(f"{name}=={version}" for name, version in PINS.items())],
+                                 capture_output=True, text=True)
+        if install.returncode != 0:
+            message = "tokenizer_crosscheck: could not install from PyPI:\n" + install.stderr[-2000:]
+            if os.environ.get("CI", "").lower() == "true":
+                sys.exit(message)
+            print(message + "\nSKIPPED: PyPI unreachable")
+            sys.exit(SKIP)
+    os.environ["VKATTN_TOKENIZER_VENV"] = "1"
+    os.execv(python, [str(python), __file__, *sys.argv[1:]])
+
+
+def corpus() -> list:
+    """Public-domain and license texts every Debian system carries, one line per sentence."""
+    import codecs
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()):
+        import this  # its text is this.s, rot13-encoded; importing it prints it
+    lines = codecs.decode(this.s, "rot13").splitlines()
+    for path in sorted(Path("/usr/share/common-licenses").iterdir()):
+        if path.is_file():
+            lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [line for line in lines if line.strip()]
+
+
+# Texts to encode: every class the two algorithms treat apart (spaces, digits, contractions,
+# punctuation runs, newlines, characters outside the training text, Unicode whitespace).
+TEXTS = [
+    "Hello world",
+    "The GNU General Public License is a free, copyleft license for software.",
+    "  two leading spaces, three   inside and trailing  ",
+    " ",
+    "   ",
+    "I'm sure you'll see they've DON'T it's we'd",
+    "numbers 0 12 345 6789 1234567 3.14159 1,000,000",
+    "punctuation!!! ... ?!? (parens) [brackets] {braces} \"quotes\" 'single'",
+    "line one\nline two\n\nline four\r\nend\n",
+    "\ttabs\tand\t\tmore tabs",
+    "\n\n\nleading newlines",
+    "caf\u00e9 na\u00efve \u00c5ngstr\u00f6m se\u00f1or \u00fcber stra\u00dfe",
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 \u4e2d\u6587 \ud55c\uad6d\uc5b4",
+    "emoji \U0001F600\U0001F389 flags \U0001F1EB\U0001F1F7 family \U0001F468\u200D\U0001F469\u200D\U0001F467",
+    "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac \u0627\u0644\u0639\u0631\u0628\u064a\u0629",
+    "non\u00a0breaking\u00a0spaces and\u3000ideographic space",
+    "math \u2211 \u221e \u2248 \u00b1 \u00d7 \u00f7 and symbols \u00a9 \u00ae \u2122",
+    "x",
+    "Beautiful is better than ugly.\nExplicit is better than implicit.",
+    "<s> </s> <unk> <|endoftext|> look like special tokens",
+]
+
+
+def random_texts(count: int) -> list:
+    """Seeded mixtures of the character classes above, runs of each, to reach the orders of
+    merges and pre-tokenizer splits a fixed list misses."""
+    import random
+    rng = random.Random(20240611)
+    pools = ["abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " ", "  ", "\n", "\r\n", "\t",
+             ".,;:!?'\"()-_/*&%$#@", "'s", "'LL", "\u00e9\u00e8\u00fc\u00f1\u00df\u00c5", "\u65e5\u672c\u8a9e\u4e2d\u6587",
+             "\U0001F600\U0001F389\u2764\uFE0F", "\u00a0\u3000\u2028", "\u0301\u0308", "\u0416\u03a9\u05d0"]
+    texts = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            pool = rng.choice(pools)
+            parts.append("".join(rng.choice(pool) if len(pool) > 2 else pool for _ in range(rng.randint(1, 6))))
+        texts.append("".join(parts))
+    return texts
+
+
+def main() -> int:
+    probe, work = Path(sys.argv[1]), Path(sys.argv[2])
+    work.mkdir(parents=True, exist_ok=True)
+    ensure_packages(work)
+    import gguf
+    import sentencepiece as spm
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    lines = corpus()
+    texts = TEXTS + lines[::97][:40] + random_texts(300)  # and some lines of the training text
+    texts_path = work / "texts.json"
+    texts_path.write_text(json.dumps(texts))
+    failures = []
+
+    def vkattn_encode(gguf_path, parse_special=False):
+        out = work / (gguf_path.stem + (".special" if parse_special else "") + ".vkattn.json")
+        flags = ["--parse-special"] if parse_special else []
+        result = subprocess.run([str(probe), *flags, gguf_path, texts_path, out], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"tokenizer_probe {gguf_path} failed:\n{result.stderr}")
+        return json.loads(out.read_text())
+
+    def compare(name, ours, expected_ids, expected_text):
+        bad = 0
+        for text, got, ids, decoded in zip(texts, ours, expected_ids, expected_text):
+            if got["ids"] != ids or got["decoded"] != decoded:
+                bad += 1
+                if bad <= 5:
+                    failures.append(f"{name}: {text!r}\n  vkattn {got['ids']} -> {got['decoded']!r}\n"
+                                    f"  theirs {ids} -> {decoded!r}")
+        if bad > 5:
+            failures.append(f"{name}: {bad - 5} more texts differ")
+        print(f"{name}: {len(texts) - bad} of {len(texts)} texts give the same ids and text")
+
+    # --- 1. byte-level BPE (tokenizers) under four pre-tokenizers -----------------------------
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator(lines, trainers.BpeTrainer(
+        vocab_size=1200, special_tokens=["<|endoftext|>"], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    spec = json.loads(hf.to_str())
+    vocab = hf.get_vocab(with_added_tokens=True)
+    tokens = [None] * len(vocab)
+    for text, i in vocab.items():
+        tokens[i] = text
+    special = {t["content"] for t in spec["added_tokens"] if t["special"]}
+    merges = [m if isinstance(m, str) else " ".join(m) for m in spec["model"]["merges"]]
+
+    # Each pre-tokenizer as its model's tokenizer.json declares it; llama.cpp's names.
+    llama3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+              r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+    qwen2 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+             r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+    bytes_only = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    variants = {
+        "gpt2": (None, False),
+        "llama-bpe": (pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(llama3), "isolated"), bytes_only]), True),
+        "qwen2": (pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(qwen2), "isolated"), bytes_only]), False),
+        "smollm": (pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
+                                            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)]), False),
+    }
+    for pre, (pre_tokenizer, ignore_merges) in variants.items():
+        variant_spec = json.loads(hf.to_str())
+        variant_spec["model"]["ignore_merges"] = ignore_merges
+        theirs = Tokenizer.from_str(json.dumps(variant_spec))
+        if pre_tokenizer is not None:
+            theirs.pre_tokenizer = pre_tokenizer
+        path = work / f"byte_level_{pre}.gguf"
+        writer = gguf.GGUFWriter(path, arch="llama")
+        writer.add_tokenizer_model("gpt2")
+        writer.add_tokenizer_pre(pre)
+        writer.add_token_list(tokens)
+        writer.add_token_types([gguf.TokenType.CONTROL if t in special else gguf.TokenType.NORMAL for t in tokens])
+        writer.add_token_merges(merges)
+        writer.add_bos_token_id(vocab["<|endoftext|>"])
+        writer.add_eos_token_id(vocab["<|endoftext|>"])
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
+        for parse_special in (True, False):
+            theirs.encode_special_tokens = not parse_special
+            encodings = [theirs.encode(t, add_special_tokens=False).ids for t in texts]
+            compare(f"byte-level BPE, {pre}, special tokens {'parsed' if parse_special else 'as text'}",
+                    vkattn_encode(path, parse_special), encodings,
+                    [theirs.decode(ids, skip_special_tokens=not parse_special) for ids in encodings])
+
+    # --- 2. SentencePiece BPE with byte fallback (sentencepiece) -------------------------------
+    prefix = work / "sentencepiece"
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000, model_type="bpe",
+        byte_fallback=True, character_coverage=1.0, normalization_rule_name="identity",
+        remove_extra_whitespaces=False, add_dummy_prefix=True, split_digits=True,
+        allow_whitespace_only_pieces=True, unk_id=0, bos_id=1, eos_id=2, pad_id=-1, minloglevel=2)
+    sp = spm.SentencePieceProcessor(model_file=str(prefix) + ".model")
+    n = sp.get_piece_size()
+
+    def token_type(i):
+        if sp.is_unknown(i):
+            return gguf.TokenType.UNKNOWN
+        if sp.is_control(i):
+            return gguf.TokenType.CONTROL
+        if sp.is_unused(i):
+            return gguf.TokenType.UNUSED
+        if sp.is_byte(i):
+            return gguf.TokenType.BYTE
+        return gguf.TokenType.NORMAL
+
+    path = work / "sentencepiece_bpe.gguf"
+    writer = gguf.GGUFWriter(path, arch="llama")
+    writer.add_tokenizer_model("llama")
+    writer.add_tokenizer_pre("default")
+    writer.add_token_list([sp.id_to_piece(i) for i in range(n)])
+    writer.add_token_scores([sp.get_score(i) for i in range(n)])
+    writer.add_token_types([token_type(i) for i in range(n)])
+    writer.add_bos_token_id(sp.bos_id())
+    writer.add_eos_token_id(sp.eos_id())
+    writer.add_unk_token_id(sp.unk_id())
+    writer.add_add_bos_token(True)
+    writer.add_add_space_prefix(True)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    encodings = [sp.encode(t) for t in texts]
+    compare("SentencePiece BPE", vkattn_encode(path), encodings, [sp.decode(ids) for ids in encodings])
+
+    for f in failures:
+        print("FAIL", f)
+    print(f"tokenizer_crosscheck: tokenizers {PINS['tokenizers']}, sentencepiece {PINS['sentencepiece']}, "
+          f"{len(texts)} texts x 9 ways: {'all identical' if not failures else f'{len(failures)} failures'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
