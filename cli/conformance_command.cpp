@@ -15,8 +15,8 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "support/case_record.hpp"
-#include "support/test_context.hpp"
+#include "vkattn/conformance/case_record.hpp"
+#include "vkattn/conformance/shared_context.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -47,10 +47,10 @@ class TableListener : public ::testing::EmptyTestEventListener {
   // The filter is applied when the run starts, so the count is read then.
   void OnTestIterationStart(const ::testing::UnitTest& unit, int) override { m_total = unit.test_to_run_count(); }
 
-  void OnTestStart(const ::testing::TestInfo&) override { test::takeCaseRecord(); }
+  void OnTestStart(const ::testing::TestInfo&) override { conformance::takeCaseRecord(); }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
-    const test::CaseRecord record = test::takeCaseRecord();
+    const conformance::CaseRecord record = conformance::takeCaseRecord();
     KernelRow& row = m_rows[kernelOf(info)];
     ++row.cases;
     const bool ok = info.result()->Passed() || info.result()->Skipped();
@@ -118,7 +118,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   ::testing::InitGoogleTest(&argc, argv.data());
   ::testing::GTEST_FLAG(print_time) = false;
 
-  const DeviceInfo& info = test::sharedContext().info();
+  const DeviceInfo& info = conformance::sharedContext().info();
   const std::string device = info.name;
   // Which cooperative-matrix code the kernel_coopmat rows execute here, if any.
   const std::string coopmat = describe(coopmatChoiceFor(info));

@@ -1,31 +1,18 @@
 // `vkattn translate "sentence"`: the tiny English->French model on the chosen device. Prints the
-// translation; optionally the tokens and speed, the attention maps as .npy files (one per layer
-// and kind, [heads, rows, cols]) with the tokens as text files, and the logits of every step.
-#include <fstream>
+// translation; optionally the tokens and speed, the attention maps as an attention folder (the
+// dump layout of vkattn/io/attention_folder.hpp), and the logits of every step.
 #include <iostream>
 #include <limits>
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "vkattn/io/npy.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/attention_folder.hpp"
+#include "vkattn/io/npy.hpp"
 #include "vkattn/models/translation_model.hpp"
 
 namespace vkattn::cli {
 namespace {
-
-void writeTokens(const std::filesystem::path& path, const std::vector<std::string>& tokens) {
-  std::ofstream out(path, std::ios::binary);
-  for (const std::string& t : tokens) out << t << '\n';
-  if (!out) throw Error("cannot write " + path.string());
-}
-
-void writeMaps(const std::filesystem::path& dir, const std::string& kind, const std::vector<AttentionMap>& maps) {
-  for (std::size_t l = 0; l < maps.size(); ++l) {
-    const AttentionMap& m = maps[l];
-    io::writeNpy(dir / (kind + "_layer" + std::to_string(l) + ".npy"), {m.heads, m.rows, m.cols}, m.weights);
-  }
-}
 
 std::string joined(const std::vector<std::string>& tokens) {
   std::string s;
@@ -60,7 +47,7 @@ int translateCommand(const CommonOptions& options, const std::vector<std::string
   o.maxTokens = a.integer("--max-tokens", 64, 1, std::numeric_limits<int32_t>::max());
   o.attention = dump.has_value();
   o.logits = logitsPath.has_value();
-  const Translation t = model.translate(english, o);
+  Translation t = model.translate(english, o);
   std::cout << t.text << "\n";
 
   if (a.has("--verbose")) {
@@ -71,14 +58,9 @@ int translateCommand(const CommonOptions& options, const std::vector<std::string
               << " tokens/s\n";
   }
   if (dump) {
-    const std::filesystem::path dir = *dump;
-    std::filesystem::create_directories(dir);
-    writeMaps(dir, "encoder_self", t.encoderSelf);
-    writeMaps(dir, "decoder_self", t.decoderSelf);
-    writeMaps(dir, "cross", t.cross);
-    writeTokens(dir / "source_tokens.txt", t.sourceTokens);
-    // Row t of the decoder maps is the step that produced target token t.
-    writeTokens(dir / "target_tokens.txt", t.targetTokens);
+    io::writeAttentionDump(
+        *dump,
+        {std::move(t.encoderSelf), std::move(t.decoderSelf), std::move(t.cross), t.sourceTokens, t.targetTokens, {}});
   }
   if (logitsPath) {
     const auto steps = static_cast<int64_t>(t.targetTokens.size());

@@ -26,14 +26,6 @@ SOURCE_SUFFIXES = (".cpp", ".cc", ".c")
 CODE_SUFFIXES = SOURCE_SUFFIXES + (".hpp", ".h", ".inl")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
-# Product files that may include a test folder's files, each with its reason. Nothing else may.
-TESTS_ALLOWED = {
-    # `vkattn conformance` runs the test programs' own GoogleTest cases in the CLI (built only
-    # with VKATTN_BUILD_TESTS) and needs their shared device context and case records.
-    "cli/conformance_command.cpp",
-}
-
-
 def read_deps(text, build_dir):
     """{object: [absolute dependency paths in the compiler's order]} from `ninja -t deps`."""
     objects, current = {}, None
@@ -225,11 +217,8 @@ def main():
             continue
         for g in sorted(edges[f]):
             if is_test_file(rel(g)):
-                if rel(f) in TESTS_ALLOWED:
-                    print(f"allowed: {rel(f)} includes {rel(g)} (see TESTS_ALLOWED)")
-                else:
-                    print(f"product code includes a test file: {rel(f)} includes {rel(g)}")
-                    failures += 1
+                print(f"product code includes a test file: {rel(f)} includes {rel(g)}")
+                failures += 1
 
     files = len(edges)
     if failures:

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attention_folder.hpp"
+#include "attention_maps.hpp"
 #include "bindings.hpp"
 #include "viewer_choices.hpp"
 #include "viewer_process.hpp"

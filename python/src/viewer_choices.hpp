@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "attention_folder.hpp"
+#include "attention_maps.hpp"
 
 namespace vkattn::python {
 

@@ -1,6 +1,6 @@
 #include "dot_compare.hpp"
 
-#include "support/case_record.hpp"
+#include "vkattn/conformance/case_record.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -10,7 +10,7 @@ using namespace vkattn::reference;
   if (got.size() != ref.value.size())
     return ::testing::AssertionFailure() << "size " << got.size() << " vs reference " << ref.value.size();
   ErrorStats s = compareDot(got, ref, atol, rtol, dotRtol);
-  noteComparison(s);
+  conformance::noteComparison(s);
   if (s.failures == 0) return ::testing::AssertionSuccess() << describe(s);
   return ::testing::AssertionFailure() << "atol " << atol << " rtol " << rtol << " dotRtol " << dotRtol
                                        << ": worst ratio " << s.worstRatio << ", " << describe(s);

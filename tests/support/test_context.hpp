@@ -1,17 +1,16 @@
-// One Context per test program, with Khronos validation on (unless VKATTN_VALIDATION=0), and a
-// fixture that fails any test during which the validation layer said anything.
+// The fixture of the test programs' cases: the program-wide Context (vkattn/conformance's, shared
+// with `vkattn conformance`), and any test during which the validation layer said anything fails.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <memory>
+#include <cstddef>
 
-#include "vkattn/core/context.hpp"
+#include "vkattn/conformance/shared_context.hpp"
 
 namespace vkattn::test {
 
-// The program-wide context, created on first use.
-Context& sharedContext();
+using conformance::sharedContext;
 
 class VkattnTest : public ::testing::Test {
  protected:

@@ -7,8 +7,8 @@
 #include "render/fonts.hpp"
 #include "render/heatmap_view.hpp"
 #include "sources/demo_source.hpp"
-#include "sources/token_file.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/utf8.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -72,19 +72,19 @@ TEST(CliArgs, ErrorsNameTheFlag) {
 
 TEST(Text, BytesOutsideUtf8AreEscapedVisibly) {
   std::size_t escaped = 99;
-  EXPECT_EQ(escapeInvalidUtf8("a\u00e9\u4e2d\U0001f600", &escaped), "a\u00e9\u4e2d\U0001f600");
+  EXPECT_EQ(io::escapeInvalidUtf8("a\u00e9\u4e2d\U0001f600", &escaped), "a\u00e9\u4e2d\U0001f600");
   EXPECT_EQ(escaped, 0u);
   // Latin-1, a stray continuation byte, a truncated sequence, an overlong '/', U+D800, past U+10FFFF.
-  EXPECT_EQ(escapeInvalidUtf8(std::string("caf\xe9") + "x", &escaped), "caf\\xe9x");
+  EXPECT_EQ(io::escapeInvalidUtf8(std::string("caf\xe9") + "x", &escaped), "caf\\xe9x");
   EXPECT_EQ(escaped, 1u);
-  EXPECT_EQ(escapeInvalidUtf8(std::string("\x80") + "a"), "\\x80a");
-  EXPECT_EQ(escapeInvalidUtf8("\xe4\xb8", &escaped), "\\xe4\\xb8");
+  EXPECT_EQ(io::escapeInvalidUtf8(std::string("\x80") + "a"), "\\x80a");
+  EXPECT_EQ(io::escapeInvalidUtf8("\xe4\xb8", &escaped), "\\xe4\\xb8");
   EXPECT_EQ(escaped, 2u);
-  EXPECT_EQ(escapeInvalidUtf8("\xc0\xaf"), "\\xc0\\xaf");
-  EXPECT_EQ(escapeInvalidUtf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");
-  EXPECT_EQ(escapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
-  EXPECT_EQ(escapeInvalidUtf8("\xf4\x8f\xbf\xbf"), "\xf4\x8f\xbf\xbf") << "U+10FFFF itself is fine";
-  EXPECT_EQ(escapeInvalidUtf8("a\\xe9"), "a\\xe9") << "text that reads like an escape stays as it is";
+  EXPECT_EQ(io::escapeInvalidUtf8("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(io::escapeInvalidUtf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(io::escapeInvalidUtf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(io::escapeInvalidUtf8("\xf4\x8f\xbf\xbf"), "\xf4\x8f\xbf\xbf") << "U+10FFFF itself is fine";
+  EXPECT_EQ(io::escapeInvalidUtf8("a\\xe9"), "a\\xe9") << "text that reads like an escape stays as it is";
 }
 
 TEST(SourceRunner, TheProgressLineMentionsCompilingOnlyWhenItHappens) {

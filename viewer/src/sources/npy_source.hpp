@@ -1,7 +1,7 @@
 // Attention from NumPy files: an attention array [L?, H?, Lq, Lk], or query and key dumps
 // (q.npy [L?, H?, Lq, D], k.npy [L?, H?, Lk, D]) whose weights vkattn computes on the device.
-// Token labels come from text files (one token per line, see token_file.hpp), else they are the
-// positions.
+// Token labels come from text files (one token per line, see vkattn/io/attention_folder.hpp), else
+// they are the positions.
 #pragma once
 
 #include <filesystem>

@@ -1,8 +1,8 @@
-#include "support/case_record.hpp"
+#include "vkattn/conformance/case_record.hpp"
 
 #include <algorithm>
 
-namespace vkattn::test {
+namespace vkattn::conformance {
 using namespace vkattn::reference;
 namespace {
 
@@ -26,4 +26,4 @@ CaseRecord takeCaseRecord() {
   return r;
 }
 
-}  // namespace vkattn::test
+}  // namespace vkattn::conformance

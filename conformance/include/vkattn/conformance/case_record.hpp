@@ -1,10 +1,11 @@
-// The worst comparison of the running test case, for reports such as `vkattn conformance`:
-// allClose() notes every comparison; a test listener takes the record when the case ends.
+// The worst comparison of the running conformance case, for reports such as `vkattn conformance`:
+// the tests' allClose() notes every comparison; a test listener takes the record when the case
+// ends. One record per process.
 #pragma once
 
 #include "vkattn/reference/error_stats.hpp"
 
-namespace vkattn::test {
+namespace vkattn::conformance {
 
 struct CaseRecord {
   int comparisons = 0;
@@ -16,4 +17,4 @@ void noteComparison(const reference::ErrorStats& stats);
 // Returns the record of the comparisons since the last call and starts a new one.
 CaseRecord takeCaseRecord();
 
-}  // namespace vkattn::test
+}  // namespace vkattn::conformance

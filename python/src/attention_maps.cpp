@@ -1,16 +1,14 @@
-#include "attention_folder.hpp"
+#include "attention_maps.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
+#include "vkattn/core/error.hpp"
+#include "vkattn/io/attention_folder.hpp"
 #include "vkattn/io/utf8.hpp"
 
 namespace vkattn::python {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Tokens for one axis: a sequence of str of length n without line breaks.
 std::vector<std::string> tokenList(const py::object& tokens, int64_t n, const std::string& name) {
@@ -27,12 +25,6 @@ std::vector<std::string> tokenList(const py::object& tokens, int64_t n, const st
     throw py::value_error("'" + name + "' has " + std::to_string(out.size()) + " tokens; attn has " +
                           std::to_string(n) + (name == "row_tokens" ? " rows" : " columns"));
   return out;
-}
-
-void writeLines(const fs::path& file, const std::vector<std::string>& lines) {
-  std::ofstream out(file, std::ios::binary);
-  for (const std::string& line : lines) out << line << '\n';
-  if (!out) throw py::value_error("'dir': cannot write " + file.string());
 }
 
 }  // namespace
@@ -94,13 +86,15 @@ AttentionMaps checkedMaps(const py::object& attn, const py::object& rowTokens, c
 }
 
 void writeAttentionFolder(const std::string& dir, const AttentionMaps& maps) {
-  const fs::path folder = dir;
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (!fs::is_directory(folder)) throw py::value_error("'dir': cannot create " + folder.string());
-  py::module_::import("numpy").attr("save")((folder / "attention.npy").string(), maps.values);
-  writeLines(folder / "row_tokens.txt", maps.rowTokens);
-  writeLines(folder / "col_tokens.txt", maps.colTokens);
+  const float* data = maps.values.data();
+  Shape shape;
+  for (py::ssize_t d = 0; d < maps.values.ndim(); ++d) shape.push_back(maps.values.shape(d));
+  try {
+    io::writeAttentionFolder(dir, shape, std::vector<float>(data, data + maps.values.size()), maps.rowTokens,
+                             maps.colTokens);
+  } catch (const InvalidArgument& e) {
+    throw py::value_error("'dir': " + e.argument() + ": " + e.problem());
+  }
 }
 
 }  // namespace vkattn::python

@@ -1,6 +1,6 @@
-// NumPy attention maps and Python token strings in the viewer's folder format (attention.npy with
-// row_tokens.txt and col_tokens.txt, what `vkattn-viewer --source npy:DIR` opens): checked first,
-// then written, so that view() can check its choices against the maps' shape in between.
+// NumPy attention maps and Python token strings, checked, then written as an attention folder
+// (the maps layout of vkattn/io/attention_folder.hpp, what `vkattn-viewer --source npy:DIR` opens),
+// so that view() can check its choices against the maps' shape in between.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -31,7 +31,8 @@ struct AttentionMaps {
 // None for a square map (the row tokens then label both axes).
 AttentionMaps checkedMaps(const py::object& attn, const py::object& rowTokens, const py::object& colTokens);
 
-// Writes the folder (created when missing); raises ValueError naming 'dir' when it cannot.
+// Writes the folder (created when missing) with vkattn::io; raises ValueError naming 'dir' when it
+// cannot.
 void writeAttentionFolder(const std::string& dir, const AttentionMaps& maps);
 
 }  // namespace vkattn::python
