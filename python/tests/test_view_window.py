@@ -23,8 +23,8 @@ needs_xvfb = pytest.mark.skipif(not (VIEWER and XVFB_RUN), reason="needs VKATTN_
 STAND_IN = """\
 #!{python}
 # Records its arguments and the folder it was given, says "ready", then does what
-# STAND_IN_MODE says: "fail" (exit 2 with a message, as the viewer does for bad input),
-# or stay open STAND_IN_SECONDS.
+# STAND_IN_MODE says: "fail" (two seconds later, so that view() has returned the window: exit 2
+# with a message, as the viewer does for bad input), or stay open STAND_IN_SECONDS.
 import json, os, sys, time
 args = sys.argv[1:]
 folder = args[args.index("--source") + 1][len("npy:"):]
@@ -32,6 +32,7 @@ with open(os.environ["STAND_IN_RECORD"], "w") as record:
     json.dump({{"args": args, "files": sorted(os.listdir(folder))}}, record)
 print("ready", flush=True)
 if os.environ.get("STAND_IN_MODE") == "fail":
+    time.sleep(2)
     sys.stderr.write("vkattn-viewer: invalid argument '--layer': layer 9 is out of range\\n")
     sys.exit(2)
 time.sleep(float(os.environ.get("STAND_IN_SECONDS", "0")))
