@@ -23,32 +23,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-SKIP = 77
-GGUF_VERSION = "0.19.0"
-HAS_GGUF = f"import numpy, importlib.metadata as m; assert m.version('gguf') == '{GGUF_VERSION}'"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pinned_packages  # noqa: E402
+
+GGUF_VERSION = pinned_packages.GGUF_VERSION
 
 
 def ensure_gguf(work: Path) -> None:
-    """Re-runs this script in a venv with gguf when the running interpreter lacks it."""
-    if subprocess.run([sys.executable, "-c", HAS_GGUF], capture_output=True).returncode == 0:
-        return
-    if os.environ.get("VKATTN_GGUF_VENV"):
-        sys.exit(f"gguf_crosscheck: the venv's python still lacks gguf {GGUF_VERSION} or numpy")
-    venv = work.parent / "gguf-venv"
-    python = venv / "bin" / "python"
-    has_gguf = python.exists() and subprocess.run([python, "-c", HAS_GGUF], capture_output=True).returncode == 0
-    if not has_gguf:
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
-        install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                  f"gguf=={GGUF_VERSION}"], capture_output=True, text=True)
-        if install.returncode != 0:
-            message = "gguf_crosscheck: could not install gguf from PyPI:\n" + install.stderr[-2000:]
-            if os.environ.get("CI", "").lower() == "true":
-                sys.exit(message)
-            print(message + "\nSKIPPED: PyPI unreachable")
-            sys.exit(SKIP)
-    os.environ["VKATTN_GGUF_VENV"] = "1"
-    os.execv(python, [str(python), __file__, *sys.argv[1:]])
+    """Re-runs this script in a venv with the pinned packages when the running interpreter lacks them."""
+    pinned_packages.ensure(__file__, {"gguf": GGUF_VERSION}, work.parent / "gguf-venv")
 
 
 def main() -> int:

@@ -27,34 +27,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-SKIP = 77
-PINS = {"gguf": "0.19.0", "tokenizers": "0.22.1", "sentencepiece": "0.2.1"}
-HAS_PINS = "import numpy, importlib.metadata as m; " + "; ".join(
-    f"assert m.version('{name}') == '{version}'" for name, version in PINS.items())
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pinned_packages  # noqa: E402
+
+PINS = {"gguf": pinned_packages.GGUF_VERSION, "tokenizers": "0.22.1", "sentencepiece": "0.2.1"}
 
 
 def ensure_packages(work: Path) -> None:
     """Re-runs this script in a venv with the pinned packages when the running interpreter lacks them."""
-    if subprocess.run([sys.executable, "-c", HAS_PINS], capture_output=True).returncode == 0:
-        return
-    if os.environ.get("VKATTN_TOKENIZER_VENV"):
-        sys.exit(f"tokenizer_crosscheck: the venv's python still lacks one of {PINS} or numpy")
-    venv = work.parent / "tokenizer-venv"
-    python = venv / "bin" / "python"
-    ready = python.exists() and subprocess.run([python, "-c", HAS_PINS], capture_output=True).returncode == 0
-    if not ready:
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
-        install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                  *(f"{name}=={version}" for name, version in PINS.items())],
-                                 capture_output=True, text=True)
-        if install.returncode != 0:
-            message = "tokenizer_crosscheck: could not install from PyPI:\n" + install.stderr[-2000:]
-            if os.environ.get("CI", "").lower() == "true":
-                sys.exit(message)
-            print(message + "\nSKIPPED: PyPI unreachable")
-            sys.exit(SKIP)
-    os.environ["VKATTN_TOKENIZER_VENV"] = "1"
-    os.execv(python, [str(python), __file__, *sys.argv[1:]])
+    pinned_packages.ensure(__file__, PINS, work.parent / "tokenizer-venv")
 
 
 def corpus() -> list:
