@@ -1,34 +1,17 @@
 #include "byte_level_bpe.hpp"
 
 #include <algorithm>
-#include <queue>
+#include <optional>
 #include <unordered_map>
 
 #include "byte_to_unicode.hpp"
+#include "pair_merge.hpp"
 #include "utf8_length.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/tokenizers/pretokenizer.hpp"
 
 namespace vkattn::tokenizers {
 namespace {
-
-struct Symbol {
-  int prev, next;
-  std::size_t start, length;
-};
-
-struct Candidate {
-  int left, right;
-  int32_t rank;
-  std::size_t length;  // of the merged text: a candidate whose symbols changed since is stale
-};
-
-// Lowest rank first; among equal ranks, the leftmost pair.
-struct LowerPriority {
-  bool operator()(const Candidate& a, const Candidate& b) const {
-    return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
-  }
-};
 
 class ByteLevelBpe final : public TextTokenizer {
  public:
@@ -55,14 +38,6 @@ class ByteLevelBpe final : public TextTokenizer {
   std::string pieceBytes(int32_t id) const override { return unicodeToBytes(m_vocab.tokens[id]); }
 
  private:
-  int32_t rankOf(const std::string& text, const Symbol& left, const Symbol& right) const {
-    std::string pair;
-    pair.reserve(left.length + right.length + 1);
-    pair.append(text, left.start, left.length).append(1, ' ').append(text, right.start, right.length);
-    const auto it = m_ranks.find(pair);
-    return it == m_ranks.end() ? -1 : it->second;
-  }
-
   void encodePiece(const std::string& text, std::vector<int32_t>& out) const {
     if (m_wholePieces) {
       if (const int32_t id = m_vocab.find(text); id != kNoToken) {
@@ -70,35 +45,15 @@ class ByteLevelBpe final : public TextTokenizer {
         return;
       }
     }
-    std::vector<Symbol> symbols;
-    for (std::size_t at = 0; at < text.size();) {
-      const std::size_t length = std::min(utf8SequenceLength(static_cast<unsigned char>(text[at])), text.size() - at);
-      const int index = static_cast<int>(symbols.size());
-      symbols.push_back({index - 1, at + length == text.size() ? -1 : index + 1, at, length});
-      at += length;
-    }
-    std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority> queue;
-    const auto tryPair = [&](int left, int right) {
-      if (left < 0 || right < 0) return;
-      const int32_t rank = rankOf(text, symbols[left], symbols[right]);
-      if (rank >= 0) queue.push({left, right, rank, symbols[left].length + symbols[right].length});
+    // The pair's place in the merge list: the earlier, the sooner it merges.
+    std::string pair;
+    const auto rank = [&](std::string_view left, std::string_view right) -> std::optional<double> {
+      pair.assign(left).append(1, ' ').append(right);
+      const auto it = m_ranks.find(pair);
+      if (it == m_ranks.end()) return std::nullopt;
+      return -static_cast<double>(it->second);
     };
-    for (int i = 1; i < static_cast<int>(symbols.size()); ++i) tryPair(i - 1, i);
-    while (!queue.empty()) {
-      const Candidate best = queue.top();
-      queue.pop();
-      Symbol& left = symbols[best.left];
-      Symbol& right = symbols[best.right];
-      if (left.length == 0 || right.length == 0 || left.length + right.length != best.length) continue;
-      left.length += right.length;
-      right.length = 0;
-      left.next = right.next;
-      if (right.next >= 0) symbols[right.next].prev = best.left;
-      tryPair(left.prev, best.left);
-      tryPair(best.left, left.next);
-    }
-    for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next)
-      emit(std::string_view(text).substr(symbols[i].start, symbols[i].length), out);
+    for (const std::string_view symbol : mergePairs(text, rank)) emit(symbol, out);
   }
 
   // A merged symbol that is no token (a merge list naming texts the vocabulary lacks) goes

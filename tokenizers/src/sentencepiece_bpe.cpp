@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <queue>
+#include <optional>
 
+#include "pair_merge.hpp"
 #include "utf8_length.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -12,26 +13,6 @@ namespace vkattn::tokenizers {
 namespace {
 
 constexpr std::string_view kSpaceMark = "\xE2\x96\x81";  // U+2581, SentencePiece's space
-
-// A run of characters merged so far; a doubly linked list over the text's characters, where a
-// merged-away symbol keeps length 0.
-struct Symbol {
-  int prev, next;
-  std::size_t start, length;
-};
-
-struct Candidate {
-  int left, right;
-  float score;
-  std::size_t length;  // of the merged text: a candidate whose symbols changed since is stale
-};
-
-// Highest score first; among equal scores, the leftmost pair.
-struct LowerPriority {
-  bool operator()(const Candidate& a, const Candidate& b) const {
-    return a.score < b.score || (a.score == b.score && a.left > b.left);
-  }
-};
 
 class SentencePieceBpe final : public TextTokenizer {
  public:
@@ -89,40 +70,14 @@ class SentencePieceBpe final : public TextTokenizer {
     return m_vocab.unk;
   }
 
-  void tryPair(const std::string& text, const std::vector<Symbol>& symbols, int left, int right,
-               std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority>& queue) const {
-    if (left < 0 || right < 0) return;
-    const std::size_t length = symbols[left].length + symbols[right].length;
-    const int32_t id = m_vocab.find(std::string_view(text).substr(symbols[left].start, length));
-    if (id == kNoToken) return;
-    queue.push({left, right, m_vocab.scores[id], length});
-  }
-
+  // A pair merges when it forms a token; the higher that token's score, the sooner.
   void mergeAndEmit(const std::string& text, std::vector<int32_t>& out) const {
-    std::vector<Symbol> symbols;
-    for (std::size_t at = 0; at < text.size();) {
-      const std::size_t length = std::min(utf8SequenceLength(static_cast<unsigned char>(text[at])), text.size() - at);
-      const int index = static_cast<int>(symbols.size());
-      symbols.push_back({index - 1, at + length == text.size() ? -1 : index + 1, at, length});
-      at += length;
-    }
-    std::priority_queue<Candidate, std::vector<Candidate>, LowerPriority> queue;
-    for (int i = 1; i < static_cast<int>(symbols.size()); ++i) tryPair(text, symbols, i - 1, i, queue);
-    while (!queue.empty()) {
-      const Candidate best = queue.top();
-      queue.pop();
-      Symbol& left = symbols[best.left];
-      Symbol& right = symbols[best.right];
-      if (left.length == 0 || right.length == 0 || left.length + right.length != best.length) continue;
-      left.length += right.length;
-      right.length = 0;
-      left.next = right.next;
-      if (right.next >= 0) symbols[right.next].prev = best.left;
-      tryPair(text, symbols, left.prev, best.left, queue);
-      tryPair(text, symbols, best.left, left.next, queue);
-    }
-    for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next)
-      emit(std::string_view(text).substr(symbols[i].start, symbols[i].length), out);
+    const auto score = [&](std::string_view left, std::string_view right) -> std::optional<double> {
+      const int32_t id = m_vocab.find(std::string_view(left.data(), left.size() + right.size()));
+      if (id == kNoToken) return std::nullopt;
+      return static_cast<double>(m_vocab.scores[id]);
+    };
+    for (const std::string_view symbol : mergePairs(text, score)) emit(symbol, out);
   }
 
   // Every merged symbol is a token; a single character may not be, and then goes byte by byte.

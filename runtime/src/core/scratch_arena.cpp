@@ -36,8 +36,11 @@ std::size_t ScratchArena::capacity() const noexcept {
   return total;
 }
 
-Buffer& ScratchArena::carve(std::size_t bytes) {
-  const std::size_t limit = static_cast<std::size_t>(m_device.info().maxStorageBufferRange);
+Buffer& ScratchArena::carve(std::size_t bytes, const char* what) {
+  const auto limit = static_cast<std::size_t>(m_device.info().maxStorageBufferRange);
+  if (bytes == 0 || bytes > limit)
+    throw Unsupported(std::string(what) + " needs " + std::to_string(bytes) + " bytes in one binding; " +
+                      m_device.info().name + " allows " + std::to_string(limit));
   if (!m_reuse) {
     m_blocks.push_back(std::make_unique<Buffer>(m_device, bytes));
     ++m_allocations;
@@ -75,17 +78,10 @@ Buffer& ScratchArena::carve(std::size_t bytes) {
   return *m_blocks.back();
 }
 
-const Buffer& ScratchArena::allocate(std::size_t bytes, const char* what) {
-  const auto limit = static_cast<std::size_t>(m_device.info().maxStorageBufferRange);
-  if (bytes == 0 || bytes > limit)
-    throw Unsupported(std::string(what) + " needs " + std::to_string(bytes) + " bytes in one binding; " +
-                      m_device.info().name + " allows " + std::to_string(limit));
-  return carve(bytes);
-}
+const Buffer& ScratchArena::allocate(std::size_t bytes, const char* what) { return carve(bytes, what); }
 
 const Buffer& ScratchArena::upload(const void* data, std::size_t bytes, const char* what) {
-  allocate(bytes, what);
-  Buffer& block = *m_blocks.back();
+  Buffer& block = carve(bytes, what);
   block.write(data, bytes);
   return block;
 }

@@ -41,7 +41,7 @@ class ScratchArena {
   std::size_t allocations() const noexcept { return m_allocations; }
 
  private:
-  Buffer& carve(std::size_t bytes);
+  Buffer& carve(std::size_t bytes, const char* what);
 
   const Device& m_device;
   bool m_reuse;
