@@ -18,6 +18,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int runCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int translateCommand(const CommonOptions& options, const std::vector<std::string>& args);
+int generateCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int warmupCommand(const CommonOptions& options, const std::vector<std::string>& args);
 
 }  // namespace vkattn::cli

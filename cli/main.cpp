@@ -37,6 +37,9 @@ void usage(std::ostream& out) {
          "            [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
          "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
          "            [--interleaved] [--rotary-dim R]\n"
+         "  generate MODEL.gguf \"PROMPT\"  a LLaMA-family GGUF model (llama, qwen2): streams the\n"
+         "            text, reports tokens/s: [--max-tokens N] [--temperature T] [--top-k K]\n"
+         "            [--top-p P] [--seed S] [--context N] [--logits FILE.npy] [--verbose]\n"
          "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"
          "            translation: [--verbose] [--dump-attention DIR] [--logits FILE.npy]\n"
          "            [--model DIR] [--max-tokens N]\n"
@@ -55,6 +58,7 @@ namespace vkattn::cli {
 // Exit status of one command; 2 for an unknown command or argument.
 int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
   if (command == "translate") return translateCommand(options, rest);
+  if (command == "generate") return generateCommand(options, rest);
   if (command == "warmup") return warmupCommand(options, rest);
   if (command == "run") return runCommand(options, rest);
   if (command == "bench") return benchCommand(options, rest);

@@ -4,6 +4,7 @@
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
 #include "vkattn/ops/rope.hpp"
 
 namespace vkattn::test {
@@ -63,6 +64,30 @@ TEST_F(VkattnTest, RopeLargePositionsStayAccurate) {
   Tensor ty = rope(ctx(), tx, {.theta = 500000.0, .positions = tp.view()});
   std::vector<int64_t> pos64(pos.begin(), pos.end());
   EXPECT_TRUE(allClose(ty.download(), ropeRef(x, B, H, L, D, D, false, 500000.0, pos64), kAtolF32, 0.0));
+}
+
+TEST_F(VkattnTest, RopeFrequencyDivisors) {
+  // Llama 3's per-pair divisors (some below 1, so a pair turns more than once a position) and
+  // linear scaling, in both layouts, with a partial rotary dim.
+  const int64_t B = 1, H = 3, L = 40, D = 48, rotary = 32;
+  auto x = randomValues(B * H * L * D, 43);
+  std::vector<double> divisors(rotary / 2);
+  for (std::size_t i = 0; i < divisors.size(); ++i) divisors[i] = i % 3 == 0 ? 0.125 : 1.0 + 3.5 * double(i);
+  Tensor tx = ctx().tensor({B, H, L, D}, x);
+  for (bool interleaved : {false, true}) {
+    Tensor ty = rope(ctx(), tx, {.theta = 500000.0, .interleaved = interleaved, .rotaryDim = rotary,
+                                 .positionOffset = 1000, .frequencyDivisors = divisors});
+    EXPECT_TRUE(allClose(ty.download(),
+                         ropeRef(x, B, H, L, D, rotary, interleaved, 500000.0, offsetPositions(B, L, 1000), divisors),
+                         kAtolF32, 0.0));
+  }
+  std::vector<double> linear(rotary / 2, 4.0);
+  Tensor tl = rope(ctx(), tx, {.rotaryDim = rotary, .frequencyDivisors = linear});
+  EXPECT_TRUE(allClose(tl.download(), ropeRef(x, B, H, L, D, rotary, false, 10000.0, offsetPositions(B, L, 0), linear),
+                       kAtolF32, 0.0));
+  EXPECT_THROW(rope(ctx(), tx, {.rotaryDim = rotary, .frequencyDivisors = {1.0, 2.0}}), InvalidArgument);
+  std::vector<double> zero(rotary / 2, 0.0);
+  EXPECT_THROW(rope(ctx(), tx, {.rotaryDim = rotary, .frequencyDivisors = zero}), InvalidArgument);
 }
 
 TEST_F(VkattnTest, RopeSharedPositionsAndNegativeOffset) {

@@ -83,7 +83,7 @@ std::vector<double> rmsNormRef(const std::vector<float>& x, std::size_t cols, co
 
 std::vector<double> ropeRef(const std::vector<float>& x, std::size_t B, std::size_t H, std::size_t L, std::size_t D,
                             std::size_t rotaryDim, bool interleaved, double theta,
-                            const std::vector<int64_t>& positions) {
+                            const std::vector<int64_t>& positions, const std::vector<double>& divisors) {
   std::vector<double> y(x.begin(), x.end());
   const std::size_t half = rotaryDim / 2;
   for (std::size_t b = 0; b < B; ++b)
@@ -92,7 +92,8 @@ std::vector<double> ropeRef(const std::vector<float>& x, std::size_t B, std::siz
         const std::size_t base = ((b * H + h) * L + l) * D;
         const double pos = static_cast<double>(positions[b * L + l]);
         for (std::size_t i = 0; i < half; ++i) {
-          const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(rotaryDim));
+          const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(rotaryDim)) /
+                              (divisors.empty() ? 1.0 : divisors[i]);
           const double angle = pos * freq;
           const std::size_t i0 = interleaved ? 2 * i : i;
           const std::size_t i1 = interleaved ? 2 * i + 1 : i + half;

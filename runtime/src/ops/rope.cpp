@@ -42,6 +42,12 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
     throw InvalidArgument("rotaryDim", std::to_string(o.rotaryDim) + " must be even and in [2, head dim " +
                                            std::to_string(headDim) + "]");
   if (!(o.theta > 1.0) || !std::isfinite(o.theta)) throw InvalidArgument("theta", "must be a finite value > 1");
+  if (!o.frequencyDivisors.empty() && static_cast<int64_t>(o.frequencyDivisors.size()) != rotaryDim / 2)
+    throw InvalidArgument("frequencyDivisors", std::to_string(o.frequencyDivisors.size()) + " values, expected " +
+                                                   std::to_string(rotaryDim / 2) + " (rotaryDim / 2)");
+  for (double divisor : o.frequencyDivisors)
+    if (!(divisor > 0.0) || !std::isfinite(divisor))
+      throw InvalidArgument("frequencyDivisors", "holds " + std::to_string(divisor) + "; each must be finite and > 0");
 
   RopePlan plan;
   pc::RopeParams& p = plan.params;
@@ -103,27 +109,30 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
                    plan.params, groupsFor(ctx.device(), pairs, kWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
 }
 
-const Buffer& uploadSteps(Context& ctx, double theta, int64_t rotaryDim) {
-  std::vector<uint32_t> steps = ropePhaseSteps(theta, rotaryDim);
+const Buffer& uploadSteps(Context& ctx, const RopeOptions& options, int64_t rotaryDim) {
+  std::vector<uint32_t> steps = ropePhaseSteps(options.theta, rotaryDim, options.frequencyDivisors);
   return ctx.recorder().upload(steps.data(), steps.size() * sizeof(uint32_t), "RoPE's phase steps");
 }
 
 }  // namespace
 
-std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim) {
+std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim, std::span<const double> divisors) {
   std::vector<uint32_t> words;
   words.reserve(static_cast<std::size_t>(rotaryDim));
   for (int64_t i = 0; i < rotaryDim / 2; ++i) {
-    // Turns per position step; < 1 since the frequency is <= 1 rad.
     long double invFreq = std::pow(static_cast<long double>(theta), -2.0L * i / rotaryDim);
+    if (!divisors.empty()) invFreq /= static_cast<long double>(divisors[static_cast<std::size_t>(i)]);
+    // Turns per position step. Whole turns drop out of every phase, so only the fraction is kept
+    // (a divisor below 1 can turn a pair more than once a position).
     long double turns = invFreq / (2.0L * std::numbers::pi_v<long double>);
+    turns -= std::floor(turns);
     long double scaled = std::ldexp(turns, 32);
     long double high = std::floor(scaled);
     long double low = std::floor(std::ldexp(scaled - high, 32) + 0.5L);
     uint64_t hi = static_cast<uint64_t>(high), lo = static_cast<uint64_t>(low);
-    if (lo == (uint64_t{1} << 32)) {  // rounding carried into the high word
+    if (lo == (uint64_t{1} << 32)) {  // rounding carried into the high word (and maybe past it)
       lo = 0;
-      ++hi;
+      hi = (hi + 1) & 0xffffffffu;
     }
     words.push_back(static_cast<uint32_t>(hi));
     words.push_back(static_cast<uint32_t>(lo));
@@ -133,7 +142,7 @@ std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim) {
 
 void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOptions& options) {
   RopePlan plan = planRope(ctx, x, y, options, "x", "y");
-  const Buffer& steps = uploadSteps(ctx, options.theta, plan.params.rotaryDim);
+  const Buffer& steps = uploadSteps(ctx, options, plan.params.rotaryDim);
   recordRope(ctx, x, y, plan, steps, "x");
   ctx.flush();
 }
@@ -152,7 +161,7 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
                                    " in batch, seq and head dim");
   if (q.dtype != k.dtype) throw InvalidArgument("k", "dtype differs from q's");
   Batch batch(ctx);
-  const Buffer& steps = uploadSteps(ctx, options.theta, qPlan.params.rotaryDim);
+  const Buffer& steps = uploadSteps(ctx, options, qPlan.params.rotaryDim);
   recordRope(ctx, q, qOut, qPlan, steps, "q");
   recordRope(ctx, k, kOut, kPlan, steps, "k");
   batch.submit();

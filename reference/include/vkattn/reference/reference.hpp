@@ -23,10 +23,11 @@ std::vector<double> layerNormRef(const std::vector<float>& x, std::size_t cols, 
 std::vector<double> rmsNormRef(const std::vector<float>& x, std::size_t cols, const std::vector<float>* weight,
                                double eps);
 
-// RoPE on contiguous [B, H, L, D]; positions[b * L + l].
+// RoPE on contiguous [B, H, L, D]; positions[b * L + l]; pair i's frequency divided by
+// divisors[i] when divisors is not empty.
 std::vector<double> ropeRef(const std::vector<float>& x, std::size_t B, std::size_t H, std::size_t L, std::size_t D,
                             std::size_t rotaryDim, bool interleaved, double theta,
-                            const std::vector<int64_t>& positions);
+                            const std::vector<int64_t>& positions, const std::vector<double>& divisors = {});
 
 // Embedding lookup: rows of table [vocab, dim] by ids, plus positions[offset + t % seq] when given.
 std::vector<double> embeddingRef(const std::vector<float>& table, const std::vector<int32_t>& ids, std::size_t dim,

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
@@ -19,6 +21,10 @@ struct RopeOptions {
   // i32 positions of shape [seq] or [batch, seq]; when absent, position = positionOffset + l.
   std::optional<TensorView> positions;
   int64_t positionOffset = 0;
+  // Divisors of each pair's frequency theta^(-2i/rotaryDim), rotaryDim / 2 of them, finite and
+  // > 0: Llama 3's rope_freqs and linear position scaling (every divisor the scale factor).
+  // Empty means 1 for every pair.
+  std::vector<double> frequencyDivisors;
 };
 
 // y = rope(x). x and y are [batch, heads, seq, headDim] views of the same shape and dtype.
@@ -30,8 +36,8 @@ Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options = {});
 void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k,
             const TensorView& kOut, const RopeOptions& options = {});
 
-// The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / 2pi) * 2^64, split into
-// (high, low) 32-bit words. Exposed for tests.
-std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim);
+// The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / divisor_i / 2pi) * 2^64,
+// split into (high, low) 32-bit words. Exposed for tests.
+std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim, std::span<const double> divisors = {});
 
 }  // namespace vkattn

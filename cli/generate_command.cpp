@@ -1,0 +1,90 @@
+// `vkattn generate MODEL.gguf "prompt"`: a LLaMA-family GGUF model on the chosen device. Streams
+// the generated text to stdout as it is sampled and reports the prompt's and the generation's
+// tokens per second on stderr; optionally writes every step's logits as .npy.
+#include <iostream>
+#include <limits>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/io/npy.hpp"
+#include "vkattn/models/language_model.hpp"
+#include "vkattn/tokenizers/text_tokenizer.hpp"
+
+namespace vkattn::cli {
+namespace {
+
+// Bytes of `text` up to its last whole UTF-8 sequence (a token may end inside a character).
+std::size_t wholeCharacters(const std::string& text) {
+  std::size_t end = text.size();
+  for (std::size_t back = 1; back <= 4 && back <= text.size(); ++back) {
+    const auto byte = static_cast<unsigned char>(text[text.size() - back]);
+    if ((byte & 0xC0) == 0x80) continue;  // a continuation byte
+    const std::size_t length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    if (length > back) end = text.size() - back;
+    break;
+  }
+  return end;
+}
+
+double rate(std::size_t tokens, double seconds) { return seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0; }
+
+}  // namespace
+
+int generateCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  Arguments a(args, {"--max-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--context", "--logits"},
+              {"--verbose"});
+  if (a.positional().size() != 2)
+    throw InvalidArgument("arguments", "give the model file and the prompt: vkattn generate MODEL.gguf \"prompt\"");
+  const std::string& path = a.positional()[0];
+  const std::string& prompt = a.positional()[1];
+
+  Context ctx({.device = options.device});
+  if (!ctx.device().pipelineCacheLoaded())
+    std::cerr << "vkattn: first run on " << ctx.info().name
+              << ": compiling its kernels as they are first used (`vkattn warmup` compiles them ahead of time)\n";
+  LanguageModel model(ctx, path, {.contextLength = a.integer("--context", 0, 0, std::numeric_limits<int32_t>::max())});
+
+  GenerateOptions o;
+  o.maxTokens = a.integer("--max-tokens", 64, 0, std::numeric_limits<int32_t>::max());
+  o.sampler.temperature = static_cast<float>(a.number("--temperature", 0.0));
+  o.sampler.topK = a.integer("--top-k", 0, 0, std::numeric_limits<int32_t>::max());
+  o.sampler.topP = static_cast<float>(a.number("--top-p", 1.0));
+  o.sampler.seed = static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()));
+  const auto logitsPath = a.get("--logits");
+  o.logits = logitsPath.has_value();
+
+  // Stream: decode everything sampled so far and print what is new and whole.
+  std::vector<int32_t> sampled;
+  std::size_t printed = 0;
+  std::cout << prompt << std::flush;
+  o.onStep = [&](const GenerationStep& step) {
+    if (step.position > 0) sampled.push_back(step.ids.front());
+    const std::string text = model.tokenizer().decode(sampled);
+    const std::size_t end = wholeCharacters(text);
+    if (end > printed) std::cout << text.substr(printed, end - printed) << std::flush;
+    printed = std::max(printed, end);
+    return true;
+  };
+  const Generation g = model.generate(prompt, o);
+  const std::string text = g.text;
+  if (text.size() > printed) std::cout << text.substr(printed);
+  std::cout << "\n";
+
+  const LanguageModelConfig& c = model.config();
+  std::cerr << "prompt:     " << g.promptIds.size() << " tokens, " << rate(g.promptIds.size(), g.promptSeconds)
+            << " tokens/s\n"
+            << "generation: " << g.ids.size() << " tokens, "
+            << rate(g.ids.size() > 0 ? g.ids.size() - 1 : 0, g.generateSeconds) << " tokens/s"
+            << (g.endOfSequence ? " (end of sequence)" : "") << "\n";
+  if (a.has("--verbose"))
+    std::cerr << "device:     " << ctx.info().name << "\n"
+              << "model:      " << c.architecture << (c.name.empty() ? "" : " \"" + c.name + "\"") << ", " << c.layers
+              << " layers, d " << c.modelDim << ", " << c.heads << " heads (" << c.kvHeads << " for K/V) of "
+              << c.headDim << ", vocab " << c.vocab << ", context " << model.contextLength() << "\n";
+  if (logitsPath)
+    io::writeNpy(*logitsPath, {static_cast<int64_t>(g.logits.size()) / c.vocab, c.vocab}, g.logits);
+  return 0;
+}
+
+}  // namespace vkattn::cli

@@ -1,0 +1,89 @@
+// A decoder-only LLaMA-family language model read from a GGUF file (architectures `llama` and
+// `qwen2`), run on vkattn's kernels: RMSNorm, GQA attention with RoPE and a key/value cache on the
+// device, SwiGLU, the output projection. Weights stay in the file's type where the runtime's
+// linear reads it and become f32 on the device otherwise (language_model_weights.hpp says which);
+// the token embedding stays in the file and only the rows a step needs are decoded. The prompt
+// runs as one batch, then one token per step.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/models/language_model_config.hpp"
+#include "vkattn/models/token_sampler.hpp"
+#include "vkattn/ops/attention_map.hpp"
+
+namespace vkattn {
+
+class TextTokenizer;
+
+struct LanguageModelOptions {
+  // Positions the key/value cache holds; 0 means the file's context length, capped at 4096.
+  int64_t contextLength = 0;
+};
+
+// What one step of generate() produced, handed to GenerateOptions::onStep as it happens.
+struct GenerationStep {
+  int64_t position = 0;          // the first row this step added (0 for the prompt)
+  std::vector<int32_t> ids;      // the tokens fed this step: the prompt, then one sampled token each
+  // One per layer when GenerateOptions::attention: [heads, ids.size(), position + ids.size()], the
+  // attention probabilities of this step's rows over every position so far.
+  std::vector<AttentionMap> attention;
+};
+
+struct GenerateOptions {
+  int64_t maxTokens = 64;  // generated tokens at most (stops early at end-of-sequence)
+  SamplerOptions sampler;  // greedy unless temperature > 0
+  bool attention = false;  // fill Generation::attention and GenerationStep::attention
+  bool logits = false;     // fill Generation::logits
+  bool parseSpecial = true;  // control-token texts in the prompt ("<|endoftext|>") become those tokens
+  // Called after the prompt and after every sampled token; return false to stop.
+  std::function<bool(const GenerationStep&)> onStep;
+};
+
+struct Generation {
+  std::vector<int32_t> promptIds;  // bos included when the vocabulary adds it
+  std::vector<int32_t> ids;        // generated tokens, end-of-sequence included when produced
+  std::string text;                // ids decoded (control tokens left out)
+  bool endOfSequence = false;
+  // One per layer: [heads, T, T] with T = promptIds.size() + ids.size() - 1 (the last sampled token
+  // was never fed); row t holds position t's attention over positions 0..t, zeros after.
+  std::vector<AttentionMap> attention;
+  std::vector<float> logits;  // [steps, vocab]: the last row's logits of the prompt, then of each step
+  double promptSeconds = 0;   // the prompt's forward pass
+  double generateSeconds = 0;  // every later step, sampling included
+};
+
+class LanguageModel {
+ public:
+  // Reads the file's hyper-parameters, tokenizer and weights. Throws Unsupported naming the
+  // architecture, a tensor type or a key value vkattn cannot run, InvalidArgument naming the key
+  // or tensor for a malformed file.
+  LanguageModel(Context& ctx, const std::filesystem::path& gguf, const LanguageModelOptions& options = {});
+  ~LanguageModel();
+  LanguageModel(LanguageModel&&) noexcept;
+  LanguageModel& operator=(LanguageModel&&) = delete;
+
+  const LanguageModelConfig& config() const noexcept;
+  const TextTokenizer& tokenizer() const noexcept;
+  int64_t contextLength() const noexcept;
+
+  // Logits [ids.size(), vocab] of a fresh sequence, positions 0.. (one batch).
+  std::vector<float> logits(std::span<const int32_t> ids);
+  // Tokenizes `prompt` (bos as the vocabulary says) and samples up to maxTokens more.
+  Generation generate(std::string_view prompt, const GenerateOptions& options = {});
+  Generation generate(std::span<const int32_t> promptIds, const GenerateOptions& options = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace vkattn

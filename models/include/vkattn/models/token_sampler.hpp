@@ -1,0 +1,32 @@
+// Choosing the next token from a row of logits: greedy (temperature 0), or sampling from the
+// softmax of logits / temperature restricted to the top k tokens and then to the smallest set whose
+// probability reaches top p (nucleus). The random stream is a seeded 64-bit Mersenne twister with
+// its own conversion to [0, 1), so a seed gives the same tokens on every platform.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+
+namespace vkattn {
+
+struct SamplerOptions {
+  float temperature = 0.0f;  // 0: the most likely token (ties: the lowest id)
+  int64_t topK = 0;          // 0: every token
+  float topP = 1.0f;         // in (0, 1]
+  uint64_t seed = 0;
+};
+
+class TokenSampler {
+ public:
+  // Throws InvalidArgument naming temperature, topK or topP when out of range.
+  explicit TokenSampler(const SamplerOptions& options);
+  // Throws InvalidArgument("logits") for an empty row or one holding NaN.
+  int32_t next(std::span<const float> logits);
+
+ private:
+  SamplerOptions m_options;
+  std::mt19937_64 m_random;
+};
+
+}  // namespace vkattn

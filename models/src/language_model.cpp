@@ -1,0 +1,247 @@
+#include "vkattn/models/language_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "language_model_weights.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/io/gguf.hpp"
+#include "vkattn/models/attention_layer.hpp"
+#include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/linear.hpp"
+#include "vkattn/ops/row_ops.hpp"
+#include "vkattn/tokenizers/gguf_tokenizer.hpp"
+
+namespace vkattn {
+namespace {
+
+constexpr int64_t kDefaultContextCap = 4096;
+
+struct DecoderLayer {
+  Tensor attentionNorm, ffnNorm;
+  MultiHeadAttention attention;
+  Tensor gate, up, down;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A [1, heads, rows, cols] probability tensor, downloaded.
+AttentionMap downloadMap(const Tensor& weights) {
+  return {weights.shape()[1], weights.shape()[2], weights.shape()[3], weights.download()};
+}
+
+}  // namespace
+
+struct LanguageModel::Impl {
+  Context& ctx;
+  GgufFile file;
+  LanguageModelConfig config;
+  std::unique_ptr<TextTokenizer> tokenizer;
+  int64_t context = 0;
+  detail::TokenEmbedding embedding;
+  std::vector<DecoderLayer> layers;
+  Tensor outputNorm, output;
+
+  Impl(Context& c, const std::filesystem::path& path, const LanguageModelOptions& options)
+      : ctx(c),
+        file(path),
+        config(readLanguageModelConfig(file)),
+        tokenizer(makeTokenizer(file.metadata())),
+        embedding(file, config.vocab, config.modelDim) {
+    if (tokenizer->vocabulary().size() != config.vocab)
+      throw InvalidArgument("tokenizer.ggml.tokens", std::to_string(tokenizer->vocabulary().size()) +
+                                                         " tokens, token_embd.weight has " +
+                                                         std::to_string(config.vocab) + " rows");
+    if (options.contextLength < 0)
+      throw InvalidArgument("contextLength", std::to_string(options.contextLength) + " must be >= 0");
+    context = options.contextLength ? options.contextLength : std::min(config.contextLength, kDefaultContextCap);
+
+    const LanguageModelConfig& m = config;
+    const int64_t q = m.heads * m.headDim, kv = m.kvHeads * m.headDim;
+    AttentionLayerConfig attention{.modelDim = m.modelDim, .heads = m.heads, .kvHeads = m.kvHeads,
+                                   .headDim = m.headDim,
+                                   .rope = RopeOptions{.theta = m.ropeTheta, .interleaved = m.ropeInterleaved,
+                                                       .rotaryDim = m.rotaryDim,
+                                                       .frequencyDivisors = m.ropeDivisors}};
+    for (int64_t i = 0; i < m.layers; ++i) {
+      const std::string p = "blk." + std::to_string(i) + ".";
+      const auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
+        return detail::deviceMatrix(ctx, file, p + name, rows, cols);
+      };
+      AttentionLayerWeights weights{matrix("attn_q.weight", q, m.modelDim), matrix("attn_k.weight", kv, m.modelDim),
+                                    matrix("attn_v.weight", kv, m.modelDim),
+                                    matrix("attn_output.weight", m.modelDim, q),
+                                    detail::optionalVector(ctx, file, p + "attn_q.bias", q),
+                                    detail::optionalVector(ctx, file, p + "attn_k.bias", kv),
+                                    detail::optionalVector(ctx, file, p + "attn_v.bias", kv),
+                                    std::nullopt};
+      if (m.attentionBiases && !(weights.qBias && weights.kBias && weights.vBias))
+        throw InvalidArgument(p + "attn_q.bias", "a " + m.architecture + " model needs q, k and v biases");
+      layers.push_back({detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
+                        detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
+                        MultiHeadAttention(ctx, attention, std::move(weights)),
+                        matrix("ffn_gate.weight", m.ffnDim, m.modelDim), matrix("ffn_up.weight", m.ffnDim, m.modelDim),
+                        matrix("ffn_down.weight", m.modelDim, m.ffnDim)});
+    }
+    outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
+    output = detail::deviceMatrix(ctx, file, m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
+  }
+
+  std::vector<KeyValueCache> caches(int64_t capacity) const {
+    std::vector<KeyValueCache> out;
+    for (const DecoderLayer& layer : layers) out.push_back(layer.attention.makeCache(ctx, 1, capacity));
+    return out;
+  }
+
+  TensorView rmsNorm(const TensorView& x, const Tensor& weight) {
+    const TensorView y = ctx.scratch(x.shape);
+    vkattn::rmsNorm(ctx, x, y, {.weight = weight.view(), .eps = config.normEps});
+    return y;
+  }
+
+  // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
+  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions].
+  void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
+               const Tensor& logits, std::vector<Tensor>* maps) {
+    const auto length = static_cast<int64_t>(ids.size());
+    const int64_t d = config.modelDim;
+    const std::vector<float> rows = embedding.rows(ids);
+    Batch batch(ctx);
+    const Buffer& embedded = ctx.recorder().upload(rows.data(), rows.size() * sizeof(float), "token embeddings");
+    TensorView x{&embedded, DType::F32, {1, length, d}, contiguousStrides({1, length, d}), 0};
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      DecoderLayer& layer = layers[l];
+      const TensorView h = rmsNorm(x, layer.attentionNorm);
+      layer.attention.append(ctx, h, caches[l]);
+      const TensorView attended = ctx.scratch(x.shape);
+      layer.attention.attend(ctx, h, caches[l], attended,
+                             {.causal = true, .residual = x, .weights = maps ? &(*maps)[l] : nullptr});
+      const TensorView h2 = rmsNorm(attended, layer.ffnNorm);
+      const TensorView gate = ctx.scratch({1, length, config.ffnDim});
+      const TensorView up = ctx.scratch({1, length, config.ffnDim});
+      linear(ctx, h2, layer.gate, gate);
+      linear(ctx, h2, layer.up, up);
+      swiglu(ctx, gate, up, gate);
+      const TensorView y = ctx.scratch(x.shape);
+      linear(ctx, gate, layer.down, y, {.residual = attended});
+      x = y;
+    }
+    const TensorView normed = rmsNorm(x, outputNorm);
+    // Its last logitRows rows, as [logitRows, d] (linear takes a slice of rows).
+    const TensorView last{normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
+    linear(ctx, last, output, logits);
+    batch.submit();
+  }
+
+  void requireIds(std::span<const int32_t> ids, const char* name) const {
+    if (ids.empty()) throw InvalidArgument(name, "holds no tokens");
+    for (int32_t id : ids)
+      if (id < 0 || id >= config.vocab)
+        throw InvalidArgument(name, "token " + std::to_string(id) + " is outside the vocabulary [0, " +
+                                        std::to_string(config.vocab) + ")");
+    if (static_cast<int64_t>(ids.size()) > context)
+      throw InvalidArgument(name, std::to_string(ids.size()) + " tokens exceed the context length " +
+                                      std::to_string(context));
+  }
+
+  std::vector<float> logits(std::span<const int32_t> ids) {
+    requireIds(ids, "ids");
+    const auto length = static_cast<int64_t>(ids.size());
+    std::vector<KeyValueCache> fresh = caches(length);
+    Tensor out = ctx.tensor({length, config.vocab});
+    forward(ids, fresh, length, out, nullptr);
+    return out.download();
+  }
+
+  Generation generate(std::span<const int32_t> prompt, const GenerateOptions& options) {
+    requireIds(prompt, "prompt");
+    if (options.maxTokens < 0) throw InvalidArgument("maxTokens", "must be >= 0");
+    TokenSampler sampler(options.sampler);
+    Generation result;
+    result.promptIds.assign(prompt.begin(), prompt.end());
+    const int64_t capacity = std::min(context, static_cast<int64_t>(prompt.size()) + options.maxTokens);
+    std::vector<KeyValueCache> kv = caches(capacity);
+    Tensor logits = ctx.tensor({1, config.vocab});
+    std::vector<Tensor> maps(layers.size());
+    if (options.attention)
+      for (std::size_t l = 0; l < layers.size(); ++l)
+        result.attention.push_back({config.heads, capacity, capacity,
+                                    std::vector<float>(static_cast<std::size_t>(config.heads * capacity * capacity))});
+    const int32_t eos = tokenizer->vocabulary().eos;
+
+    std::vector<int32_t> feed(prompt.begin(), prompt.end());
+    int64_t position = 0;
+    const auto start = std::chrono::steady_clock::now();
+    auto afterPrompt = start;
+    while (static_cast<int64_t>(result.ids.size()) < options.maxTokens) {
+      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr);
+      const std::vector<float> row = logits.download();
+      if (position == 0) {
+        afterPrompt = std::chrono::steady_clock::now();
+        result.promptSeconds = std::chrono::duration<double>(afterPrompt - start).count();
+      }
+      if (options.logits) result.logits.insert(result.logits.end(), row.begin(), row.end());
+      GenerationStep step{position, feed, {}};
+      if (options.attention)
+        for (std::size_t l = 0; l < layers.size(); ++l) {
+          step.attention.push_back(downloadMap(maps[l]));
+          placeRows(result.attention[l], step.attention.back(), position);
+        }
+      const int32_t next = sampler.next(row);
+      result.ids.push_back(next);
+      position += static_cast<int64_t>(feed.size());
+      const bool more = !options.onStep || options.onStep(step);
+      if (next == eos) {
+        result.endOfSequence = true;
+        break;
+      }
+      if (!more || position >= capacity) break;
+      feed.assign(1, next);
+    }
+    result.generateSeconds = secondsSince(afterPrompt);
+    for (AttentionMap& map : result.attention) map = cropped(map, position);
+    result.text = tokenizer->decode(result.ids);
+    return result;
+  }
+
+  // Copies a step's rows [heads, rows, cols] into a [heads, n, n] map at row `first`.
+  static void placeRows(AttentionMap& map, const AttentionMap& rows, int64_t first) {
+    for (int64_t h = 0; h < rows.heads; ++h)
+      for (int64_t r = 0; r < rows.rows; ++r)
+        std::copy_n(rows.weights.begin() + (h * rows.rows + r) * rows.cols, rows.cols,
+                    map.weights.begin() + (h * map.rows + first + r) * map.cols);
+  }
+
+  // The leading [heads, n, n] of a square map.
+  static AttentionMap cropped(const AttentionMap& map, int64_t n) {
+    AttentionMap out{map.heads, n, n, std::vector<float>(static_cast<std::size_t>(map.heads * n * n))};
+    for (int64_t h = 0; h < map.heads; ++h)
+      for (int64_t r = 0; r < n; ++r)
+        std::copy_n(map.weights.begin() + (h * map.rows + r) * map.cols, n, out.weights.begin() + (h * n + r) * n);
+    return out;
+  }
+};
+
+LanguageModel::LanguageModel(Context& ctx, const std::filesystem::path& gguf, const LanguageModelOptions& options)
+    : m_impl(std::make_unique<Impl>(ctx, gguf, options)) {}
+LanguageModel::~LanguageModel() = default;
+LanguageModel::LanguageModel(LanguageModel&&) noexcept = default;
+
+const LanguageModelConfig& LanguageModel::config() const noexcept { return m_impl->config; }
+const TextTokenizer& LanguageModel::tokenizer() const noexcept { return *m_impl->tokenizer; }
+int64_t LanguageModel::contextLength() const noexcept { return m_impl->context; }
+
+std::vector<float> LanguageModel::logits(std::span<const int32_t> ids) { return m_impl->logits(ids); }
+
+Generation LanguageModel::generate(std::string_view prompt, const GenerateOptions& options) {
+  const std::vector<int32_t> ids = m_impl->tokenizer->encode(prompt, {.addSpecial = true, .parseSpecial = options.parseSpecial});
+  return m_impl->generate(ids, options);
+}
+
+Generation LanguageModel::generate(std::span<const int32_t> promptIds, const GenerateOptions& options) {
+  return m_impl->generate(promptIds, options);
+}
+
+}  // namespace vkattn

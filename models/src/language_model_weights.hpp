@@ -1,0 +1,46 @@
+// A GGUF model's tensors on the device, checked against the shapes its hyper-parameters imply.
+// Matrices keep the file's type where the runtime's linear reads it as a weight and become f32
+// otherwise; vectors (norms, biases) become f32. The token embedding stays in the mapped file and
+// only the rows a step needs are decoded on the host.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vkattn/core/context.hpp"
+#include "vkattn/core/tensor.hpp"
+#include "vkattn/io/ggml_types.hpp"
+
+namespace vkattn {
+class GgufFile;
+}
+
+namespace vkattn::detail {
+
+// The device dtype a linear weight of this GGUF type is kept in (nullopt: decoded to f32).
+std::optional<DType> linearWeightType(GgmlType type) noexcept;
+
+// `name` as an [rows, cols] weight matrix (InvalidArgument naming the tensor for another shape).
+Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols);
+// `name` as an f32 [size] vector.
+Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
+std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
+
+// Rows of token_embd.weight, decoded on the host from the file's bytes.
+class TokenEmbedding {
+ public:
+  TokenEmbedding(const GgufFile& file, int64_t vocab, int64_t dim);
+  // [ids.size(), dim] f32; InvalidArgument("ids") naming an id outside [0, vocab).
+  std::vector<float> rows(std::span<const int32_t> ids) const;
+
+ private:
+  const GgufFile* m_file;
+  GgmlType m_type;
+  int64_t m_vocab, m_dim;
+  uint64_t m_rowBytes;
+};
+
+}  // namespace vkattn::detail

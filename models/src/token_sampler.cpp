@@ -1,0 +1,64 @@
+#include "vkattn/models/token_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "vkattn/core/error.hpp"
+
+namespace vkattn {
+
+TokenSampler::TokenSampler(const SamplerOptions& options) : m_options(options), m_random(options.seed) {
+  if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature))
+    throw InvalidArgument("temperature", std::to_string(options.temperature) + " must be finite and >= 0");
+  if (options.topK < 0) throw InvalidArgument("topK", std::to_string(options.topK) + " must be >= 0");
+  if (!(options.topP > 0.0f && options.topP <= 1.0f))
+    throw InvalidArgument("topP", std::to_string(options.topP) + " must be in (0, 1]");
+}
+
+int32_t TokenSampler::next(std::span<const float> logits) {
+  if (logits.empty()) throw InvalidArgument("logits", "is empty");
+  if (std::any_of(logits.begin(), logits.end(), [](float v) { return std::isnan(v); }))
+    throw InvalidArgument("logits", "holds NaN");
+  if (m_options.temperature == 0.0f)
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+
+  // Candidates by descending logit (ties: lower id first), cut to the top k.
+  std::vector<int32_t> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
+  if (m_options.topK > 0 && static_cast<std::size_t>(m_options.topK) < order.size())
+    order.resize(static_cast<std::size_t>(m_options.topK));
+
+  std::vector<double> weights(order.size());
+  const double top = logits[static_cast<std::size_t>(order[0])];
+  double total = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    weights[i] = std::exp((logits[static_cast<std::size_t>(order[i])] - top) / m_options.temperature);
+    total += weights[i];
+  }
+  // Nucleus: the shortest prefix whose probability reaches top p.
+  std::size_t kept = order.size();
+  if (m_options.topP < 1.0f) {
+    double mass = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      mass += weights[i] / total;
+      if (mass >= m_options.topP) {
+        kept = i + 1;
+        break;
+      }
+    }
+  }
+  const double keptMass = std::accumulate(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(kept), 0.0);
+  const double u = static_cast<double>(m_random() >> 11) * 0x1.0p-53 * keptMass;  // uniform in [0, keptMass)
+  double sum = 0;
+  for (std::size_t i = 0; i < kept; ++i) {
+    sum += weights[i];
+    if (u < sum) return order[i];
+  }
+  return order[kept - 1];
+}
+
+}  // namespace vkattn

@@ -1,0 +1,115 @@
+#include "vkattn/reference/language_model_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vkattn::reference {
+namespace {
+
+using Matrix = std::vector<double>;  // row-major [rows, cols]
+
+// y[L, out] = x[L, in] W^T (+ bias).
+Matrix project(const Matrix& x, int64_t rows, int64_t in, const std::vector<float>& w, int64_t out,
+               const std::vector<float>& bias) {
+  Matrix y(static_cast<std::size_t>(rows * out));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t o = 0; o < out; ++o) {
+      double sum = bias.empty() ? 0.0 : bias[static_cast<std::size_t>(o)];
+      for (int64_t i = 0; i < in; ++i) sum += x[static_cast<std::size_t>(r * in + i)] * w[static_cast<std::size_t>(o * in + i)];
+      y[static_cast<std::size_t>(r * out + o)] = sum;
+    }
+  return y;
+}
+
+Matrix rmsNorm(const Matrix& x, int64_t rows, int64_t cols, const std::vector<float>& weight, double eps) {
+  Matrix y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (int64_t c = 0; c < cols; ++c) squares += x[static_cast<std::size_t>(r * cols + c)] * x[static_cast<std::size_t>(r * cols + c)];
+    const double scale = 1.0 / std::sqrt(squares / static_cast<double>(cols) + eps);
+    for (int64_t c = 0; c < cols; ++c)
+      y[static_cast<std::size_t>(r * cols + c)] = x[static_cast<std::size_t>(r * cols + c)] * scale * weight[static_cast<std::size_t>(c)];
+  }
+  return y;
+}
+
+// Rotates every head of x [L, heads * headDim] in place: row l sits at position l.
+void rotate(Matrix& x, int64_t rows, int64_t heads, const DecoderModelWeights& m) {
+  const int64_t half = m.rotaryDim / 2;
+  for (int64_t l = 0; l < rows; ++l)
+    for (int64_t h = 0; h < heads; ++h) {
+      double* v = x.data() + (l * heads + h) * m.headDim;
+      for (int64_t i = 0; i < half; ++i) {
+        double freq = std::pow(m.ropeTheta, -2.0 * static_cast<double>(i) / static_cast<double>(m.rotaryDim));
+        if (!m.ropeDivisors.empty()) freq /= m.ropeDivisors[static_cast<std::size_t>(i)];
+        const double angle = static_cast<double>(l) * freq;
+        const int64_t a = m.ropeInterleaved ? 2 * i : i, b = m.ropeInterleaved ? 2 * i + 1 : i + half;
+        const double re = v[a], im = v[b];
+        v[a] = re * std::cos(angle) - im * std::sin(angle);
+        v[b] = im * std::cos(angle) + re * std::sin(angle);
+      }
+    }
+}
+
+}  // namespace
+
+std::vector<double> decoderLogitsRef(const DecoderModelWeights& m, const std::vector<int32_t>& ids,
+                                     std::vector<std::vector<double>>* probabilities) {
+  const auto rows = static_cast<int64_t>(ids.size());
+  const int64_t d = m.modelDim, hd = m.headDim, group = m.heads / m.kvHeads;
+  Matrix x(static_cast<std::size_t>(rows * d));
+  for (int64_t l = 0; l < rows; ++l)
+    for (int64_t c = 0; c < d; ++c)
+      x[static_cast<std::size_t>(l * d + c)] = m.embedding[static_cast<std::size_t>(ids[static_cast<std::size_t>(l)] * d + c)];
+  if (probabilities) probabilities->clear();
+
+  for (const DecoderLayerWeights& w : m.layers) {
+    const Matrix h = rmsNorm(x, rows, d, w.attentionNorm, m.normEps);
+    Matrix q = project(h, rows, d, w.q, m.heads * hd, w.qBias);
+    Matrix k = project(h, rows, d, w.k, m.kvHeads * hd, w.kBias);
+    const Matrix v = project(h, rows, d, w.v, m.kvHeads * hd, w.vBias);
+    rotate(q, rows, m.heads, m);
+    rotate(k, rows, m.kvHeads, m);
+
+    Matrix context(static_cast<std::size_t>(rows * m.heads * hd), 0.0);
+    std::vector<double> map(static_cast<std::size_t>(m.heads * rows * rows), 0.0);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+    for (int64_t head = 0; head < m.heads; ++head) {
+      const int64_t kvHead = head / group;
+      for (int64_t i = 0; i < rows; ++i) {
+        std::vector<double> scores(static_cast<std::size_t>(i + 1));
+        for (int64_t j = 0; j <= i; ++j) {
+          double dot = 0;
+          for (int64_t c = 0; c < hd; ++c)
+            dot += q[static_cast<std::size_t>((i * m.heads + head) * hd + c)] *
+                   k[static_cast<std::size_t>((j * m.kvHeads + kvHead) * hd + c)];
+          scores[static_cast<std::size_t>(j)] = dot * scale;
+        }
+        const double top = *std::max_element(scores.begin(), scores.end());
+        double total = 0;
+        for (double& s : scores) total += (s = std::exp(s - top));
+        for (int64_t j = 0; j <= i; ++j) {
+          const double p = scores[static_cast<std::size_t>(j)] / total;
+          map[static_cast<std::size_t>((head * rows + i) * rows + j)] = p;
+          for (int64_t c = 0; c < hd; ++c)
+            context[static_cast<std::size_t>((i * m.heads + head) * hd + c)] +=
+                p * v[static_cast<std::size_t>((j * m.kvHeads + kvHead) * hd + c)];
+        }
+      }
+    }
+    if (probabilities) probabilities->push_back(std::move(map));
+    const Matrix attended = project(context, rows, m.heads * hd, w.o, d, {});
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += attended[i];
+
+    const Matrix h2 = rmsNorm(x, rows, d, w.ffnNorm, m.normEps);
+    const Matrix gate = project(h2, rows, d, w.gate, m.ffnDim, {});
+    const Matrix up = project(h2, rows, d, w.up, m.ffnDim, {});
+    Matrix hidden(gate.size());
+    for (std::size_t i = 0; i < gate.size(); ++i) hidden[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+    const Matrix down = project(hidden, rows, m.ffnDim, w.down, d, {});
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += down[i];
+  }
+  return project(rmsNorm(x, rows, d, m.outputNorm, m.normEps), rows, d, m.output, m.vocab, {});
+}
+
+}  // namespace vkattn::reference

@@ -1,0 +1,377 @@
+// LLaMA-family GGUF models on vkattn's kernels against the double-precision decoder reference:
+// random small models written as GGUF (llama with GQA and adjacent-pair RoPE, qwen2 with biases
+// and rotate-half RoPE over MQA, tied output, Llama 3 rope_freqs with a partial rotary dim,
+// quantized matrices), incremental decoding against full forward passes, attention maps,
+// sampling, and clear errors for files vkattn cannot run.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "support/compare.hpp"
+#include "support/invalid_argument_of.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/io/ggml_quant.hpp"
+#include "vkattn/io/gguf_writer.hpp"
+#include "vkattn/models/language_model.hpp"
+#include "vkattn/reference/language_model_reference.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/tokenizers/text_tokenizer.hpp"
+
+namespace vkattn::test {
+namespace {
+
+using reference::DecoderLayerWeights;
+using reference::DecoderModelWeights;
+
+// Logits are O(1); fp32 accumulation over d = 64..96 and two layers stays far inside this.
+constexpr double kLogitAtol = 2e-4;
+constexpr double kLogitRtol = 1e-4;
+constexpr double kProbabilityAtol = 1e-5;
+
+struct ModelSpec {
+  std::string arch = "llama";
+  int64_t layers = 2, modelDim = 64, ffnDim = 96, heads = 4, kvHeads = 2, headDim = 16, rotaryDim = 16;
+  double theta = 10000.0;
+  bool tied = false;
+  bool ropeFreqs = false;  // Llama 3's per-pair divisors as rope_freqs.weight
+  GgmlType matrices = GgmlType::F32;
+};
+
+// <unk> <s> </s>, the 256 byte tokens, then a few pieces: a SentencePiece-style vocabulary.
+void addTokenizer(GgufWriter& w, int64_t vocab) {
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+  std::vector<float> scores = {0, 0, 0};
+  std::vector<int32_t> types = {2, 3, 3};
+  for (int b = 0; b < 256; ++b) {
+    char text[8];
+    std::snprintf(text, sizeof text, "<0x%02X>", b);
+    tokens.push_back(text);
+    scores.push_back(0);
+    types.push_back(6);
+  }
+  const char* pieces[] = {"\u2581", "a", "b", "c", "\u2581a", "ab", "\u2581ab", "bc", "\u2581abc"};
+  for (std::size_t i = 0; static_cast<int64_t>(tokens.size()) < vocab; ++i) {
+    char filler[16];
+    std::snprintf(filler, sizeof filler, "x%zu", i);
+    tokens.push_back(i < std::size(pieces) ? pieces[i] : filler);
+    scores.push_back(-static_cast<float>(i));
+    types.push_back(1);
+  }
+  w.setMetadata("tokenizer.ggml.model", GgufValue("llama"));
+  w.setMetadata("tokenizer.ggml.tokens", GgufValue::arrayOf(tokens));
+  w.setMetadata("tokenizer.ggml.scores", GgufValue::arrayOf(scores));
+  w.setMetadata("tokenizer.ggml.token_type", GgufValue::arrayOf(types));
+  w.setMetadata("tokenizer.ggml.bos_token_id", GgufValue(uint32_t{1}));
+  w.setMetadata("tokenizer.ggml.eos_token_id", GgufValue(uint32_t{2}));
+  w.setMetadata("tokenizer.ggml.unknown_token_id", GgufValue(uint32_t{0}));
+}
+
+struct BuiltModel {
+  std::filesystem::path path;
+  DecoderModelWeights weights;  // as the file stores them (dequantized)
+};
+
+class ModelBuilder {
+ public:
+  ModelBuilder(const ModelSpec& spec, uint32_t seed) : m_spec(spec), m_seed(seed) {}
+
+  // Writes the model as GGUF (leaving out `dropTensor`, with `overrides` replacing metadata).
+  BuiltModel write(const std::string& name, const std::string& dropTensor = {},
+                   const std::map<std::string, GgufValue>& overrides = {}) {
+    const ModelSpec& s = m_spec;
+    BuiltModel built;
+    built.path = std::filesystem::temp_directory_path() / ("vkattn_test_lm_" + name + ".gguf");
+    DecoderModelWeights& m = built.weights;
+    m.modelDim = s.modelDim, m.ffnDim = s.ffnDim, m.heads = s.heads, m.kvHeads = s.kvHeads, m.headDim = s.headDim;
+    m.vocab = kVocab, m.rotaryDim = s.rotaryDim, m.ropeTheta = s.theta, m.ropeInterleaved = s.arch == "llama";
+    m.normEps = 1e-5;
+
+    GgufWriter w;
+    std::set<std::string> written;
+    const auto set = [&](const std::string& key, GgufValue value) {
+      const auto it = overrides.find(key);
+      w.setMetadata(key, it == overrides.end() ? std::move(value) : it->second);
+      written.insert(key);
+    };
+    set("general.architecture", GgufValue(s.arch.c_str()));
+    const std::string a = s.arch + ".";
+    set(a + "context_length", GgufValue(uint32_t{256}));
+    set(a + "embedding_length", GgufValue(uint32_t(s.modelDim)));
+    set(a + "block_count", GgufValue(uint32_t(s.layers)));
+    set(a + "feed_forward_length", GgufValue(uint32_t(s.ffnDim)));
+    set(a + "attention.head_count", GgufValue(uint32_t(s.heads)));
+    set(a + "attention.head_count_kv", GgufValue(uint32_t(s.kvHeads)));
+    set(a + "attention.key_length", GgufValue(uint32_t(s.headDim)));
+    set(a + "rope.freq_base", GgufValue(float(s.theta)));
+    set(a + "rope.dimension_count", GgufValue(uint32_t(s.rotaryDim)));
+    set(a + "attention.layer_norm_rms_epsilon", GgufValue(1e-5f));
+    for (const auto& [key, value] : overrides)
+      if (!written.count(key)) w.setMetadata(key, value);
+    addTokenizer(w, kVocab);
+
+    const auto tensor = [&](const std::string& tname, const Shape& shape, float scale, float shift, bool matrix) {
+      std::vector<float> v = reference::randomValues(elementCount(shape), m_seed + static_cast<uint32_t>(m_count++));
+      for (float& x : v) x = shift + scale * x;
+      const GgmlType type = matrix ? s.matrices : GgmlType::F32;
+      if (type != GgmlType::F32) {
+        const std::vector<uint8_t> bytes = quantizeGgml(type, v);
+        v = dequantizeGgml(type, bytes, static_cast<uint64_t>(v.size()));
+      }
+      if (tname != dropTensor) w.addTensor(tname, shape, v, type);
+      return v;
+    };
+    const int64_t d = s.modelDim, q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
+    const float wScale = 0.5f / std::sqrt(static_cast<float>(d));
+    m.embedding = tensor("token_embd.weight", {kVocab, d}, 1.0f, 0.0f, false);
+    for (int64_t l = 0; l < s.layers; ++l) {
+      const std::string p = "blk." + std::to_string(l) + ".";
+      DecoderLayerWeights layer;
+      layer.attentionNorm = tensor(p + "attn_norm.weight", {d}, 0.2f, 1.0f, false);
+      layer.q = tensor(p + "attn_q.weight", {q, d}, 2 * wScale, 0, true);
+      layer.k = tensor(p + "attn_k.weight", {kv, d}, 2 * wScale, 0, true);
+      layer.v = tensor(p + "attn_v.weight", {kv, d}, wScale, 0, true);
+      if (s.arch == "qwen2") {
+        layer.qBias = tensor(p + "attn_q.bias", {q}, 0.3f, 0, false);
+        layer.kBias = tensor(p + "attn_k.bias", {kv}, 0.3f, 0, false);
+        layer.vBias = tensor(p + "attn_v.bias", {kv}, 0.3f, 0, false);
+      }
+      layer.o = tensor(p + "attn_output.weight", {d, q}, wScale, 0, true);
+      layer.ffnNorm = tensor(p + "ffn_norm.weight", {d}, 0.2f, 1.0f, false);
+      layer.gate = tensor(p + "ffn_gate.weight", {s.ffnDim, d}, 2 * wScale, 0, true);
+      layer.up = tensor(p + "ffn_up.weight", {s.ffnDim, d}, 2 * wScale, 0, true);
+      layer.down = tensor(p + "ffn_down.weight", {d, s.ffnDim}, wScale, 0, true);
+      m.layers.push_back(std::move(layer));
+    }
+    m.outputNorm = tensor("output_norm.weight", {d}, 0.2f, 1.0f, false);
+    if (s.tied) {
+      m.output = m.embedding;
+    } else {
+      m.output = tensor("output.weight", {kVocab, d}, 4 * wScale, 0, true);
+    }
+    if (s.ropeFreqs) {
+      std::vector<float> divisors(static_cast<std::size_t>(s.rotaryDim / 2));
+      for (std::size_t i = 0; i < divisors.size(); ++i) divisors[i] = i % 2 ? 1.0f + float(i) : 0.5f;
+      w.addTensor("rope_freqs.weight", {s.rotaryDim / 2}, divisors);
+      m.ropeDivisors.assign(divisors.begin(), divisors.end());
+    }
+    w.write(built.path);
+    return built;
+  }
+
+  static constexpr int64_t kVocab = 3 + 256 + 21;
+
+ private:
+  ModelSpec m_spec;
+  uint32_t m_seed;
+  int m_count = 0;
+};
+
+std::vector<int32_t> someIds(std::size_t n, int32_t salt) {
+  std::vector<int32_t> ids;
+  for (std::size_t i = 0; i < n; ++i) ids.push_back(static_cast<int32_t>((i * 37 + static_cast<std::size_t>(salt) * 11 + 5) % ModelBuilder::kVocab));
+  return ids;
+}
+
+void expectLogitsMatch(Context& ctx, const ModelSpec& spec, const std::string& name, uint32_t seed) {
+  const BuiltModel built = ModelBuilder(spec, seed).write(name);
+  LanguageModel model(ctx, built.path);
+  EXPECT_EQ(model.config().architecture, spec.arch);
+  const std::vector<int32_t> ids = someIds(11, static_cast<int32_t>(seed));
+  EXPECT_TRUE(allClose(model.logits(ids), reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol));
+  std::filesystem::remove(built.path);
+}
+
+std::size_t argmax(const double* row, int64_t n) {
+  return static_cast<std::size_t>(std::max_element(row, row + n) - row);
+}
+
+TEST_F(VkattnTest, LlamaLogitsMatchTheDoubleReference) {
+  expectLogitsMatch(ctx(), ModelSpec{}, "llama", 1);
+}
+
+TEST_F(VkattnTest, Qwen2BiasesRotateHalfAndMqa) {
+  expectLogitsMatch(ctx(), ModelSpec{.arch = "qwen2", .heads = 4, .kvHeads = 1, .theta = 1000000.0}, "qwen2", 2);
+}
+
+TEST_F(VkattnTest, TiedOutputLlama3RopeFreqsAndPartialRotary) {
+  expectLogitsMatch(ctx(), ModelSpec{.layers = 1, .rotaryDim = 8, .theta = 500000.0, .tied = true, .ropeFreqs = true},
+                    "tied", 3);
+}
+
+TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
+  for (GgmlType type : {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::F16})
+    expectLogitsMatch(ctx(), ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = type}, ggmlTypeName(type), 4);
+}
+
+TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
+  // Greedy generation with the KV cache: every step's logits equal the last row of a fresh
+  // forward pass over everything fed so far, and the tokens are the reference's argmax.
+  const BuiltModel built = ModelBuilder(ModelSpec{}, 5).write("steps");
+  LanguageModel model(ctx(), built.path);
+  const std::vector<int32_t> prompt = someIds(5, 5);
+  GenerateOptions options;
+  options.maxTokens = 6;
+  options.logits = true;
+  const Generation g = model.generate(prompt, options);
+  ASSERT_EQ(g.ids.size(), 6u);
+  ASSERT_EQ(g.logits.size(), 6u * ModelBuilder::kVocab);
+  std::vector<int32_t> fed = prompt;
+  for (std::size_t step = 0; step < g.ids.size(); ++step) {
+    const std::vector<double> ref = reference::decoderLogitsRef(built.weights, fed);
+    const double* last = ref.data() + (fed.size() - 1) * ModelBuilder::kVocab;
+    const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
+                                 g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
+    EXPECT_TRUE(allClose(got, std::vector<double>(last, last + ModelBuilder::kVocab), kLogitAtol, kLogitRtol))
+        << "step " << step;
+    EXPECT_EQ(static_cast<std::size_t>(g.ids[step]), argmax(last, ModelBuilder::kVocab)) << "step " << step;
+    fed.push_back(g.ids[step]);
+  }
+  std::filesystem::remove(built.path);
+}
+
+TEST_F(VkattnTest, AttentionMapsMatchTheReferenceAndArriveStepByStep) {
+  const BuiltModel built = ModelBuilder(ModelSpec{.layers = 2, .heads = 4, .kvHeads = 2}, 6).write("maps");
+  LanguageModel model(ctx(), built.path);
+  const std::vector<int32_t> prompt = someIds(4, 6);
+  GenerateOptions options;
+  options.maxTokens = 4;
+  options.attention = true;
+  std::vector<int64_t> stepRows;
+  options.onStep = [&](const GenerationStep& step) {
+    EXPECT_EQ(step.attention.size(), 2u);
+    EXPECT_EQ(step.attention[0].rows, static_cast<int64_t>(step.ids.size()));
+    EXPECT_EQ(step.attention[0].cols, step.position + static_cast<int64_t>(step.ids.size()));
+    stepRows.push_back(step.attention[0].rows);
+    return true;
+  };
+  const Generation g = model.generate(prompt, options);
+  EXPECT_EQ(stepRows, (std::vector<int64_t>{4, 1, 1, 1}));
+  std::vector<int32_t> fed = prompt;
+  fed.insert(fed.end(), g.ids.begin(), g.ids.end() - 1);  // the last sampled token was never fed
+  std::vector<std::vector<double>> probabilities;
+  reference::decoderLogitsRef(built.weights, fed, &probabilities);
+  ASSERT_EQ(g.attention.size(), 2u);
+  for (std::size_t l = 0; l < 2; ++l) {
+    EXPECT_EQ(g.attention[l].rows, static_cast<int64_t>(fed.size()));
+    EXPECT_TRUE(allClose(g.attention[l].weights, probabilities[l], kProbabilityAtol, 0.0)) << "layer " << l;
+  }
+  std::filesystem::remove(built.path);
+}
+
+TEST_F(VkattnTest, GenerationIsDeterministicUnderASeed) {
+  const BuiltModel built = ModelBuilder(ModelSpec{.layers = 1}, 7).write("seeded");
+  LanguageModel model(ctx(), built.path);
+  GenerateOptions options;
+  options.maxTokens = 12;
+  options.sampler = {.temperature = 1.5f, .topK = 50, .topP = 0.95f, .seed = 42};
+  const Generation a = model.generate(someIds(3, 7), options);
+  const Generation b = model.generate(someIds(3, 7), options);
+  EXPECT_EQ(a.ids, b.ids);
+  options.sampler.seed = 43;
+  EXPECT_NE(model.generate(someIds(3, 7), options).ids, a.ids);
+  std::filesystem::remove(built.path);
+}
+
+TEST_F(VkattnTest, TextPromptsAreTokenizedWithBos) {
+  const BuiltModel built = ModelBuilder(ModelSpec{.layers = 1}, 8).write("text");
+  LanguageModel model(ctx(), built.path);
+  GenerateOptions options;
+  options.maxTokens = 3;
+  const Generation g = model.generate("abc ab", options);
+  ASSERT_FALSE(g.promptIds.empty());
+  EXPECT_EQ(g.promptIds, model.tokenizer().encode("abc ab"));
+  EXPECT_EQ(g.text, model.tokenizer().decode(g.ids));
+  std::filesystem::remove(built.path);
+}
+
+TEST(TokenSampler, GreedyTopKAndTopPAndFrequencies) {
+  const std::vector<float> logits = {0.0f, 2.0f, 1.0f, 2.0f, -1.0f};
+  EXPECT_EQ(TokenSampler({}).next(logits), 1);  // ties go to the lower id
+  TokenSampler topOne({.temperature = 1.0f, .topK = 1, .seed = 9});
+  TokenSampler nucleus({.temperature = 1.0f, .topP = 0.3f, .seed = 9});
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(topOne.next(logits), 1);
+    EXPECT_EQ(nucleus.next(logits), 1);  // token 1 alone holds more than 0.3
+  }
+  // Sampled frequencies follow softmax(logits / T) within 4 standard errors.
+  TokenSampler sampler({.temperature = 2.0f, .seed = 1234});
+  const int draws = 20000;
+  std::vector<int> counts(logits.size());
+  for (int i = 0; i < draws; ++i) ++counts[static_cast<std::size_t>(sampler.next(logits))];
+  double total = 0;
+  for (float l : logits) total += std::exp(l / 2.0);
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    const double p = std::exp(logits[i] / 2.0) / total;
+    EXPECT_NEAR(counts[i] / double(draws), p, 4 * std::sqrt(p * (1 - p) / draws)) << "token " << i;
+  }
+  // top-k 2 keeps tokens 1 and 3 only.
+  TokenSampler two({.temperature = 1.0f, .topK = 2, .seed = 5});
+  for (int i = 0; i < 50; ++i) {
+    const int32_t t = two.next(logits);
+    EXPECT_TRUE(t == 1 || t == 3) << t;
+  }
+  EXPECT_EQ(invalidArgumentOf([] { TokenSampler({.temperature = -1.0f}); }), "temperature");
+  EXPECT_EQ(invalidArgumentOf([] { TokenSampler({.topK = -2}); }), "topK");
+  EXPECT_EQ(invalidArgumentOf([] { TokenSampler({.topP = 0.0f}); }), "topP");
+  EXPECT_EQ(invalidArgumentOf([] { TokenSampler({}).next(std::vector<float>{1.0f, NAN}); }), "logits");
+}
+
+TEST_F(VkattnTest, FilesVkattnCannotRunAreClearErrors) {
+  const ModelSpec spec{.layers = 1};
+  {
+    const BuiltModel built = ModelBuilder(spec, 9).write("arch", {}, {{"general.architecture", GgufValue("gptneox")}});
+    try {
+      LanguageModel model(ctx(), built.path);
+      ADD_FAILURE() << "an unknown architecture loaded";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("general.architecture"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("gptneox"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(built.path);
+  }
+  {
+    const BuiltModel built = ModelBuilder(spec, 9).write("missing", "blk.0.ffn_up.weight");
+    EXPECT_EQ(invalidArgumentOf([&] { LanguageModel(ctx(), built.path); }), "blk.0.ffn_up.weight");
+    std::filesystem::remove(built.path);
+  }
+  {
+    const BuiltModel built =
+        ModelBuilder(spec, 9).write("shape", {}, {{"llama.feed_forward_length", GgufValue(uint32_t{64})}});
+    EXPECT_EQ(invalidArgumentOf([&] { LanguageModel(ctx(), built.path); }), "blk.0.ffn_gate.weight");
+    std::filesystem::remove(built.path);
+  }
+  {
+    const BuiltModel built =
+        ModelBuilder(spec, 9).write("heads", {}, {{"llama.attention.head_count_kv", GgufValue(uint32_t{3})}});
+    EXPECT_EQ(invalidArgumentOf([&] { LanguageModel(ctx(), built.path); }), "llama.attention.head_count_kv");
+    std::filesystem::remove(built.path);
+  }
+  {
+    const BuiltModel built =
+        ModelBuilder(spec, 9).write("yarn", {}, {{"llama.rope.scaling.type", GgufValue("yarn")}});
+    try {
+      LanguageModel model(ctx(), built.path);
+      ADD_FAILURE() << "yarn rope scaling loaded";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("llama.rope.scaling.type"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(built.path);
+  }
+  {
+    const BuiltModel built = ModelBuilder(spec, 9).write("limits");
+    LanguageModel model(ctx(), built.path, {.contextLength = 8});
+    EXPECT_EQ(invalidArgumentOf([&] { model.logits(someIds(9, 1)); }), "ids");
+    EXPECT_EQ(invalidArgumentOf([&] { model.logits(std::vector<int32_t>{0, int32_t(ModelBuilder::kVocab)}); }), "ids");
+    EXPECT_EQ(invalidArgumentOf([&] { model.generate(std::vector<int32_t>{}, {}); }), "prompt");
+    GenerateOptions bad;
+    bad.maxTokens = -1;
+    EXPECT_EQ(invalidArgumentOf([&] { model.generate(someIds(2, 1), bad); }), "maxTokens");
+    std::filesystem::remove(built.path);
+  }
+}
+
+}  // namespace
+}  // namespace vkattn::test
