@@ -1,6 +1,7 @@
 // `vkattn generate MODEL.gguf "prompt"`: a LLaMA-family GGUF model on the chosen device. Streams
 // the generated text to stdout as it is sampled and reports the prompt's and the generation's
-// tokens per second on stderr; optionally writes every step's logits as .npy.
+// tokens per second on stderr; optionally keeps keys and values as bf16, Q8_0 or Q4_0 and writes
+// every step's logits as .npy.
 #include <iostream>
 #include <limits>
 
@@ -32,7 +33,8 @@ double rate(std::size_t tokens, double seconds) { return seconds > 0 ? static_ca
 }  // namespace
 
 int generateCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--max-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--context", "--logits"},
+  Arguments a(args,
+              {"--max-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--context", "--kv-dtype", "--logits"},
               {"--verbose"});
   if (a.positional().size() != 2)
     throw InvalidArgument("arguments", "give the model file and the prompt: vkattn generate MODEL.gguf \"prompt\"");
@@ -43,7 +45,13 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   if (!ctx.device().pipelineCacheLoaded())
     std::cerr << "vkattn: first run on " << ctx.info().name
               << ": compiling its kernels as they are first used (`vkattn warmup` compiles them ahead of time)\n";
-  LanguageModel model(ctx, path, {.contextLength = a.integer("--context", 0, 0, std::numeric_limits<int32_t>::max())});
+  LanguageModelOptions modelOptions{.contextLength = a.integer("--context", 0, 0, std::numeric_limits<int32_t>::max())};
+  if (const auto name = a.get("--kv-dtype")) {
+    const std::optional<DType> format = kvFormatFromString(*name);
+    if (!format) throw InvalidArgument("--kv-dtype", "'" + *name + "', expected bf16, q8_0 or q4_0");
+    modelOptions.kvFormat = *format;
+  }
+  LanguageModel model(ctx, path, modelOptions);
 
   GenerateOptions o;
   o.maxTokens = a.integer("--max-tokens", 64, 0, std::numeric_limits<int32_t>::max());
@@ -81,7 +89,8 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
     std::cerr << "device:     " << ctx.info().name << "\n"
               << "model:      " << c.architecture << (c.name.empty() ? "" : " \"" + c.name + "\"") << ", " << c.layers
               << " layers, d " << c.modelDim << ", " << c.heads << " heads (" << c.kvHeads << " for K/V) of "
-              << c.headDim << ", vocab " << c.vocab << ", context " << model.contextLength() << "\n";
+              << c.headDim << ", vocab " << c.vocab << ", context " << model.contextLength() << ", K/V cache "
+              << toString(modelOptions.kvFormat) << "\n";
   if (logitsPath)
     io::writeNpy(*logitsPath, {static_cast<int64_t>(g.logits.size()) / c.vocab, c.vocab}, g.logits);
   return 0;

@@ -206,6 +206,38 @@ TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
     expectLogitsMatch(ctx(), ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = type}, ggmlTypeName(type), 4);
 }
 
+TEST_F(VkattnTest, KeyValueCacheFormats) {
+  // Keys and values stored as bf16, Q8_0 or Q4_0: the prompt's logits and a few decoding steps
+  // against the reference with f32 keys and values, within what the format's rounding moves them.
+  const BuiltModel built = ModelBuilder(ModelSpec{.headDim = 32, .rotaryDim = 32}, 10).write("kvformats");
+  const std::vector<int32_t> ids = someIds(13, 10);
+  const std::vector<double> ref = reference::decoderLogitsRef(built.weights, ids);
+  for (const auto& [format, atol] : {std::pair{DType::BF16, 5e-3}, std::pair{DType::Q8_0, 1.5e-2}, std::pair{DType::Q4_0, 0.2}}) {
+    LanguageModel model(ctx(), built.path, {.kvFormat = format});
+    EXPECT_TRUE(allClose(model.logits(ids), ref, atol, 0.0)) << toString(format);
+    GenerateOptions options;
+    options.maxTokens = 3;
+    options.logits = true;
+    const std::vector<int32_t> prompt(ids.begin(), ids.begin() + 10);
+    const Generation g = model.generate(prompt, options);
+    ASSERT_EQ(g.logits.size(), 3u * ModelBuilder::kVocab);
+    std::vector<int32_t> fed = prompt;
+    for (std::size_t step = 0; step < 3; ++step) {
+      const std::vector<double> full = reference::decoderLogitsRef(built.weights, fed);
+      const std::vector<double> last(full.end() - ModelBuilder::kVocab, full.end());
+      const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
+                                   g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
+      EXPECT_TRUE(allClose(got, last, atol, 0.0)) << toString(format) << " step " << step;
+      fed.push_back(g.ids[step]);
+    }
+  }
+  EXPECT_EQ(invalidArgumentOf([&] { LanguageModel(ctx(), built.path, {.kvFormat = DType::I32}); }), "format");
+  std::filesystem::remove(built.path);
+  const BuiltModel narrow = ModelBuilder(ModelSpec{}, 10).write("narrowheads");  // head dim 16
+  EXPECT_EQ(invalidArgumentOf([&] { LanguageModel(ctx(), narrow.path, {.kvFormat = DType::Q8_0}); }), "format");
+  std::filesystem::remove(narrow.path);
+}
+
 TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
   // Greedy generation with the KV cache: every step's logits equal the last row of a fresh
   // forward pass over everything fed so far, and the tokens are the reference's argmax.

@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/attention.hpp"
+#include "vkattn/ops/encode_storage.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/linear.hpp"
 
@@ -46,6 +48,11 @@ TensorView headsView(const TensorView& rows, int64_t heads, int64_t headDim) {
   return v.permuted({0, 2, 1, 3});
 }
 
+// Sequence b's rows of a [B, L, W] view whose rows are contiguous, as one flat run of elements.
+TensorView sequenceRows(const TensorView& rows, int64_t b) {
+  return {rows.buffer, rows.dtype, {rows.dim(1) * rows.dim(2)}, {1}, rows.offset + b * rows.strides[0]};
+}
+
 }  // namespace
 
 KeyValueCache::KeyValueCache(int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim)
@@ -54,10 +61,17 @@ KeyValueCache::KeyValueCache(int64_t batch, int64_t capacity, int64_t kvHeads, i
   if (capacity < 1) throw InvalidArgument("capacity", "must be at least 1");
 }
 
-KeyValueCache::KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim)
+KeyValueCache::KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim,
+                             DType format)
     : KeyValueCache(batch, capacity, kvHeads, headDim) {
-  m_ownedKeys = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}));
-  m_ownedValues = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}));
+  if (format != DType::F32 && !isKvStorageFormat(format))
+    throw InvalidArgument("format", std::string(toString(format)) + " is not a K/V cache format (f32, bf16, q8_0, "
+                                                                    "q4_0)");
+  if (headDim % blockElements(format) != 0)
+    throw InvalidArgument("format", std::string(toString(format)) + " needs a head dim (" + std::to_string(headDim) +
+                                        ") that is a multiple of " + std::to_string(blockElements(format)));
+  m_ownedKeys = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}, format));
+  m_ownedValues = std::make_unique<Tensor>(ctx.tensor({batch, capacity, kvHeads * headDim}, format));
   m_keys = m_ownedKeys->view();
   m_values = m_ownedValues->view();
 }
@@ -103,8 +117,8 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
   requireBias("oBias", m_weights.oBias, d);
 }
 
-KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, int64_t capacity) const {
-  return KeyValueCache(ctx, batch, capacity, m_config.kvHeads, m_config.headDim);
+KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format) const {
+  return KeyValueCache(ctx, batch, capacity, m_config.kvHeads, m_config.headDim, format);
 }
 
 void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyValueCache& cache) {
@@ -120,24 +134,30 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
                                         std::to_string(cache.m_length) + " of " + std::to_string(cache.m_capacity) +
                                         " used)");
   const int64_t start = cache.m_length;
+  const bool encoded = cache.format() != DType::F32;
   Batch run(ctx);
-  const auto project = [&](const Tensor& weight, const std::optional<Tensor>& bias, const TensorView& store) {
-    const TensorView rows = cache.rows(store, start, count);
+  // Projects into the cache's rows, or into f32 rows that are then encoded into them.
+  const auto project = [&](const Tensor& weight, const std::optional<Tensor>& bias, const TensorView& store,
+                           bool rotate) {
+    const TensorView rows = encoded ? ctx.scratch({batch, count, store.dim(2)}) : cache.rows(store, start, count);
     if (rows.contiguous()) {
       linear(ctx, source, weight, rows, withBias(bias));
-      return;
+    } else {
+      for (int64_t b = 0; b < batch; ++b)  // per sequence: each one's rows are contiguous
+        linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias));
     }
-    for (int64_t b = 0; b < batch; ++b)  // per sequence: each one's rows are contiguous
-      linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias));
+    if (rotate && m_config.rope) {
+      RopeOptions rope = *m_config.rope;
+      rope.positionOffset += start;
+      const TensorView heads = headsView(rows, m_config.kvHeads, m_config.headDim);
+      vkattn::rope(ctx, heads, heads, rope);
+    }
+    if (encoded)
+      for (int64_t b = 0; b < batch; ++b)
+        encodeStorage(ctx, sequenceRows(rows, b), sequenceRows(cache.rows(store, start, count), b));
   };
-  project(m_weights.k, m_weights.kBias, cache.m_keys);
-  project(m_weights.v, m_weights.vBias, cache.m_values);
-  if (m_config.rope) {
-    RopeOptions rope = *m_config.rope;
-    rope.positionOffset += start;
-    const TensorView keys = headsView(cache.rows(cache.m_keys, start, count), m_config.kvHeads, m_config.headDim);
-    vkattn::rope(ctx, keys, keys, rope);
-  }
+  project(m_weights.k, m_weights.kBias, cache.m_keys, true);
+  project(m_weights.v, m_weights.vBias, cache.m_values, false);
   run.submit();
   cache.m_length += count;
 }

@@ -40,6 +40,7 @@ struct LanguageModel::Impl {
   LanguageModelConfig config;
   std::unique_ptr<TextTokenizer> tokenizer;
   int64_t context = 0;
+  DType kvFormat = DType::F32;
   detail::TokenEmbedding embedding;
   std::vector<DecoderLayer> layers;
   Tensor outputNorm, output;
@@ -57,6 +58,8 @@ struct LanguageModel::Impl {
     if (options.contextLength < 0)
       throw InvalidArgument("contextLength", std::to_string(options.contextLength) + " must be >= 0");
     context = options.contextLength ? options.contextLength : std::min(config.contextLength, kDefaultContextCap);
+    kvFormat = options.kvFormat;
+    KeyValueCache(ctx, 1, 1, config.kvHeads, config.headDim, kvFormat);  // refuses a format that cannot hold them
 
     const LanguageModelConfig& m = config;
     const int64_t q = m.heads * m.headDim, kv = m.kvHeads * m.headDim;
@@ -91,7 +94,7 @@ struct LanguageModel::Impl {
 
   std::vector<KeyValueCache> caches(int64_t capacity) const {
     std::vector<KeyValueCache> out;
-    for (const DecoderLayer& layer : layers) out.push_back(layer.attention.makeCache(ctx, 1, capacity));
+    for (const DecoderLayer& layer : layers) out.push_back(layer.attention.makeCache(ctx, 1, capacity, kvFormat));
     return out;
   }
 

@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "input_checks.hpp"
 #include "session.hpp"
+#include "vkattn/core/dtype.hpp"
 #include "vkattn/models/language_model.hpp"
 #include "vkattn/tokenizers/gguf_tokenizer.hpp"
 #include "vkattn/tokenizers/text_tokenizer.hpp"
@@ -62,8 +63,8 @@ struct PyGeneration {
 
 class PyModel {
  public:
-  PyModel(const std::string& path, int64_t contextLength)
-      : m_path(path), m_options{.contextLength = contextLength}, m_tokenizer(loadTokenizer(path)) {
+  PyModel(const std::string& path, int64_t contextLength, DType kvFormat)
+      : m_path(path), m_options{.contextLength = contextLength, .kvFormat = kvFormat}, m_tokenizer(loadTokenizer(path)) {
     onDevice([&](Context& ctx) { return &model(ctx); });  // loads now, so a bad file fails here
   }
   ~PyModel() {
@@ -171,13 +172,23 @@ void bindLanguageModel(py::module_& m) {
 
   py::class_<PyModel>(m, "Model",
                       "A LLaMA-family model (GGUF architectures llama and qwen2) on the current device. "
-                      "context_length: positions the KV cache holds (0: the file's, at most 4096).")
-      .def(py::init([](const std::string& path, const py::object& contextLength) {
+                      "context_length: positions the KV cache holds (0: the file's, at most 4096). kv_dtype: "
+                      "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
+      .def(py::init([](const std::string& path, const py::object& contextLength, const py::object& kvDtype) {
+             DType format = DType::F32;
+             if (!kvDtype.is_none()) {
+               const std::optional<DType> named = kvFormatFromString(py::str(kvDtype).cast<std::string>());
+               if (!py::isinstance<py::str>(kvDtype) || !named)
+                 throw py::value_error("'kv_dtype' must be None, 'bf16', 'q8_0' or 'q4_0'");
+               format = *named;
+             }
              return std::make_unique<PyModel>(
-                 path, contextLength.is_none() ? 0 : intArgument(contextLength, "context_length", 0,
-                                                                  std::numeric_limits<int32_t>::max()));
+                 path,
+                 contextLength.is_none() ? 0 : intArgument(contextLength, "context_length", 0,
+                                                           std::numeric_limits<int32_t>::max()),
+                 format);
            }),
-           py::arg("path"), py::kw_only(), py::arg("context_length") = py::none())
+           py::arg("path"), py::kw_only(), py::arg("context_length") = py::none(), py::arg("kv_dtype") = py::none())
       .def("logits", &PyModel::logits, py::arg("ids"),
            "(len(ids), vocab) float32: the logits of a fresh sequence at positions 0..")
       .def("tokenize", &PyModel::tokenize, py::arg("text"), py::kw_only(), py::arg("add_special") = true,

@@ -68,6 +68,12 @@
 #define COPY_BINDING_Y 1
 #define COPY_BINDING_COUNT 2
 
+// encode_storage.comp
+#define ENCODE_BINDING_X 0
+#define ENCODE_BINDING_Y 1
+#define ENCODE_BINDING_STATUS 2
+#define ENCODE_BINDING_COUNT 3
+
 // softmax.comp
 #define SOFTMAX_BINDING_X 0
 #define SOFTMAX_BINDING_Y 1

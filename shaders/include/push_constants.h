@@ -14,6 +14,14 @@ struct CopyParams {
   uint count;
 };
 
+// encode_storage.comp: x[xElement + i] (f32) stored as y's element yElement + i for i < count.
+struct EncodeParams {
+  uint count;
+  uint xElement;
+  uint yElement;
+  uint statusSlot;
+};
+
 // softmax.comp: y[r, :] = softmax(scale * x[r, :] + mask[maskRow(r), :]).
 // Rows are indexed as (r0, r1, r2) with r = (r0 * dim1 + r1) * dim2 + r2; the mask row is
 // r0 * maskStride0 + r1 * maskStride1 + r2 * maskStride2 (stride 0 broadcasts).

@@ -31,13 +31,17 @@ struct AttentionLayerWeights {
   std::optional<Tensor> qBias, kBias, vBias, oBias;
 };
 
-// Projected keys and values of up to `capacity` positions, in [B, capacity, kvHeads, headDim].
+// Projected keys and values of up to `capacity` positions, in [B, capacity, kvHeads, headDim],
+// stored as f32 or in a K/V storage format (bf16, Q8_0, Q4_0: encoded on the device as they are
+// appended; the block formats need a head dim that is a multiple of 32).
 class KeyValueCache {
  public:
-  KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim);
+  KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim,
+                DType format = DType::F32);
 
   int64_t length() const noexcept { return m_length; }
   int64_t capacity() const noexcept { return m_capacity; }
+  DType format() const noexcept { return m_keys.dtype; }
   void clear() noexcept { m_length = 0; }
   // [B, kvHeads, length, headDim] views of what the cache holds.
   TensorView keys() const;
@@ -87,7 +91,7 @@ class MultiHeadAttention {
   void attend(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& out,
               const AttentionLayerCall& call = {});
 
-  KeyValueCache makeCache(const Context& ctx, int64_t batch, int64_t capacity) const;
+  KeyValueCache makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format = DType::F32) const;
 
  private:
   AttentionLayerConfig m_config;

@@ -27,6 +27,9 @@ class TextTokenizer;
 struct LanguageModelOptions {
   // Positions the key/value cache holds; 0 means the file's context length, capped at 4096.
   int64_t contextLength = 0;
+  // How the key/value cache stores keys and values: f32, or bf16, Q8_0 or Q4_0 (encoded on the
+  // device as they are appended; the block formats need a head dim divisible by 32).
+  DType kvFormat = DType::F32;
 };
 
 // What one step of generate() produced, handed to GenerateOptions::onStep as it happens.
