@@ -7,6 +7,8 @@
 #include "checks.hpp"
 #include "matmul_kernel.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
+#include "weight_kernel.hpp"
 
 namespace vkattn {
 namespace {
@@ -50,7 +52,7 @@ uint32_t flatRowStride(const std::string& name, const TensorView& v) {
 
 // Byte range [first, last) of a view in its buffer.
 std::pair<std::size_t, std::size_t> byteRange(const TensorView& v) {
-  const std::size_t first = static_cast<std::size_t>(v.offset) * dtypeSize(v.dtype);
+  const std::size_t first = storageBytes(v.dtype, v.offset);
   return {first, first + v.spanBytes()};
 }
 
@@ -67,6 +69,30 @@ void requireDisjoint(const std::string& outName, const TensorView& out, const st
     throw InvalidArgument(outName, "overlaps " + inName + " in memory; the output must be a separate tensor");
 }
 
+// A weight [N, K] in a block format: rows of whole blocks, its byte offset and row stride (even
+// numbers) into p, and every 32-bit word the kernels read inside its buffer.
+void requireWeightBlocks(const Context& ctx, const TensorView& w, int64_t k, pc::MatmulParams& p) {
+  using namespace detail;
+  requireFitsDevice(ctx, "weight", w);
+  const int64_t block = blockElements(w.dtype);
+  const std::string format = toString(w.dtype);
+  if (k % block != 0)
+    throw InvalidArgument("weight", "K = " + std::to_string(k) + " is not a multiple of " + format + "'s block of " +
+                                        std::to_string(block) + " elements");
+  if (w.strides[1] != 1 || w.offset % block != 0 || (w.shape[0] > 1 && w.strides[0] % block != 0))
+    throw InvalidArgument("weight", "a " + format + " weight's rows must be whole blocks of " + std::to_string(block) +
+                                        " (offset " + std::to_string(w.offset) + ", strides " + toString(w.strides) +
+                                        ")");
+  const auto bytesOf = [&](int64_t elements) { return static_cast<int64_t>(storageBytes(w.dtype, elements)); };
+  p.bOffset = checkedU32("weight", bytesOf(w.offset));
+  p.bStrideRow = w.shape[0] > 1 ? checkedU32("weight", bytesOf(w.strides[0])) : 0;
+  const int64_t end = bytesOf(w.offset + (w.shape[0] - 1) * (w.shape[0] > 1 ? w.strides[0] : 0) + k);
+  if (static_cast<uint64_t>((end + 3) / 4 * 4) > w.buffer->size())
+    throw InvalidArgument("weight", "its blocks end at byte " + std::to_string(end) + " of a " +
+                                        std::to_string(w.buffer->size()) +
+                                        "-byte buffer; the kernels read whole 32-bit words (Tensor rounds its buffer up)");
+}
+
 Shape linearOutputShape(const TensorView& x, int64_t n) {
   Shape s = x.shape;
   s.back() = n;
@@ -79,11 +105,14 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
             const LinearOptions& options) {
   using namespace detail;
   requireOperand(ctx, "x", x);
-  requireOperand(ctx, "weight", weight);
+  requireTensor("weight", weight);
+  const bool blocks = isWeightFormat(weight.dtype);
+  requireDtype("weight", weight, {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
+  if (!blocks) requireOperand(ctx, "weight", weight);
   requireOperand(ctx, "y", y);
   requireRank("x", x, 1, 8);
   requireRank("weight", weight, 2, 2);
-  requireSameDtype("weight", weight, "x", x);
+  if (!blocks) requireSameDtype("weight", weight, "x", x);
   requireSameDtype("y", y, "x", x);
   const int64_t k = x.dim(-1), n = weight.dim(0);
   if (weight.dim(1) != k)
@@ -101,8 +130,12 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
   p.k = checkedU32("x", k);
   p.aOffset = checkedU32("x", x.offset);
   p.aStrideM = flatRowStride("x", x);
-  p.bOffset = checkedU32("weight", weight.offset);
-  p.bStrideRow = weight.shape[0] > 1 ? checkedU32("weight", weight.strides[0]) : 0;
+  if (blocks) {
+    requireWeightBlocks(ctx, weight, k, p);
+  } else {
+    p.bOffset = checkedU32("weight", weight.offset);
+    p.bStrideRow = weight.shape[0] > 1 ? checkedU32("weight", weight.strides[0]) : 0;
+  }
   p.cOffset = checkedU32("y", y.offset);
   p.cStrideM = flatRowStride("y", y);
   p.alpha = 1.0f;
@@ -133,11 +166,13 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
     if (!same && overlaps(y, r)) throw InvalidArgument("residual", "partly overlaps y; pass y itself or a separate tensor");
     call.residual = r.buffer;
   }
-  runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+  if (blocks) runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
+  else runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
 }
 
 Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options) {
   detail::requireTensor("x", x);
+  detail::requireDtype("x", x, {DType::F32, DType::F16});  // y takes x's dtype
   detail::requireTensor("weight", weight);
   detail::requireRank("x", x, 1, 8);
   detail::requireRank("weight", weight, 2, 2);

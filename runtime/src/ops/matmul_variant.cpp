@@ -37,4 +37,30 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) 
   return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
 }
 
+const char* toString(WeightKernel kernel) noexcept {
+  switch (kernel) {
+    case WeightKernel::Auto: return "auto";
+    case WeightKernel::Matvec: return "matvec";
+    case WeightKernel::Tiled: return "tiled";
+  }
+  return "?";
+}
+
+std::optional<WeightKernel> weightKernelNamed(std::string_view s) noexcept {
+  for (WeightKernel kernel : {WeightKernel::Auto, WeightKernel::Matvec, WeightKernel::Tiled})
+    if (s == toString(kernel)) return kernel;
+  return std::nullopt;
+}
+
+std::optional<WeightKernel> weightKernelFromEnvironment() {
+  return detail::variantFromEnvironment("VKATTN_WEIGHT_KERNEL", weightKernelNamed, kWeightKernelNames,
+                                        WeightKernel::Auto);
+}
+
+WeightKernel resolveWeightKernel(int64_t rows, WeightKernel requested) {
+  if (requested != WeightKernel::Auto) return requested;
+  if (auto env = weightKernelFromEnvironment()) return *env;
+  return rows <= kWeightMatvecMaxRows ? WeightKernel::Matvec : WeightKernel::Tiled;
+}
+
 }  // namespace vkattn

@@ -1,4 +1,5 @@
-// Kernel-variant overrides from the environment (VKATTN_ATTENTION_VARIANT, VKATTN_MATMUL_VARIANT):
+// Kernel-variant overrides from the environment (VKATTN_ATTENTION_VARIANT, VKATTN_MATMUL_VARIANT,
+// VKATTN_WEIGHT_KERNEL):
 // one rule for every op that has variants.
 #pragma once
 

@@ -12,6 +12,10 @@
 // it; it is slow and never picked automatically. Auto picks Rows or Tiled by ctx.profile(), and
 // Coopmat for f16 operands on GPUs with matrix units (DeviceInfo::cooperativeMatrixF16), overridden by
 // VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat|coopmat-emulated.
+// linear() also takes weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K; x, y, bias
+// and residual f32 or f16): they stay in their blocks in device memory and are decoded as they
+// load, by a matrix-vector kernel (decode) or a shared-memory tiled kernel (prompts), chosen by
+// WeightKernel (vkattn/ops/matmul_variant.hpp); `variant` applies to float weights only.
 #pragma once
 
 #include <optional>
@@ -32,10 +36,13 @@ struct LinearOptions {
   // (y += act(x W^T + b)).
   std::optional<TensorView> residual;
   MatmulVariant variant = MatmulVariant::Auto;
+  WeightKernel weightKernel = WeightKernel::Auto;  // block-format weights only
 };
 
 // x: [..., K] with a contiguous last dim whose leading dims flatten to M rows of one stride (any
-// contiguous tensor, or a slice of rows). weight: [N, K], rows of one stride, last dim contiguous.
+// contiguous tensor, or a slice of rows). weight: [N, K], rows of one stride, last dim contiguous;
+// in a block format, K a multiple of its block (32, or 256 for the K-quants) and rows of whole
+// blocks.
 // y: [..., N] with x's leading dims, laid out like x (rows of one stride); must not overlap x,
 // weight or bias. Throws InvalidArgument naming the argument for bad shapes, dtypes or layouts,
 // and for NaN in x, weight, bias or residual (after the run).

@@ -1,7 +1,9 @@
 // Which matmul kernel family runs a dense layer or matrix product (see vkattn/ops/linear.hpp), its
-// names, and how Auto and the VKATTN_MATMUL_VARIANT override resolve on a context.
+// names, and how Auto and the VKATTN_MATMUL_VARIANT override resolve on a context; and which of
+// the two kernels runs a dense layer whose weights are in a block format (VKATTN_WEIGHT_KERNEL).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -23,5 +25,21 @@ inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coo
 std::optional<MatmulVariant> matmulVariantFromEnvironment();
 // The variant Auto resolves to on this context (environment override included).
 MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested = MatmulVariant::Auto);
+
+// linear() with weights in a block format (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K): Matvec (decode: each
+// workgroup owns one output column, at most 8 rows of x per dispatch, more in several) or Tiled
+// (prompts: shared-memory tiles of x and decoded W). Auto takes Matvec up to
+// kWeightMatvecMaxRows rows of x, Tiled beyond; VKATTN_WEIGHT_KERNEL=matvec|tiled|auto overrides.
+enum class WeightKernel { Auto, Matvec, Tiled };
+
+inline constexpr int64_t kWeightMatvecMaxRows = 8;
+const char* toString(WeightKernel kernel) noexcept;
+std::optional<WeightKernel> weightKernelNamed(std::string_view name) noexcept;
+inline constexpr std::string_view kWeightKernelNames = "matvec, tiled or auto";
+// The kernel VKATTN_WEIGHT_KERNEL names, none when unset; InvalidArgument naming the variable for
+// any other name than weightKernelNamed takes.
+std::optional<WeightKernel> weightKernelFromEnvironment();
+// The kernel Auto resolves to for `rows` rows of x (environment override included).
+WeightKernel resolveWeightKernel(int64_t rows, WeightKernel requested = WeightKernel::Auto);
 
 }  // namespace vkattn

@@ -1,0 +1,98 @@
+#include "weight_kernel.hpp"
+
+#include <kernel_interface.h>
+
+#include <algorithm>
+#include <string>
+
+#include "checks.hpp"
+#include "op_dispatch.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
+
+namespace vkattn::detail {
+namespace {
+
+// Weights per unit, the kernels' step along K (weight_formats.glsl).
+uint32_t unitOf(DType format) { return blockElements(format) == 32 ? 32 : 64; }
+
+// The tiled kernel's side: TILE x TILE outputs per workgroup of TILE * TILE / 16 invocations.
+constexpr uint32_t kTile = 32;
+
+std::string moduleFor(const std::string& kernel, DType format, DType storage) {
+  std::string name = kernel + "_" + toString(format);
+  return variantName(name, storage);
+}
+
+uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+// One dispatch of `kernel` for the rows in p.
+void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
+            const SpecConstants& constants, GroupCount groups) {
+  const Buffer* bias = call.bias ? call.bias : call.a;
+  const Buffer* residual = call.residual ? call.residual : call.a;
+  recordOp(ctx, {module, MATMUL_BINDING_COUNT, constants, 0},
+           {{MATMUL_BINDING_A, call.a},
+            {MATMUL_BINDING_B, call.b},
+            {MATMUL_BINDING_C, call.c},
+            {MATMUL_BINDING_BIAS, bias},
+            {MATMUL_BINDING_RESIDUAL, residual}},
+           p, groups, {"linear", {"x", "weight", "bias", "residual"}, MATMUL_BINDING_STATUS});
+}
+
+}  // namespace
+
+void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested) {
+  const DeviceInfo& info = ctx.info();
+  pc::MatmulParams p = call.params;
+  p.activation = static_cast<uint32_t>(call.activation);
+  p.hasBias = call.bias != nullptr;
+  p.hasResidual = call.residual != nullptr;
+  const uint32_t unit = unitOf(weightDtype);
+  const WeightKernel kernel = resolveWeightKernel(p.m, requested);
+  // The NaN report walks K elements of x and K / unit units of W.
+  const uint64_t report = uint64_t{p.k} + p.k / unit;
+  SpecConstants constants;
+  if (kernel == WeightKernel::Matvec) {
+    if (!info.subgroupArithmetic)
+      throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
+                        " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
+    // One subgroup on CPU drivers (no barrier cost beyond one); two or more subgroups on GPUs.
+    const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
+    const uint32_t workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, 1, 64)
+                                   : std::max<uint32_t>(64, info.maxSubgroupSize);
+    requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
+                      "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup);
+    const std::string module = moduleFor("linear_q_matvec", weightDtype, call.dtype);
+    const uint32_t rows = p.m;
+    const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
+    for (uint32_t m0 = 0; m0 < rows; m0 += step) {
+      pc::MatmulParams chunk = p;
+      chunk.m = std::min(step, rows - m0);
+      chunk.aOffset = checkedU32("x", int64_t{p.aOffset} + int64_t{m0} * p.aStrideM);
+      chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
+      chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
+      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n));
+    }
+  } else {
+    const uint32_t workgroup = kTile * kTile / 16;
+    if (info.maxWorkgroupInvocations < workgroup)
+      throw Unsupported("linear: the tiled weight kernel needs workgroups of " + std::to_string(workgroup) +
+                        " invocations; " + info.name + " allows " + std::to_string(info.maxWorkgroupInvocations));
+    const uint64_t shared = uint64_t{2} * kTile * (unit + 1) * sizeof(float);
+    if (shared > info.maxSharedMemoryBytes)
+      throw Unsupported("linear: the tiled weight kernel needs " + std::to_string(shared) + " bytes of shared memory; " +
+                        info.name + " has " + std::to_string(info.maxSharedMemoryBytes));
+    requireLoopBudget(ctx, std::max<uint64_t>(p.k, report),
+                      "linear (tiled weight kernel) with K = " + std::to_string(p.k));
+    p.tilesM = ceilDiv(p.m, kTile);
+    p.tilesN = ceilDiv(p.n, kTile);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_ROWS, kTile);
+    record(ctx, call, p, moduleFor("linear_q_tiled", weightDtype, call.dtype), constants,
+           groupsFor(ctx.device(), uint64_t{p.tilesM} * p.tilesN));
+  }
+  ctx.flush();
+}
+
+}  // namespace vkattn::detail

@@ -1,0 +1,16 @@
+// Launching linear()'s kernels for weights in a block format (linear_q_matvec, linear_q_tiled):
+// linear.cpp fills the MatmulParams from checked views (bOffset and bStrideRow in bytes); this
+// picks the kernel and its shape for the device, checks the loop budget and records the dispatch.
+#pragma once
+
+#include "matmul_kernel.hpp"
+#include "vkattn/core/context.hpp"
+#include "vkattn/ops/matmul_variant.hpp"
+
+namespace vkattn::detail {
+
+// Records y = act(x W^T + bias) + residual for call.params.m rows of x (more than
+// kWeightMatvecMaxRows take several matvec dispatches) and submits unless a batch is open.
+void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested);
+
+}  // namespace vkattn::detail

@@ -1,0 +1,177 @@
+// linear() with weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K), against a double
+// reference over the host-decoded weights (core/storage_formats' decodeValues, which gguf-py
+// cross-checks): both kernels (matrix-vector up to 8 rows of x, tiled beyond, and each forced on
+// the other's shapes), odd N, K of one, two and several blocks, rows that start 2 bytes off a
+// 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y; NaN
+// reports and bad arguments named in the error.
+// Tolerance (the kernels' headers): |y - ref| <= 1e-6 + 1e-6 |ref| + 1e-5 sum_k |x w| for f32 x/y;
+// f16 x/y add the f16 rounding of y (the project's f16 linear tolerance).
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/dot_compare.hpp"
+#include "support/invalid_argument_of.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
+#include "vkattn/core/storage_formats.hpp"
+#include "vkattn/ops/linear.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
+
+namespace vkattn::test {
+using namespace vkattn::reference;
+namespace {
+
+constexpr double kAtol = 1e-6, kRtol = 1e-6, kDotRtol = 1e-5;
+constexpr DType kFormats[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+
+// A weight [N, K] uploaded as `format`'s blocks, and the floats those blocks decode to.
+struct BlockWeight {
+  Tensor tensor;
+  std::vector<float> decoded;
+};
+
+BlockWeight blockWeight(Context& ctx, DType format, int64_t n, int64_t k, uint64_t seed) {
+  const std::vector<float> values = randomValues(static_cast<std::size_t>(n * k), seed);
+  const std::vector<std::byte> bytes = encodeValues(format, values);
+  BlockWeight w{ctx.tensor({n, k}, format), decodeValues(format, bytes, n * k)};
+  w.tensor.uploadBytes(bytes.data(), bytes.size());
+  return w;
+}
+
+struct Case {
+  int64_t m, n, blocks;  // K = blocks * the format's block
+};
+
+class QuantizedLinear : public VkattnTest, public ::testing::WithParamInterface<DType> {
+ protected:
+  DType format() const { return GetParam(); }
+  int64_t block() const { return blockElements(format()); }
+  // Every output of y = act(x W^T + b) + r, plain and with bias, SiLU and residual.
+  void check(const Case& c, WeightKernel kernel, uint64_t seed);
+};
+
+void QuantizedLinear::check(const Case& c, WeightKernel kernel, uint64_t seed) {
+  const int64_t k = c.blocks * block();
+  SCOPED_TRACE(std::string(toString(format())) + " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
+               " K=" + std::to_string(k) + " kernel " + toString(kernel));
+  const auto M = static_cast<std::size_t>(c.m), N = static_cast<std::size_t>(c.n), K = static_cast<std::size_t>(k);
+  const BlockWeight w = blockWeight(ctx(), format(), c.n, k, seed);
+  const auto x = randomValues(M * K, seed + 1), b = randomValues(N, seed + 2, -2.0f, 2.0f);
+  const auto r = randomValues(M * N, seed + 3);
+  Tensor tx = ctx().tensor({c.m, k}, x), tb = ctx().tensor({c.n}, b), tr = ctx().tensor({c.m, c.n}, r);
+  EXPECT_TRUE(dotClose(linear(ctx(), tx, w.tensor, {.weightKernel = kernel}).download(),
+                       linearRef(x, w.decoded, M, N, K, nullptr, Activation::None, nullptr), kAtol, kRtol, kDotRtol));
+  Tensor y = linear(ctx(), tx, w.tensor,
+                    {.bias = tb.view(), .activation = Activation::Silu, .residual = tr.view(), .weightKernel = kernel});
+  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w.decoded, M, N, K, &b, Activation::Silu, &r), kAtol, kRtol,
+                       kDotRtol));
+}
+
+// Decode shapes (the matrix-vector kernel): one row of x or a few, one output or a thousand.
+TEST_P(QuantizedLinear, MatrixVector) {
+  for (const Case& c : {Case{1, 1, 1}, Case{3, 7, 2}, Case{8, 33, 5}, Case{1, 1000, 5}, Case{3, 1000, 1}})
+    check(c, WeightKernel::Auto, 100 + static_cast<uint64_t>(c.m * 7 + c.n));
+}
+
+// Prompt shapes (the tiled kernel): partial tiles on both sides.
+TEST_P(QuantizedLinear, Tiled) {
+  for (const Case& c : {Case{37, 33, 5}, Case{128, 7, 2}, Case{37, 1000, 1}, Case{128, 1000, 2}})
+    check(c, WeightKernel::Auto, 200 + static_cast<uint64_t>(c.m * 7 + c.n));
+}
+
+// Each kernel on the other's shapes: the tiled one for 3 rows, the matrix-vector one for 37 rows
+// (five dispatches of up to 8 rows).
+TEST_P(QuantizedLinear, KernelsForcedOnTheOthersShapes) {
+  check({3, 33, 2}, WeightKernel::Tiled, 300);
+  check({37, 33, 2}, WeightKernel::Matvec, 301);
+}
+
+// A view of rows 3 .. N - 1 of a weight tensor (its first block several rows in), and x / y f16.
+TEST_P(QuantizedLinear, WeightViewAndF16Activations) {
+  const int64_t n = 40, k = 2 * block(), m = 5;
+  const BlockWeight w = blockWeight(ctx(), format(), n, k, 400);
+  const TensorView rows = w.tensor.view().sliced(0, 3, n - 3);
+  const std::vector<float> decoded(w.decoded.begin() + 3 * k, w.decoded.end());
+  const auto x = randomValues(static_cast<std::size_t>(m * k), 401);
+  const MatmulRef ref = linearRef(x, decoded, m, n - 3, k, nullptr, Activation::None, nullptr);
+  EXPECT_TRUE(dotClose(linear(ctx(), ctx().tensor({m, k}, x), rows).download(), ref, kAtol, kRtol, kDotRtol));
+
+  const Tolerance half = toleranceFor(Checked::Linear, DType::F16);
+  const auto xh = roundToHalf(x);
+  for (int64_t rowsOfX : {m, int64_t{37}}) {
+    const auto xr = roundToHalf(randomValues(static_cast<std::size_t>(rowsOfX * k), 402));
+    Tensor hx = ctx().tensor({rowsOfX, k}, xr, DType::F16);
+    EXPECT_TRUE(dotClose(linear(ctx(), hx, rows).download(),
+                         linearRef(xr, decoded, rowsOfX, n - 3, k, nullptr, Activation::None, nullptr), half.atol,
+                         half.rtol, half.dotRtol));
+  }
+}
+
+// NaN in a block's scale or in x comes back as InvalidArgument naming the input, from both kernels.
+TEST_P(QuantizedLinear, NanInputsAreNamed) {
+  const int64_t n = 9, k = 2 * block();
+  std::vector<std::byte> bytes = encodeValues(format(), randomValues(static_cast<std::size_t>(n * k), 500));
+  const std::size_t scaleAt = format() == DType::Q6_K ? 208 : 0;  // row 4's second block's f16 d
+  const uint16_t nan = 0x7e00;
+  std::memcpy(bytes.data() + (4 * 2 + 1) * blockBytes(format()) + scaleAt, &nan, 2);
+  Tensor w = ctx().tensor({n, k}, format());
+  w.uploadBytes(bytes.data(), bytes.size());
+  for (int64_t m : {int64_t{2}, int64_t{20}}) {
+    SCOPED_TRACE("M=" + std::to_string(m));
+    Tensor x = ctx().tensor({m, k}, randomValues(static_cast<std::size_t>(m * k), 501));
+    EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w); }), "weight");
+    std::vector<float> xv = randomValues(static_cast<std::size_t>(m * k), 502);
+    xv[static_cast<std::size_t>(k + 3)] = std::numeric_limits<float>::quiet_NaN();
+    Tensor good = blockWeight(ctx(), format(), n, k, 503).tensor;
+    EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), ctx().tensor({m, k}, xv), good); }), "x");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),
+                         [](const ::testing::TestParamInfo<DType>& info) { return std::string(toString(info.param)); });
+
+class QuantizedLinearErrors : public VkattnTest {};
+
+TEST_F(QuantizedLinearErrors, BadArgumentsAreNamed) {
+  Tensor w = ctx().tensor({4, 64}, randomValues(256, 600), DType::Q8_0);
+  Tensor x = ctx().tensor({2, 64}, randomValues(128, 601));
+  // K not a multiple of the block: the first 16 columns of each row.
+  TensorView narrow = w.view();
+  narrow.shape = {4, 16};
+  Tensor x16 = ctx().tensor({2, 16}, randomValues(32, 602));
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x16, narrow); }), "weight");
+  // Rows that do not start on a block: offset 16.
+  TensorView shifted = w.view();
+  shifted.shape = {3, 32};
+  shifted.offset = 16;
+  Tensor x32 = ctx().tensor({2, 32}, randomValues(64, 603));
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x32, shifted); }), "weight");
+  // K differing from x's, a weight of rank 1, an i32 or bf16 weight.
+  Tensor x128 = ctx().tensor({2, 128}, randomValues(256, 604));
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x128, w); }), "weight");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w.view().reshaped({256})); }), "weight");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, ctx().tensor({4, 64}, DType::I32)); }), "weight");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, ctx().tensor({4, 64}, DType::BF16)); }), "weight");
+  // x, y and bias of the wrong dtype or shape.
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), ctx().tensor({2, 64}, DType::Q8_0), w); }), "x");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w, ctx().tensor({2, 5})); }), "y");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w, ctx().tensor({2, 4}, DType::F16)); }), "y");
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w, {.bias = ctx().tensor({5}).view()}); }), "bias");
+  // An unknown kernel name in the environment.
+  ::setenv("VKATTN_WEIGHT_KERNEL", "fastest", 1);
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w); }), "VKATTN_WEIGHT_KERNEL");
+  ::setenv("VKATTN_WEIGHT_KERNEL", "tiled", 1);
+  EXPECT_EQ(resolveWeightKernel(1), WeightKernel::Tiled);
+  ::unsetenv("VKATTN_WEIGHT_KERNEL");
+  EXPECT_EQ(resolveWeightKernel(8), WeightKernel::Matvec);
+  EXPECT_EQ(resolveWeightKernel(9), WeightKernel::Tiled);
+}
+
+}  // namespace
+}  // namespace vkattn::test
