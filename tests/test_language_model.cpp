@@ -116,11 +116,9 @@ class ModelBuilder {
       std::vector<float> v = reference::randomValues(elementCount(shape), m_seed + static_cast<uint32_t>(m_count++));
       for (float& x : v) x = shift + scale * x;
       const GgmlType type = matrix ? s.matrices : GgmlType::F32;
-      if (type != GgmlType::F32) {
-        const std::vector<uint8_t> bytes = quantizeGgml(type, v);
-        v = dequantizeGgml(type, bytes, static_cast<uint64_t>(v.size()));
-      }
-      if (tname != dropTensor) w.addTensor(tname, shape, v, type);
+      std::vector<uint8_t> bytes = quantizeGgml(type, v);
+      v = dequantizeGgml(type, bytes, static_cast<uint64_t>(v.size()));  // what the file holds
+      if (tname != dropTensor) w.addRawTensor(tname, shape, type, std::move(bytes));
       return v;
     };
     const int64_t d = s.modelDim, q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
@@ -180,7 +178,8 @@ void expectLogitsMatch(Context& ctx, const ModelSpec& spec, const std::string& n
   LanguageModel model(ctx, built.path);
   EXPECT_EQ(model.config().architecture, spec.arch);
   const std::vector<int32_t> ids = someIds(11, static_cast<int32_t>(seed));
-  EXPECT_TRUE(allClose(model.logits(ids), reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol));
+  EXPECT_TRUE(allClose(model.logits(ids), reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol))
+      << name;
   std::filesystem::remove(built.path);
 }
 
@@ -204,6 +203,11 @@ TEST_F(VkattnTest, TiedOutputLlama3RopeFreqsAndPartialRotary) {
 TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
   for (GgmlType type : {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::F16})
     expectLogitsMatch(ctx(), ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = type}, ggmlTypeName(type), 4);
+  // The K-quants: super-blocks of 256 along every matrix's input dimension.
+  for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K})
+    expectLogitsMatch(ctx(), ModelSpec{.layers = 1, .modelDim = 256, .ffnDim = 256, .heads = 4, .kvHeads = 2,
+                                       .headDim = 64, .rotaryDim = 64, .matrices = type},
+                      ggmlTypeName(type), 4);
 }
 
 TEST_F(VkattnTest, KeyValueCacheFormats) {

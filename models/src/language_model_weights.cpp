@@ -20,7 +20,12 @@ const GgufTensorInfo& shaped(const GgufFile& file, const std::string& name, cons
 std::optional<DType> linearWeightType(GgmlType type) noexcept {
   switch (type) {
     case GgmlType::F32: return DType::F32;
-    default: return std::nullopt;
+    case GgmlType::Q8_0: return DType::Q8_0;
+    case GgmlType::Q4_0: return DType::Q4_0;
+    case GgmlType::Q4_K: return DType::Q4_K;
+    case GgmlType::Q5_K: return DType::Q5_K;
+    case GgmlType::Q6_K: return DType::Q6_K;
+    default: return std::nullopt;  // F16 and BF16 among them: linear takes f32 activations with f32 weights
   }
 }
 
