@@ -16,5 +16,6 @@ void bindAttentionLayer(py::module_& m);
 void bindViewer(py::module_& m);
 void bindStorageFormats(py::module_& m);
 void bindTensor(py::module_& m);
+void bindGguf(py::module_& m);
 
 }  // namespace vkattn::python

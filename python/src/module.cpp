@@ -28,6 +28,7 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindAttentionLayer(m);
   python::bindViewer(m);
   python::bindStorageFormats(m);
+  python::bindGguf(m);
   pybind11::module_::import("atexit").attr("register")(pybind11::cpp_function([] {
     pybind11::gil_scoped_release released;
     python::closeSession();
