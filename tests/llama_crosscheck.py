@@ -182,6 +182,19 @@ def hyper_parameters(meta):
                       eps=get("attention.layer_norm_rms_epsilon"), base=get("rope.freq_base"), neox=arch == "qwen2")
 
 
+def expected_shapes(hp):
+    """Tensor shapes outermost first (GGUF lists them innermost first: ne[0] = columns), as llama.cpp loads them."""
+    D, q, kv, F = hp["dim"], hp["dim"], hp["dim"] // hp["heads"] * hp["kv_heads"], hp["ffn"]
+    shapes = {"token_embd.weight": (hp["vocab"], D), "output_norm.weight": (D,), "output.weight": (hp["vocab"], D)}
+    for i in range(hp["layers"]):
+        for name, shape in {"attn_norm.weight": (D,), "attn_q.weight": (q, D), "attn_k.weight": (kv, D),
+                            "attn_v.weight": (kv, D), "attn_output.weight": (D, q), "ffn_norm.weight": (D,),
+                            "ffn_gate.weight": (F, D), "ffn_up.weight": (F, D), "ffn_down.weight": (D, F),
+                            "attn_q.bias": (q,), "attn_k.bias": (kv,), "attn_v.bias": (kv,)}.items():
+            shapes[f"blk.{i}.{name}"] = shape
+    return shapes
+
+
 def hf_tokenizer(meta):
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     tokens, types = meta["tokenizer.ggml.tokens"][0], meta["tokenizer.ggml.token_type"][0]
@@ -295,7 +308,9 @@ def main() -> int:
             expected_meta = {k: v for k, v in f32_meta.items() if k not in ("general.file_type",)}
             got_meta = {k: v for k, v in meta.items() if k not in ("general.file_type", "general.quantization_version")}
             check(got_meta == expected_meta, f"{label}: metadata differs from the F32 file's")
+            shapes = expected_shapes(hp)
             for name, (ttype, shape, values, raw) in tensors.items():
+                check(shapes.get(name) == shape, f"{label} {name}: shape {shape}, llama.cpp expects {shapes.get(name)}")
                 source = f32_tensors[name][2]
                 if len(shape) == 1 or kind == "F32":
                     check(ttype == "F32" and np.array_equal(values, source), f"{label} {name}: not the F32 values")
