@@ -6,7 +6,10 @@
    by vkattn (tests/gguf_probe.cpp): metadata must match exactly and every dequantized float
    must be bit-identical to gguf.quants.dequantize.
    Both must know the same ggml type ids, names and block sizes.
-2. vkattn's F16, BF16, Q8_0 and Q4_0 quantization must give the bytes of gguf.quants.quantize.
+2. vkattn's F16, BF16, Q8_0 and Q4_0 quantization must give the bytes of gguf.quants.quantize;
+   its own Q4_K, Q5_K and Q6_K encoders' bytes (gguf-py has no K-quant quantizer) must decode
+   through gguf.quants.dequantize bit-identically to vkattn's decoding, within the encoders'
+   documented error bound of the source (runtime/src/core/k_quant_blocks.hpp).
 3. A file written by vkattn's GgufWriter must read back through gguf.GGUFReader with the same
    metadata and tensor bytes.
 
@@ -181,6 +184,35 @@ def main() -> int:
             failures.append(f"quantize {qtype.name}: {len(ours)} bytes vs gguf-py {len(theirs)}; first difference at "
                             f"byte {first}")
 
+    k_source = np.concatenate([q, np.stack([
+        np.full(cols, 3.25), np.full(cols, -0.7),                          # constant blocks
+        -np.abs(rng.standard_normal(cols)) - 2.0,                          # negative only
+        np.where(np.arange(cols) == 77, 1000.0, 0.01 * rng.standard_normal(cols)),  # one outlier
+    ]).astype(np.float32)])
+    k_path = work / "k_quantize_source.npy"
+    np.save(k_path, k_source)
+    for qtype in (Q.Q4_K, Q.Q5_K, Q.Q6_K):
+        blocks_out = work / f"quantized.{qtype.name}.bin"
+        run_probe("quantize", qtype.name, k_path, blocks_out)
+        raw = np.frombuffer(blocks_out.read_bytes(), np.uint8).reshape(k_source.shape[0], -1)
+        theirs = gguf.quants.dequantize(raw, qtype).reshape(-1)
+        ours_npy = work / f"dequantized.{qtype.name}.npy"
+        run_probe("dequantize", qtype.name, blocks_out, ours_npy)
+        same_bits(f"decode of vkattn's {qtype.name} blocks", np.load(ours_npy), theirs)
+        # The encoder's bound per super-block (k_quant_blocks.hpp), with its float slack.
+        x = k_source.reshape(-1, 256).astype(np.float64)
+        err = np.abs(theirs.reshape(-1, 256) - x).max(axis=1)
+        if qtype == Q.Q6_K:
+            amax = np.abs(x).max(axis=1)
+            bound = (1 + 1 / 127) * amax / 62 * (1 + 1 / 512) + 1e-6 * amax + 2.0 ** -24
+        else:
+            levels = 15 if qtype == Q.Q4_K else 31
+            rng_ = np.maximum(x.max(axis=1), 0) - np.minimum(x.min(axis=1), 0)
+            bound = (1 + 1 / 63) ** 2 * rng_ / (2 * levels) * (1 + 1 / 512) + 1e-6 * rng_ + 2.0 ** -24
+        if np.any(err > bound):
+            b = int(np.argmax(err - bound))
+            failures.append(f"{qtype.name} round trip: super-block {b} error {err[b]} exceeds its bound {bound[b]}")
+
     # --- 3. vkattn writes, gguf-py reads -------------------------------------------------------
     sample = work / "vkattn_sample.gguf"
     run_probe("write", sample)
@@ -210,7 +242,7 @@ def main() -> int:
     for f in failures:
         print("FAIL", f)
     print(f"gguf_crosscheck: gguf {gguf_version()}, {len(tensors)} tensor types x 2 alignments, "
-          f"{len(metadata)} metadata keys, 4 quantizers, 1 written file: "
+          f"{len(metadata)} metadata keys, 4 quantizers + 3 K-quant encoders, 1 written file: "
           f"{'all bit-identical' if not failures else f'{len(failures)} failures'}")
     return 1 if failures else 0
 

@@ -1,7 +1,9 @@
 // What tests/gguf_crosscheck.py asks of vkattn's GGUF code, one command per run:
 //   gguf_probe read FILE OUTDIR       metadata to OUTDIR/metadata.json; each dequantizable tensor
 //                                     to OUTDIR/<name>.npy (float32, row-major shape)
-//   gguf_probe quantize TYPE IN.npy OUT.bin    IN's floats stored as TYPE (F16, BF16, Q8_0, Q4_0)
+//   gguf_probe quantize TYPE IN.npy OUT.bin    IN's floats stored as TYPE (F16, BF16, Q8_0, Q4_0,
+//                                              Q4_K, Q5_K, Q6_K)
+//   gguf_probe dequantize TYPE IN.bin OUT.npy  IN's blocks of TYPE decoded to a float32 vector
 //   gguf_probe write FILE             a sample written by GgufWriter (the script rebuilds its values)
 //   gguf_probe types                  "id name elements-per-block bytes-per-block" for ids 0..255 known
 // Exit status 0 on success, 1 with a message on any error.
@@ -75,9 +77,10 @@ int read(const std::string& path, const std::filesystem::path& out) {
 }
 
 GgmlType typeNamed(const std::string& name) {
-  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0})
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_K,
+                     GgmlType::Q5_K, GgmlType::Q6_K})
     if (vkattn::ggmlTypeName(t) == name) return t;
-  throw vkattn::InvalidArgument("TYPE", "'" + name + "' is not F32, F16, BF16, Q8_0 or Q4_0");
+  throw vkattn::InvalidArgument("TYPE", "'" + name + "' is not F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K or Q6_K");
 }
 
 int quantize(const std::string& type, const std::string& in, const std::string& out) {
@@ -85,6 +88,17 @@ int quantize(const std::string& type, const std::string& in, const std::string& 
   const std::vector<uint8_t> bytes = vkattn::quantizeGgml(typeNamed(type), vkattn::io::npyFloats(array, in));
   std::ofstream(out, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return 0;
+}
+
+int dequantize(const std::string& type, const std::string& in, const std::string& out) {
+  std::ifstream file(in, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const GgmlType t = typeNamed(type);
+  const vkattn::GgmlTypeTraits traits = vkattn::ggmlTypeTraits(t);
+  const uint64_t elements = bytes.size() / traits.blockBytes * traits.blockElements;
+  const std::vector<float> values = vkattn::dequantizeGgml(t, bytes, elements);
+  vkattn::io::writeNpy(out, {static_cast<int64_t>(elements)}, values);
   return 0;
 }
 
@@ -131,12 +145,14 @@ int main(int argc, char** argv) {
   try {
     if (args.size() == 3 && args[0] == "read") return read(args[1], args[2]);
     if (args.size() == 4 && args[0] == "quantize") return quantize(args[1], args[2], args[3]);
+    if (args.size() == 4 && args[0] == "dequantize") return dequantize(args[1], args[2], args[3]);
     if (args.size() == 2 && args[0] == "write") return write(args[1]);
     if (args.size() == 1 && args[0] == "types") return types();
   } catch (const std::exception& e) {
     std::cerr << "gguf_probe: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "usage: gguf_probe read FILE OUTDIR | quantize TYPE IN.npy OUT.bin | write FILE | types\n";
+  std::cerr << "usage: gguf_probe read FILE OUTDIR | quantize TYPE IN.npy OUT.bin | dequantize TYPE IN.bin OUT.npy | "
+               "write FILE | types\n";
   return 1;
 }

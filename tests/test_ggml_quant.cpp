@@ -192,7 +192,7 @@ TEST(GgmlQuant, SizesAndUnsupportedTypes) {
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("Q4_1"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(quantizeGgml(GgmlType::Q4_K, std::vector<float>(256)), Unsupported);
+  EXPECT_THROW(quantizeGgml(GgmlType::Q2_K, std::vector<float>(256)), Unsupported);
 }
 
 }  // namespace

@@ -4,14 +4,14 @@
 #include <limits>
 #include <optional>
 
-#include "ggml_k_quants.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
 namespace {
 
-// The types whose layout vkattn's storage formats share (one encoder and decoder for each).
+// The types whose layout vkattn's storage formats share (one encoder and decoder for each, in
+// core/storage_formats).
 std::optional<DType> storageFormatOf(GgmlType type) {
   switch (type) {
     case GgmlType::F32:
@@ -24,30 +24,21 @@ std::optional<DType> storageFormatOf(GgmlType type) {
       return DType::Q8_0;
     case GgmlType::Q4_0:
       return DType::Q4_0;
+    case GgmlType::Q4_K:
+      return DType::Q4_K;
+    case GgmlType::Q5_K:
+      return DType::Q5_K;
+    case GgmlType::Q6_K:
+      return DType::Q6_K;
     default:
       return std::nullopt;
-  }
-}
-
-using BlockDecoder = void (*)(const uint8_t*, float*);
-
-BlockDecoder blockDecoderOf(GgmlType type) {
-  switch (type) {
-    case GgmlType::Q4_K:
-      return dequantizeQ4_KBlock;
-    case GgmlType::Q5_K:
-      return dequantizeQ5_KBlock;
-    case GgmlType::Q6_K:
-      return dequantizeQ6_KBlock;
-    default:
-      return nullptr;
   }
 }
 
 }  // namespace
 
 bool ggmlCanDequantize(GgmlType type) noexcept {
-  return storageFormatOf(type).has_value() || blockDecoderOf(type) != nullptr;
+  return storageFormatOf(type).has_value();
 }
 
 bool ggmlCanQuantize(GgmlType type) noexcept {
@@ -78,20 +69,14 @@ std::vector<float> dequantizeGgml(GgmlType type, std::span<const uint8_t> bytes,
     throw InvalidArgument("bytes", std::to_string(bytes.size()) + " bytes do not hold " + std::to_string(elements) +
                                        " " + ggmlTypeName(type) + " elements");
   if (elements == 0) return {};
-  if (const auto format = storageFormatOf(type))
-    return decodeValues(*format, std::as_bytes(bytes), static_cast<int64_t>(elements));
-  std::vector<float> out(static_cast<std::size_t>(elements));
-  const BlockDecoder decode = blockDecoderOf(type);
-  const std::size_t blockBytes = ggmlTypeTraits(type).blockBytes;
-  for (std::size_t b = 0; b < elements / kQK_K; ++b) decode(bytes.data() + b * blockBytes, out.data() + b * kQK_K);
-  return out;
+  return decodeValues(*storageFormatOf(type), std::as_bytes(bytes), static_cast<int64_t>(elements));
 }
 
 std::vector<uint8_t> quantizeGgml(GgmlType type, std::span<const float> values) {
   const auto format = storageFormatOf(type);
   if (!format)
     throw Unsupported("quantizing to ggml type " + ggmlTypeName(type) +
-                      " is not supported (F32, F16, BF16, Q8_0 and Q4_0 are)");
+                      " is not supported (" + ggmlDequantizableTypes() + " are)");
   ggmlStorageBytes(type, values.size());  // whole blocks, or InvalidArgument
   if (values.empty()) return {};
   const std::vector<std::byte> encoded = encodeValues(*format, values);

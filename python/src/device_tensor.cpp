@@ -43,7 +43,10 @@ const char* numpyName(DType dtype) noexcept {
     case DType::F32:
     case DType::BF16:
     case DType::Q8_0:
-    case DType::Q4_0: break;
+    case DType::Q4_0:
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K: break;
   }
   return "float32";
 }
@@ -55,7 +58,10 @@ const char* dtypeName(DType dtype) noexcept {
     case DType::I32: return "int32";
     case DType::BF16:
     case DType::Q8_0:
-    case DType::Q4_0: return toString(dtype);
+    case DType::Q4_0:
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K: return toString(dtype);
   }
   return "float32";
 }

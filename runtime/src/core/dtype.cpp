@@ -8,6 +8,9 @@ std::size_t dtypeSize(DType dtype) noexcept {
     case DType::BF16: return 2;
     case DType::Q8_0: return 34;
     case DType::Q4_0: return 18;
+    case DType::Q4_K: return 144;
+    case DType::Q5_K: return 176;
+    case DType::Q6_K: return 210;
     case DType::F32:
     case DType::I32: return 4;
   }
@@ -22,6 +25,9 @@ const char* toString(DType dtype) noexcept {
     case DType::BF16: return "bf16";
     case DType::Q8_0: return "q8_0";
     case DType::Q4_0: return "q4_0";
+    case DType::Q4_K: return "q4_k";
+    case DType::Q5_K: return "q5_k";
+    case DType::Q6_K: return "q6_k";
   }
   return "?";
 }

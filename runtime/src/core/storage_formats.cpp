@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "k_quant_blocks.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 
@@ -63,15 +64,39 @@ void encodeQ4_0(const float* x, std::byte* block) {
     block[2 + i] = static_cast<std::byte>(nibble(x[i]) | (nibble(x[i + kBlock / 2]) << 4));
 }
 
+bool isKQuant(DType dtype) noexcept { return dtype == DType::Q4_K || dtype == DType::Q5_K || dtype == DType::Q6_K; }
+
+using KBlockEncoder = void (*)(const float*, uint8_t*);
+using KBlockDecoder = void (*)(const uint8_t*, float*);
+
+KBlockEncoder kBlockEncoder(DType dtype) {
+  return dtype == DType::Q4_K ? detail::quantizeQ4_KBlock
+         : dtype == DType::Q5_K ? detail::quantizeQ5_KBlock
+                                : detail::quantizeQ6_KBlock;
+}
+
+KBlockDecoder kBlockDecoder(DType dtype) {
+  return dtype == DType::Q4_K ? detail::dequantizeQ4_KBlock
+         : dtype == DType::Q5_K ? detail::dequantizeQ5_KBlock
+                                : detail::dequantizeQ6_KBlock;
+}
+
 }  // namespace
 
-int64_t blockElements(DType dtype) noexcept { return isBlockFormat(dtype) ? kBlock : 1; }
+int64_t blockElements(DType dtype) noexcept {
+  if (isKQuant(dtype)) return detail::kQK_K;
+  return isBlockFormat(dtype) ? kBlock : 1;
+}
 
 std::size_t blockBytes(DType dtype) noexcept { return dtypeSize(dtype); }
 
-bool isBlockFormat(DType dtype) noexcept { return dtype == DType::Q8_0 || dtype == DType::Q4_0; }
+bool isBlockFormat(DType dtype) noexcept { return dtype == DType::Q8_0 || dtype == DType::Q4_0 || isKQuant(dtype); }
 
-bool isKvStorageFormat(DType dtype) noexcept { return dtype == DType::BF16 || isBlockFormat(dtype); }
+bool isKvStorageFormat(DType dtype) noexcept {
+  return dtype == DType::BF16 || dtype == DType::Q8_0 || dtype == DType::Q4_0;
+}
+
+bool isWeightFormat(DType dtype) noexcept { return isBlockFormat(dtype); }
 
 std::size_t storageBytes(DType dtype, int64_t elements) noexcept {
   const int64_t per = blockElements(dtype);
@@ -110,6 +135,13 @@ std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values) 
         else encodeQ4_0(values.data() + b * kBlock, block);
       }
       break;
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+      for (int64_t b = 0; b < n / detail::kQK_K; ++b)
+        kBlockEncoder(dtype)(values.data() + b * detail::kQK_K,
+                             reinterpret_cast<uint8_t*>(out.data()) + static_cast<std::size_t>(b) * blockBytes(dtype));
+      break;
     case DType::I32: throw InvalidArgument("dtype", "float values cannot be encoded as i32");
   }
   return out;
@@ -145,6 +177,13 @@ std::vector<float> decodeValues(DType dtype, std::span<const std::byte> bytes, i
           }
         }
       }
+      break;
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+      for (int64_t b = 0; b < count / detail::kQK_K; ++b)
+        kBlockDecoder(dtype)(reinterpret_cast<const uint8_t*>(bytes.data()) + static_cast<std::size_t>(b) * blockBytes(dtype),
+                             out.data() + b * detail::kQK_K);
       break;
     case DType::I32: throw InvalidArgument("dtype", "i32 elements are not floats");
   }

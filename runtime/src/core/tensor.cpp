@@ -68,7 +68,9 @@ Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::mo
   if (isBlockFormat(m_dtype) && (m_shape.empty() || m_shape.back() % blockElements(m_dtype) != 0))
     throw InvalidArgument("shape", toString(m_shape) + ": the last dimension of a " + toString(m_dtype) +
                                        " tensor must be a multiple of " + std::to_string(blockElements(m_dtype)));
-  m_buffer = Buffer(device, checkedByteCount(m_shape, m_dtype, "shape"));
+  // Whole 32-bit words: kernels read block formats (2-byte aligned blocks) as words.
+  const std::size_t bytes = checkedByteCount(m_shape, m_dtype, "shape");
+  m_buffer = Buffer(device, bytes + (isBlockFormat(m_dtype) ? (4 - bytes % 4) % 4 : 0));
 }
 
 std::size_t Tensor::bytes() const noexcept { return storageBytes(m_dtype, numel()); }
