@@ -11,7 +11,7 @@ Files and tensor types (norms and biases, one-dimensional, stay F32 everywhere):
   -f32, -f16, -q8_0, -q4_0   every matrix in that type;
   -q4_k_m                    llama.cpp's Q4_K_M mix: Q6_K for output.weight and for attn_v and
                              ffn_down in the layers llama.cpp gives more bits (the last of two),
-                             Q4_K for every other matrix. Written only when vkattn quantizes K-quants.
+                             Q4_K for every other matrix.
 
 usage: make_tiny_model.py {llama,qwen2} [--checkpoint PREFIX] [--out assets/models]
 (PYTHONPATH must reach the built vkattn module, e.g. build/python)
