@@ -2,7 +2,8 @@
 // and read_gguf(path). Metadata values map to GGUF value types as gguf-py maps them (bool ->
 // BOOL, int -> INT32, float -> FLOAT32, str -> STRING, list -> ARRAY of its first item's type);
 // a (value, "UINT32") pair gives the type explicitly (for a list: its elements' type), as
-// llama.cpp's keys require. Tensors are quantized by io's quantizeGgml into any type it encodes.
+// llama.cpp's keys require. Tensors are quantized by io's quantizeGgml into any type it encodes
+// (ggml_quant.hpp lists them).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -203,7 +204,7 @@ void bindGguf(py::module_& m) {
         "Writes a GGUF v3 file. metadata: {key: value}, a value a bool, int (INT32), float (FLOAT32), str or\n"
         "list, or a (value, 'UINT32') pair naming its GGUF type (for a list, its elements' type).\n"
         "tensors: [(name, float array, 'Q8_0'), ...] in file order, quantized by vkattn into F32, F16, BF16,\n"
-        "Q8_0, Q4_0 or any other type vkattn encodes; the innermost dimension must be whole blocks.");
+        "Q8_0, Q4_0, Q4_K, Q5_K or Q6_K; the innermost dimension must be whole blocks.");
   m.def("read_gguf", &readGguf, py::arg("path"),
         "Reads a GGUF file: {'metadata': {key: value}, 'metadata_types': {key: 'UINT32' or 'ARRAY[STRING]'},\n"
         "'tensors': {name: float32 array, outermost dimension first}, 'tensor_types': {name: 'Q4_K'},\n"

@@ -125,3 +125,24 @@ def test_reading_a_bad_file_names_it(tmp_path):
         vkattn.read_gguf(str(bad))
     with pytest.raises(ValueError, match="missing.gguf"):
         vkattn.read_gguf(str(tmp_path / "missing.gguf"))
+
+
+@pytest.mark.parametrize("kind", ["Q4_K", "Q5_K", "Q6_K"])
+def test_k_quants_stay_within_half_a_step(tmp_path, rng, kind):
+    """Each value within half a quantization step of its super-block of 256 (scales rounded
+    outward, so nothing is clipped): Q4_K/Q5_K (1 + 1/63)^2 R / (2 Q), R = max(0, max x) -
+    min(0, min x), Q = 15 / 31; Q6_K (1 + 1/127) max|x| / 62; plus f16's smallest step."""
+    x = (rng.standard_normal((3, 512)) * np.geomspace(1e-3, 1e1, 512) + 0.5).astype(np.float32)
+    path = tmp_path / "k.gguf"
+    vkattn.write_gguf(str(path), {}, [("w", x, kind)])
+    got = vkattn.read_gguf(str(path))
+    assert got["tensor_types"]["w"] == kind
+    blocks = x.reshape(-1, 256).astype(np.float64)
+    if kind == "Q6_K":
+        step = (1 + 1 / 127) * np.abs(blocks).max(axis=1) / 62
+    else:
+        span = np.maximum(0, blocks.max(axis=1)) - np.minimum(0, blocks.min(axis=1))
+        step = (1 + 1 / 63) ** 2 * span / (2 * (15 if kind == "Q4_K" else 31))
+    ratio = np.abs(got["tensors"]["w"].reshape(-1, 256) - blocks) / ((step + 2.0 ** -24) * (1 + 1e-5))[:, None]
+    assert ratio.max() <= 1.0, f"worst error {ratio.max():.4f} x the half-step bound"
+    assert ratio.max() > 0.3, "the values were hardly quantized"
