@@ -16,6 +16,7 @@ void bindAttentionLayer(py::module_& m);
 void bindViewer(py::module_& m);
 void bindStorageFormats(py::module_& m);
 void bindTensor(py::module_& m);
+void bindGguf(py::module_& m);
 void bindLanguageModel(py::module_& m);  // when built with VKATTN_LANGUAGE_MODELS
 
 }  // namespace vkattn::python

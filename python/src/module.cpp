@@ -28,6 +28,7 @@ PYBIND11_MODULE(vkattn, m) {
   python::bindAttentionLayer(m);
   python::bindViewer(m);
   python::bindStorageFormats(m);
+  python::bindGguf(m);
 #ifdef VKATTN_LANGUAGE_MODELS
   python::bindLanguageModel(m);
 #endif
