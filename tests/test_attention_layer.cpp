@@ -43,6 +43,23 @@ MultiHeadAttention makeLayer(Context& ctx, const LayerCase& c, const HostWeights
   return MultiHeadAttention(ctx, config, std::move(weights));
 }
 
+// A layer of case c with seeded weights and a seeded input x [B, L, d].
+struct LayerWithInput {
+  LayerCase c;
+  HostWeights w;
+  MultiHeadAttention layer;
+  std::vector<float> x;
+  Tensor tx;
+};
+
+LayerWithInput layerWithInput(Context& ctx, const LayerCase& c, uint64_t weightSeed, uint64_t inputSeed) {
+  HostWeights w = makeWeights(c, weightSeed);
+  MultiHeadAttention layer = makeLayer(ctx, c, w);
+  auto x = randomValues(c.batch * c.len * c.d, inputSeed);
+  Tensor tx = ctx.tensor({c.batch, c.len, c.d}, x);
+  return {c, std::move(w), std::move(layer), std::move(x), std::move(tx)};
+}
+
 class AttentionLayer : public VkattnTest, public ::testing::WithParamInterface<LayerCase> {};
 
 TEST_P(AttentionLayer, MatchesReference) {
@@ -73,12 +90,9 @@ INSTANTIATE_TEST_SUITE_P(Variants, AttentionLayer,
 // The probabilities of a few chosen heads, in the order asked for, come from the pass that makes
 // the output: both still match the reference (the chosen heads' context is P·V, the others fused).
 TEST_F(VkattnTest, ChosenHeadsWeightsComeWithTheOutput) {
-  LayerCase c = causal(2, false);
-  c.len = c.sourceLen = 13;
-  const HostWeights w = makeWeights(c, 41);
-  MultiHeadAttention layer = makeLayer(ctx(), c, w);
-  const auto x = randomValues(c.batch * c.len * c.d, 43);
-  Tensor tx = ctx().tensor({c.batch, c.len, c.d}, x);
+  LayerCase shape = causal(2, false);
+  shape.len = shape.sourceLen = 13;
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), shape, 41, 43);
   const std::vector<int64_t> heads = {4, 1};
   Tensor probs;
   Tensor out = layer.forward(ctx(), tx, tx, {.causal = true, .weights = &probs, .weightHeads = heads});
@@ -100,11 +114,7 @@ TEST_F(VkattnTest, ChosenHeadsWeightsComeWithTheOutput) {
 // whole. Checked against the layer without weights (all heads fused, which the reference checks
 // above) and the chosen head's masked cells; a mask per head takes every head's weights or none.
 TEST_F(VkattnTest, ChosenHeadsWeightsUnderAMask) {
-  LayerCase c = gqa(3);
-  const HostWeights w = makeWeights(c, 51);
-  MultiHeadAttention layer = makeLayer(ctx(), c, w);
-  const auto x = randomValues(c.batch * c.len * c.d, 53);
-  Tensor tx = ctx().tensor({c.batch, c.len, c.d}, x);
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), gqa(3), 51, 53);
   std::vector<int32_t> keep(static_cast<std::size_t>(c.batch * c.len * c.len));
   for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7919 % 5 != 0) || i % static_cast<std::size_t>(c.len) == 0;
   Tensor mask = Tensor::fromHostInt(ctx().device(), {c.batch, 1, c.len, c.len}, keep);
@@ -152,11 +162,7 @@ TEST_F(VkattnTest, IncrementalDecodingMatchesFullPass) {
 }
 
 TEST_F(VkattnTest, ResidualIsAdded) {
-  LayerCase c = gqa(3);
-  const HostWeights w = makeWeights(c, 5);
-  MultiHeadAttention layer = makeLayer(ctx(), c, w);
-  const auto x = randomValues(c.batch * c.len * c.d, 31);
-  Tensor tx = ctx().tensor({c.batch, c.len, c.d}, x);
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), gqa(3), 5, 31);
   Tensor out = layer.forward(ctx(), tx, tx, {.residual = tx.view()});
   std::vector<double> expected = attentionLayerRef(c, w, x, x, nullptr);
   for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += x[i];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -39,15 +40,10 @@ uint64_t largestBin(const std::vector<uint32_t>& rowEdges, const std::vector<uin
 }  // namespace
 
 const char* toString(Reduction how) noexcept {
-  switch (how) {
-    case Reduction::Max:
-      return "max";
-    case Reduction::Mean:
-      return "mean";
-    case Reduction::MaxMagnitude:
-      return "max-magnitude";
-  }
-  return "?";
+  // Indexed by the enum, whose values are the kernel's MODE numbers.
+  constexpr const char* kNames[] = {"max", "mean", "max-magnitude"};
+  const auto index = static_cast<std::size_t>(how);
+  return index < std::size(kNames) ? kNames[index] : "?";
 }
 
 std::vector<uint32_t> binEdges(int64_t begin, int64_t end, int64_t bins) {

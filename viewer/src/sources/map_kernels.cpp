@@ -123,13 +123,9 @@ DeviceMap subtractMaps(Context& ctx, const DeviceMap& a, const DeviceMap& b) {
 }
 
 DeviceMap rolloutMaps(Context& ctx, const std::vector<DeviceMap>& layers, int64_t last) {
-  if (layers.empty() || last < 0 || last >= static_cast<int64_t>(layers.size()))
-    throw InvalidArgument("rollout", "layer " + std::to_string(last) + " is out of range; there are " +
-                                         std::to_string(layers.size()) + " layers");
-  for (const DeviceMap& m : layers)
-    if (m.rows != m.cols || m.rows != layers[0].rows)
-      throw InvalidArgument("rollout", "needs square self-attention maps of one size, got " + std::to_string(m.rows) +
-                                           " x " + std::to_string(m.cols));
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (const DeviceMap& m : layers) shapes.emplace_back(m.rows, m.cols);
+  checkRollout(shapes, last);
   DeviceMap result = rowsKernel(ctx, layers[0], true, {}, false);
   for (int64_t l = 1; l <= last; ++l) {
     const DeviceMap layer = rowsKernel(ctx, layers[static_cast<std::size_t>(l)], true, {}, false);
