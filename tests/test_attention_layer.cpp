@@ -43,6 +43,23 @@ MultiHeadAttention makeLayer(Context& ctx, const LayerCase& c, const HostWeights
   return MultiHeadAttention(ctx, config, std::move(weights));
 }
 
+// A layer of case c with seeded weights and a seeded input x [B, L, d].
+struct LayerWithInput {
+  LayerCase c;
+  HostWeights w;
+  MultiHeadAttention layer;
+  std::vector<float> x;
+  Tensor tx;
+};
+
+LayerWithInput layerWithInput(Context& ctx, const LayerCase& c, uint64_t weightSeed, uint64_t inputSeed) {
+  HostWeights w = makeWeights(c, weightSeed);
+  MultiHeadAttention layer = makeLayer(ctx, c, w);
+  auto x = randomValues(c.batch * c.len * c.d, inputSeed);
+  Tensor tx = ctx.tensor({c.batch, c.len, c.d}, x);
+  return {c, std::move(w), std::move(layer), std::move(x), std::move(tx)};
+}
+
 class AttentionLayer : public VkattnTest, public ::testing::WithParamInterface<LayerCase> {};
 
 TEST_P(AttentionLayer, MatchesReference) {
@@ -70,6 +87,56 @@ INSTANTIATE_TEST_SUITE_P(Variants, AttentionLayer,
                          ::testing::Values(mha(), gqa(3), gqa(2), gqa(1), cross(6), cross(2), causal(6, false),
                                            causal(2, true), gqa(1)));
 
+// The probabilities of a few chosen heads, in the order asked for, come from the pass that makes
+// the output: both still match the reference (the chosen heads' context is P·V, the others fused).
+TEST_F(VkattnTest, ChosenHeadsWeightsComeWithTheOutput) {
+  LayerCase shape = causal(2, false);
+  shape.len = shape.sourceLen = 13;
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), shape, 41, 43);
+  const std::vector<int64_t> heads = {4, 1};
+  Tensor probs;
+  Tensor out = layer.forward(ctx(), tx, tx, {.causal = true, .weights = &probs, .weightHeads = heads});
+  std::vector<double> allProbs;
+  const std::vector<double> expected = attentionLayerRef(c, w, x, x, &allProbs);
+  ASSERT_EQ(probs.shape(), (Shape{c.batch, 2, c.len, c.len}));
+  const int64_t map = c.len * c.len;
+  std::vector<double> expectedProbs;
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t h : heads) {
+      const auto first = allProbs.begin() + (b * c.heads + h) * map;
+      expectedProbs.insert(expectedProbs.end(), first, first + map);
+    }
+  EXPECT_TRUE(allClose(out.download(), expected, kAtol, kRtol));
+  EXPECT_TRUE(allClose(probs.download(), expectedProbs, kWeights.atol, kWeights.rtol));
+}
+
+// A keep-mask per sequence (shared by the heads): the heads left to the fused kernel read it
+// whole. Checked against the layer without weights (all heads fused, which the reference checks
+// above) and the chosen head's masked cells; a mask per head takes every head's weights or none.
+TEST_F(VkattnTest, ChosenHeadsWeightsUnderAMask) {
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), gqa(3), 51, 53);
+  std::vector<int32_t> keep(static_cast<std::size_t>(c.batch * c.len * c.len));
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7919 % 5 != 0) || i % static_cast<std::size_t>(c.len) == 0;
+  Tensor mask = Tensor::fromHostInt(ctx().device(), {c.batch, 1, c.len, c.len}, keep);
+  Tensor fused = layer.forward(ctx(), tx, tx, {.keepMask = mask.view()});
+  Tensor probs;
+  Tensor out = layer.forward(ctx(), tx, tx, {.keepMask = mask.view(), .weights = &probs, .weightHeads = {2}});
+  const auto fusedValues = fused.download();
+  EXPECT_TRUE(allClose(out.download(), std::vector<double>(fusedValues.begin(), fusedValues.end()), kAtol, kRtol));
+  const auto p = probs.download();
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t i = 0; i < c.len * c.len; ++i)
+      if (!keep[static_cast<std::size_t>(b * c.len * c.len + i)]) {
+        EXPECT_EQ(p[static_cast<std::size_t>(b * c.len * c.len + i)], 0.0f) << "sequence " << b << " cell " << i;
+      }
+  Tensor perHead = Tensor::fromHostInt(ctx().device(), {c.batch, c.heads, c.len, c.len},
+                                       std::vector<int32_t>(static_cast<std::size_t>(c.batch * c.heads * c.len * c.len), 1));
+  EXPECT_THROW(layer.forward(ctx(), tx, tx, {.keepMask = perHead.view(), .weights = &probs, .weightHeads = {2}}),
+               Unsupported);
+  Tensor all = layer.forward(ctx(), tx, tx, {.keepMask = perHead.view(), .weights = &probs});
+  EXPECT_EQ(probs.shape(), (Shape{c.batch, c.heads, c.len, c.len}));
+}
+
 TEST_F(VkattnTest, IncrementalDecodingMatchesFullPass) {
   // One token at a time through the cache must give the rows of one causal pass (RoPE, GQA).
   LayerCase c = causal(2, true);
@@ -95,11 +162,7 @@ TEST_F(VkattnTest, IncrementalDecodingMatchesFullPass) {
 }
 
 TEST_F(VkattnTest, ResidualIsAdded) {
-  LayerCase c = gqa(3);
-  const HostWeights w = makeWeights(c, 5);
-  MultiHeadAttention layer = makeLayer(ctx(), c, w);
-  const auto x = randomValues(c.batch * c.len * c.d, 31);
-  Tensor tx = ctx().tensor({c.batch, c.len, c.d}, x);
+  auto [c, w, layer, x, tx] = layerWithInput(ctx(), gqa(3), 5, 31);
   Tensor out = layer.forward(ctx(), tx, tx, {.residual = tx.view()});
   std::vector<double> expected = attentionLayerRef(c, w, x, x, nullptr);
   for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += x[i];
@@ -140,6 +203,16 @@ TEST_F(VkattnTest, LayerBadInput) {
     KeyValueCache cache = layer.makeCache(ctx(), 1, 3);
     Tensor x = ctx().tensor({4, 96}, randomValues(4 * 96, 1));
     layer.append(ctx(), x, cache);  // 4 positions into a cache of 3
+  });
+  expectArgument("weightHeads", [&] {
+    Tensor x = ctx().tensor({4, 96}, randomValues(4 * 96, 1));
+    Tensor probs;
+    layer.forward(ctx(), x, x, {.weights = &probs, .weightHeads = {6}});
+  });
+  expectArgument("weightHeads", [&] {
+    Tensor x = ctx().tensor({4, 96}, randomValues(4 * 96, 1));
+    Tensor probs;
+    layer.forward(ctx(), x, x, {.weights = &probs, .weightHeads = {1, 1}});
   });
   expectArgument("cache", [&] {
     KeyValueCache cache = layer.makeCache(ctx(), 1, 3);

@@ -1,6 +1,7 @@
 #include "vkattn/models/attention_layer.hpp"
 
 #include <string>
+#include <vector>
 
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/attention.hpp"
@@ -51,6 +52,57 @@ TensorView headsView(const TensorView& rows, int64_t heads, int64_t headDim) {
 // Sequence b's rows of a [B, L, W] view whose rows are contiguous, as one flat run of elements.
 TensorView sequenceRows(const TensorView& rows, int64_t b) {
   return {rows.buffer, rows.dtype, {rows.dim(1) * rows.dim(2)}, {1}, rows.offset + b * rows.strides[0]};
+}
+
+// Dimension 1 of a [B, H, ...] view dropped at index `index`: [B, ...].
+TensorView headOf(const TensorView& v, int64_t index) {
+  TensorView out = v.sliced(1, index, 1);
+  out.shape.erase(out.shape.begin() + 1);
+  out.strides.erase(out.strides.begin() + 1);
+  return out;
+}
+
+// True when a mask or bias differs per head: the fused kernel binds masks whole, so it cannot
+// take one head of such a mask.
+bool perHead(const std::optional<TensorView>& mask) { return mask && mask->rank() >= 3 && mask->dim(-3) > 1; }
+
+// Attention into `out` [B, Hq, L, D] whose probabilities of `heads` (all when empty) are also
+// returned, [B, heads.size(), Lq, Lk]: those heads' scores are computed and normalised once, into
+// the returned tensor, and their context is those probabilities times V; the other heads take the
+// fused kernel one head at a time, which never writes its probabilities. No head's q·kᵀ is
+// computed twice. A subset under a mask or bias that differs per head is Unsupported (the fused
+// kernel cannot take one head of it).
+Tensor attentionKeepingWeights(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                               const TensorView& out, const std::vector<int64_t>& heads,
+                               const AttentionOptions& options) {
+  const int64_t headsQ = q.dim(1), group = headsQ / k.dim(1);
+  std::vector<int64_t> chosen = heads;
+  if (chosen.empty())
+    for (int64_t h = 0; h < headsQ; ++h) chosen.push_back(h);
+  std::vector<bool> kept(static_cast<std::size_t>(headsQ), false);
+  for (int64_t h : chosen) {
+    if (h < 0 || h >= headsQ)
+      throw InvalidArgument("weightHeads", "head " + std::to_string(h) + " outside [0, " + std::to_string(headsQ) + ")");
+    if (kept[static_cast<std::size_t>(h)])
+      throw InvalidArgument("weightHeads", "names head " + std::to_string(h) + " twice");
+    kept[static_cast<std::size_t>(h)] = true;
+  }
+  std::vector<int64_t> others;
+  for (int64_t h = 0; h < headsQ; ++h)
+    if (!kept[static_cast<std::size_t>(h)]) others.push_back(h);
+  if (!others.empty() && (perHead(options.keepMask) || perHead(options.bias)))
+    throw Unsupported("argument 'weightHeads': a subset of the heads under a keepMask or bias that differs per "
+                      "head; ask for every head's weights");
+  Batch run(ctx);
+  Tensor weights = attentionWeights(ctx, q, k, chosen, options);
+  for (std::size_t i = 0; i < chosen.size(); ++i)  // [B, Lq, Lk] x [B, Lk, D] -> [B, Lq, D]
+    matmul(ctx, headOf(weights.view(), static_cast<int64_t>(i)), headOf(v, chosen[i] / group), headOf(out, chosen[i]));
+  for (int64_t h : others) {
+    const int64_t kv = h / group;
+    attention(ctx, q.sliced(1, h, 1), k.sliced(1, kv, 1), v.sliced(1, kv, 1), out.sliced(1, h, 1), options);
+  }
+  run.submit();
+  return weights;
 }
 
 }  // namespace
@@ -193,8 +245,12 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   options.bias = call.bias;
   options.keyLengths = call.keyLengths;
   const TensorView context = ctx.scratch({batch, len, width});
-  attention(ctx, q, cache.keys(), cache.values(), headsView(context, m_config.heads, m_config.headDim), options);
-  if (call.weights) *call.weights = attentionWeights(ctx, q, cache.keys(), {}, options);
+  const TensorView contextHeads = headsView(context, m_config.heads, m_config.headDim);
+  if (call.weights)
+    *call.weights = attentionKeepingWeights(ctx, q, cache.keys(), cache.values(), contextHeads, call.weightHeads,
+                                            options);
+  else
+    attention(ctx, q, cache.keys(), cache.values(), contextHeads, options);
 
   LinearOptions project = withBias(m_weights.oBias);
   if (call.residual) {

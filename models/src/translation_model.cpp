@@ -212,9 +212,15 @@ struct TranslationModel::Impl {
       Batch batch(ctx);
       decode(all, 0, fresh, crossCaches, &selfMaps, &crossMaps);
       batch.submit();
-      for (const Tensor& m : encoderMaps) result.encoderSelf.push_back(toMap(m));
-      for (const Tensor& m : selfMaps) result.decoderSelf.push_back(toMap(m));
-      for (const Tensor& m : crossMaps) result.cross.push_back(toMap(m));
+      if (options.attentionOnDevice) {
+        result.encoderSelfWeights = std::move(encoderMaps);
+        result.decoderSelfWeights = std::move(selfMaps);
+        result.crossWeights = std::move(crossMaps);
+      } else {
+        for (const Tensor& m : encoderMaps) result.encoderSelf.push_back(toMap(m));
+        for (const Tensor& m : selfMaps) result.decoderSelf.push_back(toMap(m));
+        for (const Tensor& m : crossMaps) result.cross.push_back(toMap(m));
+      }
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -1,7 +1,7 @@
 #version 450
 // heatmap_downsample: reduces a map of [rows, cols] f32 to the bins a heatmap view draws, so that
 // a view of thousands of tokens draws about one bin per two screen pixels, not one per map cell.
-// Bindings: 0 map (f32, read), 1 rowEdges (uint, outRows + 1, read), 2 colEdges (uint, outCols + 1,
+// Bindings: 0 map (f32 [rows, cols] at element p.offset, read), 1 rowEdges (uint, outRows + 1, read), 2 colEdges (uint, outCols + 1,
 // read), 3 out (f32 [outRows, outCols], write).
 // Push: HeatmapDownsampleParams. Spec: 0 workgroup size, 1 LANES = invocations per bin (a power of
 // two dividing the workgroup size), 2 MODE (0 max, 1 mean, 2 the value of largest magnitude, ties
@@ -59,7 +59,7 @@ void main() {
     cells = (rowEdges[y + 1] - r0) * width;
     for (uint k = lane; k < cells; k += LANES) {
       const uint r = r0 + k / width, c = c0 + k % width;
-      acc = combine(acc, map[r * p.cols + c]);
+      acc = combine(acc, map[p.offset + r * p.cols + c]);
     }
   }
 

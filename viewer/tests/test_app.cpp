@@ -41,7 +41,7 @@ class ScriptedRunner : public SourceRunner {
   bool usesSentence() const override { return true; }
 };
 
-SourceResult maps(const std::string& sentence, int64_t rows, int64_t cols) {
+SourceResult maps(const Context& ctx, const std::string& sentence, int64_t rows, int64_t cols) {
   AttentionKind kind;
   kind.id = "cross";
   kind.title = "Cross-attention";
@@ -53,7 +53,7 @@ SourceResult maps(const std::string& sentence, int64_t rows, int64_t cols) {
       for (int64_t c = 0; c < cols; ++c)  // rows sum to 1
         map.weights.push_back(c == (r + h) % cols ? 0.5f + 0.5f / static_cast<float>(cols)
                                                   : 0.5f / static_cast<float>(cols));
-  kind.layers.push_back(map);
+  kind.layers.push_back(uploadLayer(ctx, map));
   SourceResult result;
   result.set = AttentionSet{};
   result.set->kinds.push_back(std::move(kind));
@@ -120,7 +120,7 @@ TEST_F(AppFrames, ProgressFillsTheWindowUntilTheMapsArrive) {
   EXPECT_GT(loading->DrawList->CmdBuffer.Size + loading->DrawList->VtxBuffer.Size, 0) << "it draws something";
   EXPECT_EQ(shown("vkattn viewer"), nullptr);
 
-  m_runner->results.push_back(maps("a b c", 5, 6));
+  m_runner->results.push_back(maps(ctx(), "a b c", 5, 6));
   m_runner->busy = false;
   for (int i = 0; i < 3; ++i) frame();
   EXPECT_TRUE(app.loaded());
@@ -131,25 +131,25 @@ TEST_F(AppFrames, ProgressFillsTheWindowUntilTheMapsArrive) {
 
 TEST_F(AppFrames, AFailedInputLeavesTheLastMapMarkedStale) {
   auto runner = std::make_unique<ScriptedRunner>();
-  runner->results.push_back(maps("the first sentence", 5, 6));
+  runner->results.push_back(maps(ctx(), "the first sentence", 5, 6));
   App& app = start(std::move(runner));
   frame();
   ASSERT_TRUE(app.loaded());
   EXPECT_FALSE(app.stale());
   EXPECT_EQ(app.displayMap().title.find("stale"), std::string::npos);
-  const std::vector<float> before = app.displayMap().values.values;
+  const std::vector<float> before = download(app.displayMap().values).values;
 
   m_runner->results.push_back(failure("zzz"));
   frame();
   frame();
   EXPECT_TRUE(app.stale());
   EXPECT_EQ(app.displayMap().title.rfind("[stale: shows \"the first sentence\"]", 0), 0u) << app.displayMap().title;
-  EXPECT_EQ(app.displayMap().values.values, before) << "the last good map stays";
+  EXPECT_EQ(download(app.displayMap().values).values, before) << "the last good map stays";
 
-  m_runner->results.push_back(maps("", 4, 4));  // the default request (ViewerArgs' sentence) differs: still stale
+  m_runner->results.push_back(maps(ctx(), "", 4, 4));  // the default request (ViewerArgs' sentence) differs: still stale
   frame();
   EXPECT_TRUE(app.stale());
-  m_runner->results.push_back(maps(ViewerArgs{}.sentence, 4, 4));
+  m_runner->results.push_back(maps(ctx(), ViewerArgs{}.sentence, 4, 4));
   frame();
   EXPECT_FALSE(app.stale());
   EXPECT_EQ(app.displayMap().title.find("stale"), std::string::npos);
@@ -182,20 +182,20 @@ TEST_F(AppFrames, TitleReplacesTheSourcesAndTheSelectionFollowsIt) {
   args.head = 1;
   args.reduction = Reduction::Mean;
   auto runner = std::make_unique<ScriptedRunner>();
-  runner->results.push_back(maps("s", 5, 6));  // two heads
+  runner->results.push_back(maps(ctx(), "s", 5, 6));  // two heads
   App& app = start(std::move(runner), args);
   frame();
   ASSERT_TRUE(app.loaded());
   EXPECT_EQ(app.displayMap().title, "My heads | head 1");
   EXPECT_EQ(app.reduction(), Reduction::Mean);
-  m_runner->results.push_back(maps(ViewerArgs{}.sentence, 4, 4));  // a new computation keeps the title
+  m_runner->results.push_back(maps(ctx(), ViewerArgs{}.sentence, 4, 4));  // a new computation keeps the title
   frame();
   EXPECT_EQ(app.displayMap().title, "My heads | head 1");
 }
 
 TEST_F(AppFrames, TheWindowDrawsAOneRowMapAsAStrip) {
   auto runner = std::make_unique<ScriptedRunner>();
-  runner->results.push_back(maps("s", 1, 3000));
+  runner->results.push_back(maps(ctx(), "s", 1, 3000));
   App& app = start(std::move(runner));
   frame();
   const FigureLayout& layout = app.mainLayout();
@@ -209,7 +209,7 @@ TEST_F(AppFrames, TheWindowDrawsAOneRowMapAsAStrip) {
 
 TEST_F(AppFrames, TheTooltipOpensAwayFromTheColourBar) {
   auto runner = std::make_unique<ScriptedRunner>();
-  runner->results.push_back(maps("s", 6, 6));
+  runner->results.push_back(maps(ctx(), "s", 6, 6));
   App& app = start(std::move(runner));
   frame();
   const FigureLayout layout = app.mainLayout();
@@ -241,7 +241,7 @@ TEST_F(AppFrames, TheTooltipOpensAwayFromTheColourBar) {
 TEST_F(AppFrames, ASmallWindowKeepsThePanelScrollableAndTheMapBesideIt) {
   setSize(480, 320);
   auto runner = std::make_unique<ScriptedRunner>();
-  runner->results.push_back(maps("s", 5, 6));
+  runner->results.push_back(maps(ctx(), "s", 5, 6));
   App& app = start(std::move(runner));
   for (int i = 0; i < 3; ++i) frame();
   ImGuiWindow* panel = shown("vkattn viewer");

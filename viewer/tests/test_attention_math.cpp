@@ -6,6 +6,7 @@
 
 #include "sources/attention_math.hpp"
 #include "sources/selection.hpp"
+#include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
@@ -15,6 +16,14 @@ AttentionMap twoHeads() {
   // head 0: [[0.5, 0.5, 0], [0.2, 0.3, 0.5]], head 1: [[0.1, 0.6, 0.3], [0.8, 0.1, 0.1]]
   return {2, 2, 3, {0.5f, 0.5f, 0.0f, 0.2f, 0.3f, 0.5f, 0.1f, 0.6f, 0.3f, 0.8f, 0.1f, 0.1f}};
 }
+
+using test::VkattnTest;
+
+// The selection reads device maps: these tests upload the hand-made layers and read the result back.
+using SelectionOnDevice = VkattnTest;
+
+std::vector<float> values(const DisplayMap& map) { return download(map.values).values; }
+float at(const DisplayMap& map, int64_t r, int64_t c) { return download(map.values).at(r, c); }
 
 Matrix matrix(int64_t rows, int64_t cols, std::vector<float> values) {
   Matrix m(rows, cols);
@@ -105,58 +114,59 @@ TEST(AttentionMath, EntropyAndArgmax) {
   EXPECT_NEAR(rowEntropy(scaled, 0), 1.0, 1e-9);
 }
 
-TEST(Selection, BuildsTheChosenMap) {
+TEST_F(SelectionOnDevice, BuildsTheChosenMap) {
   AttentionSet set;
   AttentionKind kind;
   kind.id = "encoder";
   kind.title = "Encoder";
   kind.rowTokens = kind.colTokens = {"a", "b"};
-  kind.layers = {{2, 2, 2, {1, 0, 0, 1, 0.5f, 0.5f, 0.5f, 0.5f}}, {2, 2, 2, {0, 1, 1, 0, 0, 1, 1, 0}}};
+  kind.layers = {uploadLayer(ctx(), {2, 2, 2, {1, 0, 0, 1, 0.5f, 0.5f, 0.5f, 0.5f}}),
+                 uploadLayer(ctx(), {2, 2, 2, {0, 1, 1, 0, 0, 1, 1, 0}})};
   set.kinds.push_back(kind);
 
   Selection s;
   s.a = {0, 1, HeadMode::Single};
-  EXPECT_EQ(buildDisplayMap(set, s).values.values, (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f}));
+  EXPECT_EQ(values(buildDisplayMap(ctx(), set, s)), (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f}));
   s.a.mode = HeadMode::Mean;
-  EXPECT_EQ(buildDisplayMap(set, s).values.values, (std::vector<float>{0.75f, 0.25f, 0.25f, 0.75f}));
+  EXPECT_EQ(values(buildDisplayMap(ctx(), set, s)), (std::vector<float>{0.75f, 0.25f, 0.25f, 0.75f}));
   s.difference = true;
   s.b = {1, 0, HeadMode::Single};
-  const DisplayMap diff = buildDisplayMap(set, s);
+  const DisplayMap diff = buildDisplayMap(ctx(), set, s);
   EXPECT_TRUE(diff.signedValues);
-  EXPECT_NEAR(diff.values.at(0, 0), 0.75, 1e-6);
-  EXPECT_NEAR(diff.values.at(0, 1), -0.75, 1e-6);
+  EXPECT_NEAR(at(diff, 0, 0), 0.75, 1e-6);
+  EXPECT_NEAR(at(diff, 0, 1), -0.75, 1e-6);
   s.difference = false;
   s.rollout = true;
   s.a = {1, 0, HeadMode::Single};
-  EXPECT_NEAR(buildDisplayMap(set, s).values.at(0, 0), 0.5, 1e-6);
+  EXPECT_NEAR(at(buildDisplayMap(ctx(), set, s), 0, 0), 0.5, 1e-6);
   s.a.layer = 5;
-  EXPECT_THROW(buildDisplayMap(set, s), InvalidArgument);
+  EXPECT_THROW(buildDisplayMap(ctx(), set, s), InvalidArgument);
   clampSelection(set, s);
   EXPECT_EQ(s.a.layer, 1);
 }
 
-TEST(Selection, TitlesNameOnlyTheChoicesThereAre) {
+TEST_F(SelectionOnDevice, TitlesNameOnlyTheChoicesThereAre) {
   AttentionSet set;
   AttentionKind kind;
   kind.id = "attention";
   kind.title = "Scores";
   kind.rowTokens = kind.colTokens = {"a", "b"};
-  kind.layers = {{1, 2, 2, {0.5f, 0.5f, 0.5f, 0.5f}}};
+  kind.layers = {uploadLayer(ctx(), {1, 2, 2, {0.5f, 0.5f, 0.5f, 0.5f}})};
   set.kinds.push_back(kind);
   Selection s;
-  EXPECT_EQ(buildDisplayMap(set, s).title, "Scores") << "one layer, one head: nothing to name";
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "Scores") << "one layer, one head: nothing to name";
   s.hiddenColumns = {1};
-  EXPECT_EQ(buildDisplayMap(set, s).title, "Scores | hidden: 1 'b' (rows renormalised)");
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "Scores | hidden: 1 'b' (rows renormalised)");
   set.kinds[0].title.clear();
-  EXPECT_EQ(buildDisplayMap(set, s).title, "hidden: 1 'b' (rows renormalised)");
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "hidden: 1 'b' (rows renormalised)");
   s.hiddenColumns.clear();
-  EXPECT_EQ(buildDisplayMap(set, s).title, "") << "no title at all";
-  set.kinds[0].layers = {{2, 2, 2, {1, 0, 0, 1, 0, 1, 1, 0}}};
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "") << "no title at all";
+  set.kinds[0].layers = {uploadLayer(ctx(), {2, 2, 2, {1, 0, 0, 1, 0, 1, 1, 0}})};
   s.a = {0, 1, HeadMode::Single};
-  EXPECT_EQ(buildDisplayMap(set, s).title, "head 1") << "one layer: the head alone";
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "head 1") << "one layer: the head alone";
   set.kinds[0].layers.push_back(set.kinds[0].layers[0]);
   s.a = {1, 0, HeadMode::Max};
-  EXPECT_EQ(buildDisplayMap(set, s).title, "layer 1, max of heads");
+  EXPECT_EQ(buildDisplayMap(ctx(), set, s).title, "layer 1, max of heads");
 }
 
 // One rule for every row: probability maps renormalise after hiding, anything else is drawn as
@@ -175,31 +185,31 @@ TEST(AttentionMath, NonProbabilityMapsAreNeverRescaled) {
   EXPECT_FALSE(isProbabilityMap(matrix(1, 2, {1.5f, -0.5f})));
 }
 
-TEST(AttentionMath, DisplayMapSaysWhatWasHiddenAndHowRowsWereTreated) {
+TEST_F(SelectionOnDevice, DisplayMapSaysWhatWasHiddenAndHowRowsWereTreated) {
   AttentionSet set;
   AttentionKind kind;
   kind.id = "scores";
   kind.title = "Scores";
   kind.rowTokens = {"a", "b"};
   kind.colTokens = {"<s>", "x", "y"};
-  kind.layers.push_back(AttentionMap{1, 2, 3, {3.0f, 1.0f, -2.0f, -1.0f, -1.0f, 0.5f}});
+  kind.layers.push_back(uploadLayer(ctx(), {1, 2, 3, {3.0f, 1.0f, -2.0f, -1.0f, -1.0f, 0.5f}}));
   set.kinds.push_back(kind);
   Selection selection;
   selection.hiddenColumns = {0};
-  DisplayMap raw = buildDisplayMap(set, selection);
+  DisplayMap raw = buildDisplayMap(ctx(), set, selection);
   EXPECT_FALSE(raw.probability);
   EXPECT_FALSE(raw.renormalised);
   EXPECT_NE(raw.title.find("hidden: 0 '<s>' (values as given)"), std::string::npos) << raw.title;
-  EXPECT_EQ(raw.values.at(1, 1), -1.0f) << "a row summing below zero keeps its values";
-  EXPECT_EQ(raw.values.at(1, 2), 0.5f);
+  EXPECT_EQ(at(raw, 1, 1), -1.0f) << "a row summing below zero keeps its values";
+  EXPECT_EQ(at(raw, 1, 2), 0.5f);
   EXPECT_EQ(raw.hiddenColumns, std::vector<int64_t>{0});
 
-  set.kinds[0].layers[0].weights = {0.5f, 0.25f, 0.25f, 0.2f, 0.4f, 0.4f};
-  DisplayMap probabilities = buildDisplayMap(set, selection);
+  set.kinds[0].layers[0] = uploadLayer(ctx(), {1, 2, 3, {0.5f, 0.25f, 0.25f, 0.2f, 0.4f, 0.4f}});
+  DisplayMap probabilities = buildDisplayMap(ctx(), set, selection);
   EXPECT_TRUE(probabilities.renormalised);
   EXPECT_NE(probabilities.title.find("(rows renormalised)"), std::string::npos) << probabilities.title;
-  EXPECT_NEAR(probabilities.values.at(0, 1), 0.5, 1e-6);
-  EXPECT_NEAR(probabilities.values.at(1, 2), 0.5, 1e-6);
+  EXPECT_NEAR(at(probabilities, 0, 1), 0.5, 1e-6);
+  EXPECT_NEAR(at(probabilities, 1, 2), 0.5, 1e-6);
 }
 
 }  // namespace

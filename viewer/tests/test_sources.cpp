@@ -10,6 +10,7 @@
 
 #include "sources/attention_math.hpp"
 #include "sources/demo_source.hpp"
+#include "sources/device_map.hpp"
 #include "sources/npy_source.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
@@ -31,6 +32,12 @@ class Sources : public VkattnTest {
   }
 };
 
+std::vector<AttentionMap> hostLayers(const AttentionKind& kind) {
+  std::vector<AttentionMap> layers;
+  for (const auto& layer : kind.layers) layers.push_back(downloadLayer(layer));
+  return layers;
+}
+
 void writeLines(const fs::path& path, const std::vector<std::string>& lines) {
   std::ofstream out(path);
   for (const auto& line : lines) out << line << "\n";
@@ -46,7 +53,7 @@ TEST_F(Sources, DemoMapsAreDistributionsWithTheIntendedPeaks) {
   EXPECT_EQ(cross->cols(), 14);  // English words, '.', <eos>
   EXPECT_EQ(cross->rowTokens[5], "économique");
   for (const AttentionKind& kind : set.kinds)
-    for (const AttentionMap& layer : kind.layers)
+    for (const AttentionMap& layer : hostLayers(kind))
       for (int64_t h = 0; h < layer.heads; ++h)
         for (int64_t r = 0; r < layer.rows; ++r) {
           double sum = 0;
@@ -54,13 +61,13 @@ TEST_F(Sources, DemoMapsAreDistributionsWithTheIntendedPeaks) {
           EXPECT_NEAR(sum, 1.0, 1e-4) << kind.id << " head " << h << " row " << r;
         }
   // Layer 0 head 0 of cross attention follows the alignment: "zone" <- "Area", "européenne" <- "European".
-  const Matrix aligned = headMap(cross->layers[0], 0);
+  const Matrix aligned = headMap(downloadLayer(cross->layers[0]), 0);
   EXPECT_EQ(rowArgmax(aligned, 4), 6);
   EXPECT_EQ(rowArgmax(aligned, 6), 4);
   // The decoder is causal: nothing above the diagonal.
   const AttentionKind* decoder = set.find("decoder");
   ASSERT_NE(decoder, nullptr);
-  EXPECT_EQ(decoder->layers[0].at(0, 2, 5), 0.0f);
+  EXPECT_EQ(downloadLayer(decoder->layers[0]).at(0, 2, 5), 0.0f);
   EXPECT_EQ(decoder->colTokens.front(), "<bos>");
   EXPECT_THROW(demo.compute("   "), InvalidArgument);
 }
@@ -70,8 +77,8 @@ TEST_F(Sources, LongDemoIsOneSelfAttentionKind) {
   const AttentionSet set = demo.compute("");
   ASSERT_EQ(set.kinds.size(), 1u);
   EXPECT_EQ(set.kinds[0].rows(), 300);
-  EXPECT_EQ(rowArgmax(headMap(set.kinds[0].layers[0], 0), 150), 150);
-  EXPECT_EQ(rowArgmax(headMap(set.kinds[0].layers[0], 1), 150), 149) << "previous-token head";
+  EXPECT_EQ(rowArgmax(headMap(downloadLayer(set.kinds[0].layers[0]), 0), 150), 150);
+  EXPECT_EQ(rowArgmax(headMap(downloadLayer(set.kinds[0].layers[0]), 1), 150), 149) << "previous-token head";
 }
 
 TEST_F(Sources, NpyAttentionWithTokenFiles) {
@@ -89,7 +96,7 @@ TEST_F(Sources, NpyAttentionWithTokenFiles) {
   EXPECT_EQ(kind.heads(), 3);
   EXPECT_EQ(kind.rowTokens[0], "我");
   EXPECT_EQ(kind.colTokens[2], "était");
-  EXPECT_FLOAT_EQ(kind.layers[1].at(2, 3, 4), values[((1 * 3 + 2) * 4 + 3) * 5 + 4]);
+  EXPECT_FLOAT_EQ(downloadLayer(kind.layers[1]).at(2, 3, 4), values[((1 * 3 + 2) * 4 + 3) * 5 + 4]);
 
   // A single 2-D file has one layer and one head; labels default to positions.
   io::writeNpy(dir / "single.npy", {2, 3}, {0.1f, 0.2f, 0.7f, 1, 0, 0});
@@ -113,7 +120,7 @@ TEST_F(Sources, NpyQueryKeyDumpsGiveSoftmaxWeights) {
   SourceOptions options;
   options.causal = true;
   const AttentionSet set = NpySource(ctx(), dir, options).compute("");
-  const AttentionMap& layer = set.kinds[0].layers[0];
+  const AttentionMap layer = downloadLayer(set.kinds[0].layers[0]);
   EXPECT_EQ(set.kinds[0].colTokens[6], "g");
   EXPECT_EQ(set.kinds[0].rowTokens[4], "4");
   double worst = 0;

@@ -41,7 +41,13 @@ void CommandContext::submitAndWait() {
   checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
   const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::QueueSubmit);
   const char* call = "submitting work (vkQueueSubmit)";
-  VkResult result = injected ? *injected : vkQueueSubmit(m_device->queue(), 1, &submit, fence);
+  VkResult result = VK_SUCCESS;
+  if (injected) {
+    result = *injected;
+  } else {
+    std::lock_guard queue(m_device->queueMutex());
+    result = vkQueueSubmit(m_device->queue(), 1, &submit, fence);
+  }
   if (result == VK_SUCCESS) {
     call = "waiting for work (vkWaitForFences)";
     result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);

@@ -55,7 +55,8 @@ Context::Context(const ContextOptions& options) {
   InstanceOptions instanceOptions = InstanceOptions::fromEnvironment();
   if (options.validation) instanceOptions.validation = *options.validation;
   instanceOptions.extensions = options.instanceExtensions;
-  m_instance = std::make_unique<Instance>(instanceOptions);
+  m_ownedInstance = std::make_unique<Instance>(instanceOptions);
+  m_instance = m_ownedInstance.get();
 
   auto physical = m_instance->physicalDevices();
   std::vector<DeviceInfo> infos;
@@ -65,10 +66,17 @@ Context::Context(const ContextOptions& options) {
 
   std::filesystem::path cachePath =
       options.pipelineCache ? *options.pipelineCache : defaultPipelineCachePath(infos[chosen]);
-  m_device = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath,
-                                      deviceOptionsFor(options, m_instance->handle()));
+  m_ownedDevice = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath,
+                                           deviceOptionsFor(options, m_instance->handle()));
+  m_device = m_ownedDevice.get();
   m_profile = options.profile ? *options.profile
                               : profileFromEnvironment().value_or(m_device->info().defaultProfile());
+  m_pipelines = std::make_unique<PipelineLibrary>(*m_device);
+  m_recorder = std::make_unique<Recorder>(*m_device);
+}
+
+Context::Context(SharedDevice shared)
+    : m_instance(shared.owner.m_instance), m_device(shared.owner.m_device), m_profile(shared.owner.m_profile) {
   m_pipelines = std::make_unique<PipelineLibrary>(*m_device);
   m_recorder = std::make_unique<Recorder>(*m_device);
 }
@@ -77,8 +85,8 @@ Context::~Context() {
   // Children first: recorder and pipelines borrow the device, the device borrows the instance.
   m_recorder.reset();
   m_pipelines.reset();
-  m_device.reset();
-  m_instance.reset();
+  m_ownedDevice.reset();
+  m_ownedInstance.reset();
 }
 
 TensorView Context::scratch(Shape shape, DType dtype) {

@@ -13,6 +13,7 @@ void submitOnce(const Device& device, const std::function<void(VkCommandBuffer)>
   try {
     commands.submitAndWait();
   } catch (...) {
+    std::lock_guard queue(device.queueMutex());
     vkDeviceWaitIdle(device.handle());  // the work may still run when the wait failed: let it end first
     throw;
   }

@@ -24,6 +24,7 @@ using uint = std::uint32_t;
 // [rowEdges[y], rowEdges[y + 1]) and columns [colEdges[x], colEdges[x + 1]).
 struct HeatmapDownsampleParams {
   uint cols;     // row stride of the map, in elements
+  uint offset;   // the map's first element in its buffer
   uint outRows;
   uint outCols;
 };

@@ -127,14 +127,14 @@ void App::takeSet(SourceResult& result) {
 void App::rebuildMap() {
   ++m_textsVersion;  // the title changed, and maybe the tokens
   try {
-    m_display = buildDisplayMap(m_set, m_selection);
+    m_display = buildDisplayMap(m_ctx, m_set, m_selection);
     if (m_stale) m_display.title = "[stale: shows \"" + m_sentence + "\"] " + m_display.title;
     if (!m_stale) m_error.clear();
   } catch (const std::exception& e) {
     m_error = e.what();
   }
   ++m_version;
-  m_range = valueRange(m_display.values);
+  m_range = m_display.range;
   m_heatmap.setMap(&m_display, m_version);
   m_hover.reset();
 }
@@ -148,9 +148,8 @@ void App::update(double now) {
   if (auto result = m_runner->poll()) takeResult(std::move(*result));
 }
 
-std::size_t App::closeSource() {
+void App::closeSource() {
   m_runner->stop();
-  return m_runner->validationMessages();
 }
 
 void App::zoomAt(float fx, float fy, float steps) {

@@ -77,8 +77,8 @@ class App {
   // the heatmap (0..1 each way), or a drag by fractions of it. For measurements and tests.
   void zoomAt(float fx, float fy, float steps);
   void panBy(float fx, float fy);
-  // Stops the source's work; returns the validation messages of a context it had of its own.
-  std::size_t closeSource();
+  // Stops the source's work (before the device it shares closes).
+  void closeSource();
 
  private:
   void applyFlags(const ViewerArgs& args);

@@ -272,12 +272,14 @@ void App::drawHoverInfo() {
                        "double-click: whole map");
     return;
   }
-  const Matrix& map = m_display.values;
   const auto [row, col] = *m_hover;
+  // The hovered row alone comes from the device (1 x cols; the statistics read only it).
+  const Matrix map = m_heatmap.row(row);
+  if (map.cols == 0) return;
   auto token = [](const std::vector<std::string>& tokens, int64_t i) {
     return i < static_cast<int64_t>(tokens.size()) ? tokens[static_cast<std::size_t>(i)] : std::to_string(i);
   };
-  const int64_t best = rowArgmax(map, row);
+  const int64_t best = rowArgmax(map, 0);
   ImGui::Text("row %" PRId64 " '%s'", row, token(m_display.rowTokens, row).c_str());
   if (contains(m_display.unknownRows, row)) ImGui::TextColored(kWarning, "  unknown to the model: read as <unk>");
   ImGui::Text("col %" PRId64 " '%s'", col, token(m_display.colTokens, col).c_str());
@@ -288,11 +290,11 @@ void App::drawHoverInfo() {
     ImGui::TextColored(kDim, "hidden column (its weight is left out; %s)",
                        m_display.renormalised ? "rows renormalised" : "values as given");
   else
-    ImGui::Text("%s %.6g", m_display.signedValues ? "difference" : "weight", static_cast<double>(map.at(row, col)));
+    ImGui::Text("%s %.6g", m_display.signedValues ? "difference" : "weight", static_cast<double>(map.at(0, col)));
   if (!m_display.signedValues)
-    ImGui::Text("row entropy %.3f bits (max %.3f)", rowEntropy(map, row), std::log2(static_cast<double>(map.cols)));
+    ImGui::Text("row entropy %.3f bits (max %.3f)", rowEntropy(map, 0), std::log2(static_cast<double>(map.cols)));
   ImGui::Text("row argmax: col %" PRId64 " '%s' (%.4g)", best, token(m_display.colTokens, best).c_str(),
-              static_cast<double>(map.at(row, best)));
+              static_cast<double>(map.at(0, best)));
 }
 
 void App::drawMapView() {

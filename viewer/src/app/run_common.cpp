@@ -2,7 +2,6 @@
 
 #include <imgui.h>
 
-#include <cstdlib>
 #include <iostream>
 
 namespace vkattn::viewer {
@@ -35,17 +34,8 @@ SourceOptions resolveSourceOptions(const ViewerArgs& args) {
   return options;
 }
 
-std::filesystem::path windowPipelineCachePath() {
-  if (const char* path = std::getenv("VKATTN_PIPELINE_CACHE"); path && *path) return std::string(path) + ".window";
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::filesystem::path(xdg) / "vkattn" / "viewer-window-pipelines.bin";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache" / "vkattn" / "viewer-window-pipelines.bin";
-  return {};
-}
-
-int validationStatus(const Context& ctx, std::size_t otherMessages) {
-  const std::size_t count = ctx.instance().validationMessageCount() + otherMessages;
+int validationStatus(const Context& ctx) {
+  const std::size_t count = ctx.instance().validationMessageCount();
   if (count == 0) return 0;
   std::cerr << "vkattn-viewer: the validation layer reported " << count << " message(s)\n";
   return 3;

@@ -4,7 +4,6 @@
 
 #include <vulkan/vulkan.h>
 
-#include <filesystem>
 
 #include "app/cli_args.hpp"
 #include "sources/attention_source.hpp"
@@ -28,11 +27,8 @@ class ImGuiScope {
 ContextOptions contextOptions(const ViewerArgs& args);
 // args.source with an empty spec resolved: the model when built with it and its files exist, else the demo.
 SourceOptions resolveSourceOptions(const ViewerArgs& args);
-// 0, or 3 after printing them when the validation layer reported anything during the run
-// (on `ctx`, plus `otherMessages` from another context, the window's source worker).
-int validationStatus(const Context& ctx, std::size_t otherMessages = 0);
-// The window context's pipeline cache: $VKATTN_PIPELINE_CACHE + ".window", else
-// ~/.cache/vkattn/viewer-window-pipelines.bin (empty: none).
-std::filesystem::path windowPipelineCachePath();
+// 0, or 3 after printing them when the validation layer reported anything during the run (on
+// `ctx`'s instance, which the window's source worker shares).
+int validationStatus(const Context& ctx);
 
 }  // namespace vkattn::viewer

@@ -1,6 +1,8 @@
 // The interactive viewer: a GLFW window whose swapchain lives on the vkattn context's device and
 // queue (the context is created with the window system's extensions and a queue family that can
 // present), Dear ImGui on top, redrawn on input and otherwise asleep in glfwWaitEventsTimeout.
+// The source computes on that same device (a worker context sharing it), so its maps are
+// tensors the heatmap reduces where they are.
 #include <backends/imgui_impl_glfw.h>
 #include <imgui.h>
 
@@ -31,12 +33,11 @@ class ImGuiGlfw {
   ImGuiGlfw& operator=(const ImGuiGlfw&) = delete;
 };
 
-// The window's context, extended so that it can present with its device and queue. Its pipeline
-// cache is a file apart from the source's (the default one, which `vkattn warmup` fills), since
-// both devices write theirs when they close.
+// The window's context, extended so that it can present with its device and queue. It is the
+// only device: the source's kernels come from the default pipeline cache (which `vkattn warmup`
+// fills) and the window's join it.
 ContextOptions presentingContext(const ViewerArgs& args) {
   ContextOptions options = contextOptions(args);
-  options.pipelineCache = windowPipelineCachePath();
   options.instanceExtensions = GlfwLibrary::instanceExtensions();
   options.deviceExtensions = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
   options.queueFlags = VK_QUEUE_GRAPHICS_BIT;
@@ -52,9 +53,9 @@ int runWindow(const ViewerArgs& args) {
   Window window(args.width, args.height, "vkattn viewer");
   Swapchain swapchain(ctx, window);
   ImGuiScope imgui;
-  // The source computes on a thread of its own with a context of its own: the window shows
-  // progress at once instead of staying black while the data loads and kernels compile.
-  App app(ctx, std::make_unique<ThreadedSourceRunner>(contextOptions(args), resolveSourceOptions(args)), args);
+  // The source computes on a thread of its own, on this device: the window shows progress at once
+  // instead of staying black while the data loads and kernels compile.
+  App app(ctx, std::make_unique<ThreadedSourceRunner>(ctx, resolveSourceOptions(args)), args);
   std::string title = app.windowTitle();
   window.setTitle(title);
   ImGuiGlfw platform(window);
@@ -97,8 +98,8 @@ int runWindow(const ViewerArgs& args) {
     }
     if (args.frames > 0 && frame + 1 >= args.frames && app.loaded()) break;
   }
-  const std::size_t sourceMessages = app.closeSource();
-  return validationStatus(ctx, sourceMessages);
+  app.closeSource();
+  return validationStatus(ctx);
 }
 
 }  // namespace vkattn::viewer

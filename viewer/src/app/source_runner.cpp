@@ -1,5 +1,6 @@
 #include "app/source_runner.hpp"
 
+#include <functional>
 #include <utility>
 
 #include "vkattn/core/error.hpp"
@@ -58,8 +59,8 @@ std::optional<SourceResult> InlineSourceRunner::poll() {
   return std::exchange(m_result, std::nullopt);
 }
 
-ThreadedSourceRunner::ThreadedSourceRunner(ContextOptions contextOptions, SourceOptions options)
-    : m_name(options.spec), m_thread(&ThreadedSourceRunner::run, this, std::move(contextOptions), std::move(options)) {}
+ThreadedSourceRunner::ThreadedSourceRunner(const Context& device, SourceOptions options)
+    : m_name(options.spec), m_thread(&ThreadedSourceRunner::run, this, std::cref(device), std::move(options)) {}
 
 ThreadedSourceRunner::~ThreadedSourceRunner() {
   stop();
@@ -110,11 +111,6 @@ std::string ThreadedSourceRunner::name() const {
   return m_name;
 }
 
-std::size_t ThreadedSourceRunner::validationMessages() const {
-  std::lock_guard lock(m_mutex);
-  return m_validationMessages;
-}
-
 bool ThreadedSourceRunner::usesSentence() const {
   std::lock_guard lock(m_mutex);
   return m_usesSentence;
@@ -125,12 +121,11 @@ void ThreadedSourceRunner::setStage(std::string stage) {
   m_stage = std::move(stage);
 }
 
-void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions options) {
+void ThreadedSourceRunner::run(const Context& device, SourceOptions options) {
   std::unique_ptr<Context> ctx;
   std::unique_ptr<AttentionSource> source;
   try {
-    setStage("opening the Vulkan device");
-    ctx = std::make_unique<Context>(contextOptions);
+    ctx = std::make_unique<Context>(SharedDevice{device});
     setStage("loading " + options.spec);
     source = makeSource(*ctx, options);
     std::lock_guard lock(m_mutex);
@@ -138,7 +133,6 @@ void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions opti
     m_usesSentence = source->usesSentence();
   } catch (const std::exception& e) {
     std::lock_guard lock(m_mutex);
-    if (ctx) m_validationMessages = ctx->instance().validationMessageCount();
     m_done = failed(e);
     m_busy = false;
     m_stage.clear();
@@ -150,10 +144,7 @@ void ThreadedSourceRunner::run(ContextOptions contextOptions, SourceOptions opti
     {
       std::unique_lock lock(m_mutex);
       m_wake.wait(lock, [&] { return m_stop || m_pending.has_value(); });
-      if (m_stop) {
-        m_validationMessages = ctx->instance().validationMessageCount();
-        return;
-      }
+      if (m_stop) return;
       sentence = std::move(*m_pending);
       m_pending.reset();
       m_stage = computingStage(ctx->info().name, ctx->device().pipelineCacheLoaded(), computedBefore);

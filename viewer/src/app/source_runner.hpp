@@ -1,7 +1,8 @@
 // Runs a source's computations for the App. Headless runs compute in place, on the App's own
-// context. The window computes on a worker thread with a context of its own (its own VkDevice
-// and queue, so nothing it submits races the swapchain's submissions on the window's queue),
-// while the UI keeps drawing and shows what the worker is doing.
+// context. The window computes on a worker thread with a context that shares the window's device
+// (Context(SharedDevice): a recorder of its own, the one VkDevice and queue, submissions under the
+// queue's lock), while the UI keeps drawing and shows what the worker is doing; the maps it makes
+// live on the device the window draws with.
 #pragma once
 
 #include <chrono>
@@ -50,9 +51,6 @@ class SourceRunner {
   virtual bool usesSentence() const = 0;
   // Ends the work (waiting for a computation in flight) and closes what the runner opened.
   virtual void stop() {}
-  // Validation-layer messages on a context of the runner's own (0 when it uses the App's);
-  // complete after stop().
-  virtual std::size_t validationMessages() const { return 0; }
 };
 
 // In place: request() computes before it returns. Errors making the source throw from the
@@ -73,10 +71,10 @@ class InlineSourceRunner : public SourceRunner {
   std::optional<SourceResult> m_result;
 };
 
-// On a worker thread with its own context (made from `contextOptions` on that thread).
+// On a worker thread whose context shares `device`'s (which must outlive the runner).
 class ThreadedSourceRunner : public SourceRunner {
  public:
-  ThreadedSourceRunner(ContextOptions contextOptions, SourceOptions options);
+  ThreadedSourceRunner(const Context& device, SourceOptions options);
   ~ThreadedSourceRunner() override;
   ThreadedSourceRunner(const ThreadedSourceRunner&) = delete;
   ThreadedSourceRunner& operator=(const ThreadedSourceRunner&) = delete;
@@ -88,11 +86,10 @@ class ThreadedSourceRunner : public SourceRunner {
   double secondsWorking() const override;
   std::string name() const override;
   bool usesSentence() const override;
-  std::size_t validationMessages() const override;
   void stop() override;
 
  private:
-  void run(ContextOptions contextOptions, SourceOptions options);
+  void run(const Context& device, SourceOptions options);
   void setStage(std::string stage);
 
   mutable std::mutex m_mutex;
@@ -105,7 +102,6 @@ class ThreadedSourceRunner : public SourceRunner {
   std::chrono::steady_clock::time_point m_since = std::chrono::steady_clock::now();
   std::string m_name;
   bool m_usesSentence = false;
-  std::size_t m_validationMessages = 0;  // the worker context's, counted as it closes
   std::thread m_thread;                  // last: started once everything above exists
 };
 

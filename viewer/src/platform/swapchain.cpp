@@ -28,7 +28,7 @@ VkSurfaceFormatKHR chooseFormat(VkPhysicalDevice physical, VkSurfaceKHR surface)
 }  // namespace
 
 Swapchain::Swapchain(const Context& ctx, const Window& window)
-    : m_ctx(ctx), m_window(window), m_idle{ctx.device().handle()} {
+    : m_ctx(ctx), m_window(window), m_idle{ctx.device()} {
   const Device& device = ctx.device();
   VkDevice dev = device.handle();
   checkVk(glfwCreateWindowSurface(ctx.instance().handle(), window.handle(), nullptr,
@@ -61,7 +61,10 @@ Swapchain::Swapchain(const Context& ctx, const Window& window)
 void Swapchain::create() {
   const Device& device = m_ctx.device();
   VkDevice dev = device.handle();
-  checkVk(vkDeviceWaitIdle(dev), "vkDeviceWaitIdle");
+  {
+    std::lock_guard queue(device.queueMutex());
+    checkVk(vkDeviceWaitIdle(dev), "vkDeviceWaitIdle");
+  }
   m_framebuffers.clear();
   m_views.clear();
   m_rendered.clear();
@@ -177,6 +180,8 @@ bool Swapchain::drawFrame(const std::function<void(VkCommandBuffer)>& draw, cons
   submit.pCommandBuffers = &m_cmd;
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &renderedSemaphore;
+  // The queue is shared with the source's worker context (one device): submit and present under its lock.
+  std::lock_guard queue(m_ctx.device().queueMutex());
   checkVk(vkQueueSubmit(m_ctx.device().queue(), 1, &submit, frameDone), "vkQueueSubmit");
 
   VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include "platform/window.hpp"
@@ -34,8 +35,11 @@ class Swapchain {
  private:
   // Waits for the device, so that nothing freed below is still in use.
   struct IdleOnDestruction {
-    VkDevice device;
-    ~IdleOnDestruction() { vkDeviceWaitIdle(device); }
+    const Device& owner;
+    ~IdleOnDestruction() {
+      std::lock_guard queue(owner.queueMutex());
+      vkDeviceWaitIdle(owner.handle());
+    }
   };
 
   void create();

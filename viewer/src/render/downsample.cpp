@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -39,15 +40,10 @@ uint64_t largestBin(const std::vector<uint32_t>& rowEdges, const std::vector<uin
 }  // namespace
 
 const char* toString(Reduction how) noexcept {
-  switch (how) {
-    case Reduction::Max:
-      return "max";
-    case Reduction::Mean:
-      return "mean";
-    case Reduction::MaxMagnitude:
-      return "max-magnitude";
-  }
-  return "?";
+  // Indexed by the enum, whose values are the kernel's MODE numbers.
+  constexpr const char* kNames[] = {"max", "mean", "max-magnitude"};
+  const auto index = static_cast<std::size_t>(how);
+  return index < std::size(kNames) ? kNames[index] : "?";
 }
 
 std::vector<uint32_t> binEdges(int64_t begin, int64_t end, int64_t bins) {
@@ -86,11 +82,11 @@ Matrix downsampleReference(const Matrix& map, const std::vector<uint32_t>& rowEd
   return out;
 }
 
-void GpuDownsampler::setMap(const Matrix& map) {
-  if (map.rows <= 0 || map.cols <= 0) throw InvalidArgument("map", "is empty");
-  m_map = m_ctx.tensor({map.rows, map.cols}, map.values);
-  m_rows = map.rows;
-  m_cols = map.cols;
+void GpuDownsampler::setMap(const DeviceMap& map) {
+  if (map.empty()) throw InvalidArgument("map", "is empty");
+  if (map.offset + map.count() > std::numeric_limits<uint32_t>::max())
+    throw Unsupported("map: " + std::to_string(map.offset + map.count()) + " elements pass 2^32");
+  m_map = map;
 }
 
 uint32_t GpuDownsampler::lanesFor(uint64_t cells) const {
@@ -109,8 +105,8 @@ uint32_t GpuDownsampler::lanesFor(uint64_t cells) const {
 Matrix GpuDownsampler::run(const std::vector<uint32_t>& rowEdges, const std::vector<uint32_t>& colEdges, Reduction how,
                            uint32_t lanes) {
   if (!hasMap()) throw InvalidArgument("map", "no map was set");
-  checkEdges("rowEdges", rowEdges, m_rows);
-  checkEdges("colEdges", colEdges, m_cols);
+  checkEdges("rowEdges", rowEdges, m_map.rows);
+  checkEdges("colEdges", colEdges, m_map.cols);
   if (lanes == 0) lanes = lanesFor(largestBin(rowEdges, colEdges));
   if (lanes > kWorkgroupSize || (lanes & (lanes - 1)) != 0)
     throw InvalidArgument("lanes", std::to_string(lanes) + " is not a power of two up to 64");
@@ -122,7 +118,8 @@ Matrix GpuDownsampler::run(const std::vector<uint32_t>& rowEdges, const std::vec
   Tensor out = m_ctx.tensor({result.rows, result.cols});
 
   pc::HeatmapDownsampleParams p{};
-  p.cols = static_cast<uint32_t>(m_cols);
+  p.cols = static_cast<uint32_t>(m_map.cols);
+  p.offset = static_cast<uint32_t>(m_map.offset);
   p.outRows = static_cast<uint32_t>(result.rows);
   p.outCols = static_cast<uint32_t>(result.cols);
   SpecConstants constants;

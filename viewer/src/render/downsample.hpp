@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sources/attention_math.hpp"
+#include "sources/device_map.hpp"
 #include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
@@ -23,14 +24,17 @@ std::vector<uint32_t> binEdges(int64_t begin, int64_t end, int64_t bins);
 Matrix downsampleReference(const Matrix& map, const std::vector<uint32_t>& rowEdges,
                            const std::vector<uint32_t>& colEdges, Reduction how);
 
-// Holds one map on the device and reduces any region of it. Uploading happens once per map,
-// so panning and zooming only cost the reduction and a small download.
+// Reduces any region of one device map (reading it where it is: nothing is uploaded), so that
+// panning and zooming only cost the reduction and a small download. Edges of one cell each read
+// cells as they are (the view of a region with fewer cells than pixels, a hovered row).
 class GpuDownsampler {
  public:
   explicit GpuDownsampler(Context& ctx) : m_ctx(ctx) {}
 
-  void setMap(const Matrix& map);
-  bool hasMap() const noexcept { return m_rows > 0 && m_cols > 0; }
+  // The map must live on ctx's device.
+  void setMap(const DeviceMap& map);
+  void setMap(const Matrix& map) { setMap(uploadMap(m_ctx, map)); }
+  bool hasMap() const noexcept { return !m_map.empty(); }
 
   // `lanes` (a power of two up to 64) invocations share a bin; 0 picks the fewest that keep each
   // under the device's loop iteration limit. Throws InvalidArgument for edges outside the map.
@@ -42,9 +46,7 @@ class GpuDownsampler {
 
  private:
   Context& m_ctx;
-  Tensor m_map;
-  int64_t m_rows = 0;
-  int64_t m_cols = 0;
+  DeviceMap m_map;
 };
 
 }  // namespace vkattn::viewer

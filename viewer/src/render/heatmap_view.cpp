@@ -24,13 +24,6 @@ bool isIdentity(const std::vector<uint32_t>& edges) {
   return edges.back() - edges.front() == edges.size() - 1;
 }
 
-Matrix region(const Matrix& map, const std::vector<uint32_t>& rowEdges, const std::vector<uint32_t>& colEdges) {
-  Matrix out(static_cast<int64_t>(rowEdges.size() - 1), static_cast<int64_t>(colEdges.size() - 1));
-  for (int64_t r = 0; r < out.rows; ++r)
-    for (int64_t c = 0; c < out.cols; ++c) out.at(r, c) = map.at(rowEdges.front() + r, colEdges.front() + c);
-  return out;
-}
-
 bool contains(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -164,33 +157,44 @@ const Matrix& HeatmapView::reduce(const std::vector<uint32_t>& rowEdges, const s
   Key key{m_version, rowEdges, colEdges, static_cast<int>(how)};
   if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
   if (m_cache.size() >= kMaxCached) m_cache.clear();
+  // Cells drawn one per bin are read through the same kernel (bins of one cell hold the cell).
   Matrix result;
-  if (!reduced) {
-    result = region(m_map->values, rowEdges, colEdges);
-  } else if (m_gpu) {
+  if (m_gpu) {
     try {
-      if (m_uploaded != m_version) {
+      if (m_bound != m_version) {
         m_gpu->setMap(m_map->values);
-        m_uploaded = m_version;
+        m_bound = m_version;
       }
       result = m_gpu->run(rowEdges, colEdges, how);
     } catch (const std::exception& e) {
       // Keep drawing: the reference gives the same bins, only slower.
       m_error = std::string("GPU reduction failed, using the CPU: ") + e.what();
       m_gpu = nullptr;
-      result = downsampleReference(m_map->values, rowEdges, colEdges, how);
     }
-  } else {
-    result = downsampleReference(m_map->values, rowEdges, colEdges, how);
   }
+  if (!m_gpu) result = downsampleReference(hostMap(), rowEdges, colEdges, how);
   return m_cache.emplace(std::move(key), std::move(result)).first->second;
+}
+
+const Matrix& HeatmapView::hostMap() {
+  if (m_hostVersion != m_version) {
+    m_host = download(m_map->values);
+    m_hostVersion = m_version;
+  }
+  return m_host;
+}
+
+Matrix HeatmapView::row(int64_t r) {
+  if (!m_map || r < 0 || r >= m_map->values.rows) return {};
+  const std::vector<uint32_t> rowEdges = {static_cast<uint32_t>(r), static_cast<uint32_t>(r + 1)};
+  return reduce(rowEdges, binEdges(0, m_map->values.cols, m_map->values.cols), Reduction::Max, m_rowReduced);
 }
 
 FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec2 max, const Region& requested,
                                const ColorScale& scale, const FigureStyle& style) {
   FigureLayout out;
-  if (!m_map || m_map->values.rows == 0 || m_map->values.cols == 0) return out;
-  const Matrix& map = m_map->values;
+  if (!m_map || m_map->values.empty()) return out;
+  const DeviceMap& map = m_map->values;
   ImFont* labelFont = style.labelFont ? style.labelFont : font;
   const float fs = font->FontSize;
   const float maxLabel = std::max(style.maxLabelPixels > 0.0f ? style.maxLabelPixels : fs, fs);

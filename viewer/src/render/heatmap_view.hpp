@@ -1,5 +1,6 @@
-// Draws one attention map as a figure into an ImDrawList: the cells (reduced on the GPU to about
-// screen resolution when the visible region has more cells than pixels), row and column token
+// Draws one attention map as a figure into an ImDrawList: the cells (read from the device map,
+// reduced on the GPU to about screen resolution when the visible region has more cells than
+// pixels), row and column token
 // labels, a title and a colour bar. The same code draws the window, the thumbnails and the PNG
 // export, so what is exported is what was seen.
 #pragma once
@@ -107,18 +108,25 @@ class HeatmapView {
   // Set when the GPU reduction failed and the CPU reference stood in.
   const std::string& lastError() const noexcept { return m_error; }
 
+  // Row r of the map's values (the hover's statistics), read from the device; empty out of range.
+  Matrix row(int64_t r);
+
  private:
   const Matrix& reduce(const std::vector<uint32_t>& rowEdges, const std::vector<uint32_t>& colEdges, Reduction how,
                        bool& reduced);
+  // The whole map on the host, only for the CPU stand-in.
+  const Matrix& hostMap();
 
   GpuDownsampler* m_gpu;
   BinImages& m_images;
   const DisplayMap* m_map = nullptr;
   uint64_t m_version = 0;
-  uint64_t m_uploaded = ~0ull;
+  uint64_t m_bound = ~0ull;  // the version the downsampler holds
+  uint64_t m_hostVersion = ~0ull;
+  Matrix m_host;
+  bool m_rowReduced = false;
   using Key = std::tuple<uint64_t, std::vector<uint32_t>, std::vector<uint32_t>, int>;
   std::map<Key, Matrix> m_cache;  // a few recent reductions; pan and zoom revisit them
-  Matrix m_identity;
   std::string m_error;
 };
 

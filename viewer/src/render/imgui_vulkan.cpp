@@ -3,6 +3,7 @@
 #include <backends/imgui_impl_vulkan.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "render/vulkan_util.hpp"
 #include "vkattn/core/device.hpp"
@@ -36,7 +37,10 @@ ImGuiVulkan::ImGuiVulkan(const Context& ctx, VkRenderPass renderPass, uint32_t i
 }
 
 ImGuiVulkan::~ImGuiVulkan() {
-  vkDeviceWaitIdle(m_ctx.device().handle());
+  {
+    std::lock_guard queue(m_ctx.device().queueMutex());
+    vkDeviceWaitIdle(m_ctx.device().handle());
+  }
   shutdown();
 }
 
@@ -67,7 +71,10 @@ void ImGuiVulkan::shutdown() noexcept {
 
 void ImGuiVulkan::uploadFonts() {
   VkDevice dev = m_ctx.device().handle();
-  checkVk(vkDeviceWaitIdle(dev), "vkDeviceWaitIdle");
+  {
+    std::lock_guard queue(m_ctx.device().queueMutex());
+    checkVk(vkDeviceWaitIdle(dev), "vkDeviceWaitIdle");
+  }
   if (m_fontsUploaded) {
     // A fresh backend: frees the old font texture and its descriptor set with it.
     shutdown();

@@ -3,26 +3,26 @@
 #include <algorithm>
 #include <string>
 
+#include "sources/map_kernels.hpp"
+
 namespace vkattn::viewer {
 
 void Thumbnails::build(const AttentionKind& kind, const std::vector<int64_t>& hidden, int64_t bins) {
   m_maps.clear();
   m_bins = bins;
-  for (std::size_t l = 0; l < kind.layers.size(); ++l)
-    for (int64_t h = 0; h < kind.heads(); ++h) {
-      const Matrix head = headMap(kind.layers[l], h);
-      Matrix map = hideColumns(head, hidden, isProbabilityMap(head));
-      if (map.rows > bins || map.cols > bins) {
-        const auto rowEdges = binEdges(0, map.rows, std::min(bins, map.rows));
-        const auto colEdges = binEdges(0, map.cols, std::min(bins, map.cols));
-        try {
-          m_gpu.setMap(map);
-          map = m_gpu.run(rowEdges, colEdges, Reduction::Max);
-        } catch (const std::exception&) {
-          map = downsampleReference(map, rowEdges, colEdges, Reduction::Max);  // same bins, on the CPU
-        }
+  for (const std::vector<DeviceMap>& layer : kind.layers)
+    for (const DeviceMap& head : layer) {
+      // Hidden columns, the reduction and the range on the device: only the thumbnail comes back.
+      const bool probability = hidden.empty() || summarise(m_ctx, head).probability;
+      const DeviceMap map = hideMapColumns(m_ctx, head, hidden, probability);
+      const auto rowEdges = binEdges(0, map.rows, std::min(bins, map.rows));
+      const auto colEdges = binEdges(0, map.cols, std::min(bins, map.cols));
+      try {
+        m_gpu.setMap(map);
+        m_maps.push_back(m_gpu.run(rowEdges, colEdges, Reduction::Max));
+      } catch (const std::exception&) {
+        m_maps.push_back(downsampleReference(download(map), rowEdges, colEdges, Reduction::Max));  // same bins
       }
-      m_maps.push_back(std::move(map));
     }
 }
 

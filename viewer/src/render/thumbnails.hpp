@@ -1,5 +1,6 @@
-// The overview grid: every layer x head of the current kind as a small heatmap, reduced on the
-// GPU to thumbnail resolution once per source or setting change. A click opens that head.
+// The overview grid: every layer x head of the current kind as a small heatmap, its hidden columns
+// applied and reduced to thumbnail resolution on the device once per source or setting change.
+// A click opens that head.
 #pragma once
 
 #include <imgui.h>
@@ -19,7 +20,7 @@ namespace vkattn::viewer {
 class Thumbnails {
  public:
   // The thumbnails are drawn as bin images added to `images`.
-  Thumbnails(Context& ctx, BinImages& images) : m_gpu(ctx), m_images(images) {}
+  Thumbnails(Context& ctx, BinImages& images) : m_ctx(ctx), m_gpu(ctx), m_images(images) {}
 
   // Drops the cached reductions (new source data, other kind, other hidden columns).
   void invalidate() { m_maps.clear(); }
@@ -31,6 +32,7 @@ class Thumbnails {
  private:
   void build(const AttentionKind& kind, const std::vector<int64_t>& hidden, int64_t bins);
 
+  Context& m_ctx;
   GpuDownsampler m_gpu;
   BinImages& m_images;
   std::vector<Matrix> m_maps;  // layer-major: [layer * heads + head]

@@ -64,14 +64,20 @@ Matrix aggregateHeads(const AttentionMap& layer, Aggregation how) {
   return out;
 }
 
-Matrix rollout(const std::vector<Matrix>& layers, int64_t last) {
-  if (layers.empty() || last < 0 || last >= static_cast<int64_t>(layers.size()))
+void checkRollout(const std::vector<std::pair<int64_t, int64_t>>& shapes, int64_t last) {
+  if (shapes.empty() || last < 0 || last >= static_cast<int64_t>(shapes.size()))
     throw InvalidArgument("rollout", "layer " + std::to_string(last) + " is out of range; there are " +
-                                         std::to_string(layers.size()) + " layers");
-  for (const Matrix& m : layers)
-    if (m.rows != m.cols || m.rows != layers[0].rows)
-      throw InvalidArgument("rollout", "needs square self-attention maps of one size, got " + std::to_string(m.rows) +
-                                           " x " + std::to_string(m.cols));
+                                         std::to_string(shapes.size()) + " layers");
+  for (const auto& [rows, cols] : shapes)
+    if (rows != cols || rows != shapes[0].first)
+      throw InvalidArgument("rollout", "needs square self-attention maps of one size, got " + std::to_string(rows) +
+                                           " x " + std::to_string(cols));
+}
+
+Matrix rollout(const std::vector<Matrix>& layers, int64_t last) {
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (const Matrix& m : layers) shapes.emplace_back(m.rows, m.cols);
+  checkRollout(shapes, last);
   Matrix result = withResidual(layers[0]);
   for (int64_t l = 1; l <= last; ++l) result = multiply(withResidual(layers[static_cast<std::size_t>(l)]), result);
   return result;

@@ -1,9 +1,11 @@
-// Pure functions over attention maps that the viewer derives what it draws from: one head,
-// head aggregation, attention rollout, hidden (sink) columns, A - B differences, and the per-row
-// statistics the hover shows. No Vulkan here, so the tests check them directly.
+// Pure functions over host attention maps: one head, head aggregation, attention rollout, hidden
+// (sink) columns, A - B differences, and the per-row statistics the hover shows. The viewer
+// derives what it draws with their device counterparts (sources/map_kernels.hpp), which are
+// tested against these; the hover reads its row with these. No Vulkan here.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "vkattn/ops/attention_map.hpp"
@@ -33,6 +35,8 @@ Matrix aggregateHeads(const AttentionMap& layer, Aggregation how);
 // rownorm(0.5 A + 0.5 I) (the residual stream), and R = Ã_last ... Ã_1 Ã_0. Maps must be square
 // and of one size (self-attention); throws InvalidArgument("rollout") otherwise.
 Matrix rollout(const std::vector<Matrix>& layers, int64_t last);
+// The checks rollout makes, for maps of `shapes` (rows, cols) each: the device rollout's too.
+void checkRollout(const std::vector<std::pair<int64_t, int64_t>>& shapes, int64_t last);
 
 // True when every value is >= 0 and every row sums to 1 (within 1e-3) or to 0 (a row masked
 // out entirely): attention probabilities, which hiding columns may renormalise.

@@ -1,30 +1,31 @@
 // Where the viewer's maps come from: a source turns an input sentence (or nothing) into named
 // kinds of attention (cross, encoder self, decoder self, ...), each layers x heads of maps with
 // row and column token labels. Sources: the synthetic demo, .npy files, the translation model.
+// The maps are device tensors on the context the source was made with (files are uploaded once).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sources/device_map.hpp"
 #include "vkattn/core/context.hpp"
-#include "vkattn/ops/attention_map.hpp"
 
 namespace vkattn::viewer {
 
-// One kind of attention: every layer's [heads, rows, cols] map, rows attending to columns.
+// One kind of attention: every layer's heads, each a [rows, cols] map, rows attending to columns.
 struct AttentionKind {
   std::string id;     // what --view names: "cross", "encoder", "decoder", "attention"
   std::string title;  // shown above the map
   std::vector<std::string> rowTokens;
   std::vector<std::string> colTokens;
-  std::vector<AttentionMap> layers;
+  std::vector<std::vector<DeviceMap>> layers;  // [layer][head]
   bool causal = false;  // column c > row r is masked out (decoder self-attention), not zero weight
   std::vector<int64_t> unknownRows, unknownCols;  // tokens the model read as <unk>
 
-  int64_t heads() const { return layers.empty() ? 0 : layers.front().heads; }
-  int64_t rows() const { return layers.empty() ? 0 : layers.front().rows; }
-  int64_t cols() const { return layers.empty() ? 0 : layers.front().cols; }
+  int64_t heads() const { return layers.empty() ? 0 : static_cast<int64_t>(layers.front().size()); }
+  int64_t rows() const { return heads() == 0 ? 0 : layers.front().front().rows; }
+  int64_t cols() const { return heads() == 0 ? 0 : layers.front().front().cols; }
   // Rollout multiplies maps across layers, which only means something for self-attention.
   bool square() const { return rows() == cols() && rows() > 0; }
 };

@@ -52,8 +52,8 @@ void positionCode(float* out, double position, float gain) {
   }
 }
 
-// Weights [heads, rows, cols] of one layer: row i looks for column align[i] + pattern.offset.
-AttentionMap layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, const std::vector<double>& align,
+// Weights of one layer's heads, each [rows, cols]: row i looks for column align[i] + pattern.offset.
+std::vector<DeviceMap> layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, const std::vector<double>& align,
                           int64_t cols, bool causal, uint32_t seed) {
   const int64_t h = static_cast<int64_t>(heads.size()), rows = static_cast<int64_t>(align.size());
   std::vector<float> q(static_cast<std::size_t>(h * rows * kHeadDim), 0.0f);
@@ -82,17 +82,7 @@ AttentionMap layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, c
   AttentionOptions options;
   options.scale = 1.0f;  // the patterns carry their own sharpness
   options.causal = causal;
-  AttentionMap map;
-  map.heads = h;
-  map.rows = rows;
-  map.cols = cols;
-  // One head at a time keeps each result within the device's storage-buffer limit for long demos.
-  map.weights.reserve(static_cast<std::size_t>(h * rows * cols));
-  for (int64_t head = 0; head < h; ++head) {
-    std::vector<float> w = attentionWeights(ctx, qt, kt, {head}, options).download();
-    map.weights.insert(map.weights.end(), w.begin(), w.end());
-  }
-  return map;
+  return weightsPerHead(ctx, qt, kt, options);
 }
 
 std::vector<double> identity(int64_t n) {

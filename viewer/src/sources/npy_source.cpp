@@ -12,23 +12,23 @@ namespace {
 namespace fs = std::filesystem;
 
 // The kinds of `vkattn translate --dump-attention`'s folder, drawn as the model's source draws
-// them, so that the overview and rollout work as they do on the model.
-AttentionSet fromDump(io::AttentionDump dump) {
+// them, so that the overview and rollout work as they do on the model; uploaded once.
+AttentionSet fromDump(const Context& ctx, io::AttentionDump dump) {
   AttentionSet set;
   set.warning = std::move(dump.note);
   const auto& source = dump.sourceTokens;
   const auto& target = dump.targetTokens;
   if (!dump.cross.empty())
     set.kinds.push_back(
-        {"cross", "Cross-attention: target (rows) over source (columns)", target, source, std::move(dump.cross)});
+        {"cross", "Cross-attention: target (rows) over source (columns)", target, source, uploadLayers(ctx, dump.cross)});
   if (!dump.encoderSelf.empty())
-    set.kinds.push_back({"encoder", "Encoder self-attention", source, source, std::move(dump.encoderSelf)});
+    set.kinds.push_back({"encoder", "Encoder self-attention", source, source, uploadLayers(ctx, dump.encoderSelf)});
   if (!dump.decoderSelf.empty()) {
     // Row t is the step that produced target token t; its query is the token before (<bos> first).
     std::vector<std::string> inputs = {"<bos>"};
     if (!target.empty()) inputs.insert(inputs.end(), target.begin(), target.end() - 1);
     set.kinds.push_back(
-        {"decoder", "Decoder self-attention (causal)", target, std::move(inputs), std::move(dump.decoderSelf)});
+        {"decoder", "Decoder self-attention (causal)", target, std::move(inputs), uploadLayers(ctx, dump.decoderSelf)});
     set.kinds.back().causal = true;
   }
   return set;
@@ -68,7 +68,7 @@ AttentionSet NpySource::load() {
   const auto start = std::chrono::steady_clock::now();
   const bool folder = fs::is_directory(m_path);
   if (folder && !io::isAttentionFolder(m_path) && io::isAttentionDump(m_path)) {
-    AttentionSet set = fromDump(io::readAttentionDump(m_path));
+    AttentionSet set = fromDump(m_ctx, io::readAttentionDump(m_path));
     set.status = "read the maps of " + m_path.string() + " in " +
                  std::to_string(static_cast<int>(millisecondsSince(start))) + " ms";
     return set;
@@ -78,7 +78,7 @@ AttentionSet NpySource::load() {
   kind.id = "attention";
   std::string how;
   if (!folder || fs::exists(attentionFile)) {
-    kind.layers = io::readAttentionArray(attentionFile);
+    kind.layers = uploadLayers(m_ctx, io::readAttentionArray(attentionFile));
     kind.title = "Attention from " + attentionFile.filename().string();
     how = "read " + attentionFile.string();
   } else {
@@ -92,13 +92,7 @@ AttentionSet NpySource::load() {
       const auto kBegin = kl.values.begin() + layer * kl.heads * kl.rows * d;
       Tensor qt = m_ctx.tensor({1, ql.heads, ql.rows, d}, std::vector<float>(qBegin, qBegin + ql.heads * ql.rows * d));
       Tensor kt = m_ctx.tensor({1, kl.heads, kl.rows, d}, std::vector<float>(kBegin, kBegin + kl.heads * kl.rows * d));
-      AttentionMap map{ql.heads, ql.rows, kl.rows, {}};
-      map.weights.reserve(static_cast<std::size_t>(ql.heads * ql.rows * kl.rows));
-      for (int64_t head = 0; head < ql.heads; ++head) {
-        std::vector<float> w = attentionWeights(m_ctx, qt, kt, {head}, options).download();
-        map.weights.insert(map.weights.end(), w.begin(), w.end());
-      }
-      kind.layers.push_back(std::move(map));
+      kind.layers.push_back(weightsPerHead(m_ctx, qt, kt, options));
     }
     kind.title = std::string("softmax(q k^T / sqrt(d))") + (m_options.causal ? ", causal" : "") + " from q.npy, k.npy";
     how = "weights of " + (m_path / io::kQueryFile).string() + " and " + (m_path / io::kKeyFile).string() +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sources/map_kernels.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::viewer {
@@ -14,16 +15,19 @@ void checkLayer(const AttentionKind& kind, int64_t layer) {
                                        std::to_string(static_cast<int64_t>(kind.layers.size()) - 1) + ")");
 }
 
-Matrix headOrAggregate(const AttentionMap& layer, const MapChoice& choice) {
+DeviceMap headOrAggregate(Context& ctx, const std::vector<DeviceMap>& layer, const MapChoice& choice) {
   switch (choice.mode) {
     case HeadMode::Mean:
-      return aggregateHeads(layer, Aggregation::Mean);
+      return combineMaps(ctx, layer, Aggregation::Mean);
     case HeadMode::Max:
-      return aggregateHeads(layer, Aggregation::Max);
+      return combineMaps(ctx, layer, Aggregation::Max);
     case HeadMode::Single:
       break;
   }
-  return headMap(layer, choice.head);
+  if (choice.head < 0 || choice.head >= static_cast<int64_t>(layer.size()))
+    throw InvalidArgument("head", std::to_string(choice.head) + " is out of range; the layer has " +
+                                      std::to_string(layer.size()) + " heads");
+  return layer[static_cast<std::size_t>(choice.head)];
 }
 
 }  // namespace
@@ -37,18 +41,18 @@ std::string describe(const MapChoice& choice, bool rollout, bool nameLayer) {
   return nameLayer ? "layer " + std::to_string(choice.layer) + ", " + heads : heads;
 }
 
-Matrix choiceMap(const AttentionKind& kind, const MapChoice& choice, bool rollout) {
+DeviceMap choiceMap(Context& ctx, const AttentionKind& kind, const MapChoice& choice, bool rollout) {
   checkLayer(kind, choice.layer);
-  if (!rollout) return headOrAggregate(kind.layers[static_cast<std::size_t>(choice.layer)], choice);
+  if (!rollout) return headOrAggregate(ctx, kind.layers[static_cast<std::size_t>(choice.layer)], choice);
   if (!kind.square())
     throw InvalidArgument("rollout", "needs square self-attention; '" + kind.id + "' is " +
                                          std::to_string(kind.rows()) + " x " + std::to_string(kind.cols()));
   MapChoice perLayer = choice;
   if (perLayer.mode == HeadMode::Single) perLayer.mode = HeadMode::Mean;  // rollout reads whole layers
-  std::vector<Matrix> layers;
+  std::vector<DeviceMap> layers;
   for (int64_t l = 0; l <= choice.layer; ++l)
-    layers.push_back(headOrAggregate(kind.layers[static_cast<std::size_t>(l)], perLayer));
-  return viewer::rollout(layers, choice.layer);
+    layers.push_back(headOrAggregate(ctx, kind.layers[static_cast<std::size_t>(l)], perLayer));
+  return rolloutMaps(ctx, layers, choice.layer);
 }
 
 namespace {
@@ -67,7 +71,7 @@ std::string columnList(const std::vector<int64_t>& columns, const std::vector<st
 
 }  // namespace
 
-DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) {
+DisplayMap buildDisplayMap(Context& ctx, const AttentionSet& set, const Selection& selection) {
   if (selection.kind >= set.kinds.size())
     throw InvalidArgument("view", "index " + std::to_string(selection.kind) + " is out of range");
   const AttentionKind& kind = set.kinds[selection.kind];
@@ -83,11 +87,12 @@ DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) 
   map.hiddenColumns.erase(std::unique(map.hiddenColumns.begin(), map.hiddenColumns.end()), map.hiddenColumns.end());
 
   // One rule for every row: a map renormalises only when it is a probability map as a whole.
-  const Matrix a = choiceMap(kind, selection.a, selection.rollout);
-  map.probability = isProbabilityMap(a);
+  const DeviceMap a = choiceMap(ctx, kind, selection.a, selection.rollout);
+  const MapSummary summary = summarise(ctx, a);
+  map.probability = summary.probability;
   const bool hiding = !map.hiddenColumns.empty();
   map.renormalised = hiding && map.probability;
-  map.values = hideColumns(a, map.hiddenColumns, map.renormalised);
+  map.values = hideMapColumns(ctx, a, map.hiddenColumns, map.renormalised);
   // The selection is named as far as there is a choice to name: a kind of one layer names the
   // head alone, one of one layer and one head carries its own title alone (or none).
   const bool oneLayer = kind.layers.size() == 1;
@@ -95,9 +100,9 @@ DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) 
   map.title = kind.title;
   if (!oneMap) map.title += (map.title.empty() ? "" : " | ") + describe(selection.a, selection.rollout, !oneLayer);
   if (selection.difference) {
-    const Matrix bRaw = choiceMap(kind, selection.b, selection.rollout);
-    const Matrix b = hideColumns(bRaw, map.hiddenColumns, map.renormalised);
-    map.values = difference(map.values, b);
+    const DeviceMap bRaw = choiceMap(ctx, kind, selection.b, selection.rollout);
+    const DeviceMap b = hideMapColumns(ctx, bRaw, map.hiddenColumns, map.renormalised);
+    map.values = subtractMaps(ctx, map.values, b);
     map.title += "  minus  " + describe(selection.b, selection.rollout, !oneLayer);
     map.signedValues = true;
   }
@@ -106,6 +111,7 @@ DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection) 
     map.title += (map.title.empty() ? "hidden: " : " | hidden: ") + list +
                  (map.renormalised ? " (rows renormalised)" : " (values as given)");
   }
+  map.range = hiding || selection.difference ? summarise(ctx, map.values).range : summary.range;
   if (!map.probability)
     map.normalisation = "values as given: rows are not probability distributions, so no row is rescaled";
   else if (map.renormalised)

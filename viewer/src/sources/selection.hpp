@@ -1,5 +1,7 @@
 // What the user picked (kind, layer, head or aggregate, rollout, A - B, hidden columns) and the
-// one map that picking shows, with its labels and title. Pure, so the tests drive it directly.
+// one map that picking shows, with its labels and title. The map is made on the device from the
+// source's device maps (sources/map_kernels.hpp); the host reads only its range and whether it
+// holds probabilities.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,8 @@
 
 #include "sources/attention_math.hpp"
 #include "sources/attention_source.hpp"
+#include "sources/device_map.hpp"
+#include "vkattn/core/context.hpp"
 
 namespace vkattn::viewer {
 
@@ -34,7 +38,8 @@ struct Selection {
 };
 
 struct DisplayMap {
-  Matrix values;
+  DeviceMap values;
+  ValueRange range;  // of values
   std::vector<std::string> rowTokens;
   std::vector<std::string> colTokens;
   std::string title;
@@ -53,13 +58,13 @@ struct DisplayMap {
 // when `nameLayer` is false (a kind of one layer).
 std::string describe(const MapChoice& choice, bool rollout, bool nameLayer = true);
 
-// The map of one choice within a kind. Throws InvalidArgument naming "layer" or "head".
-Matrix choiceMap(const AttentionKind& kind, const MapChoice& choice, bool rollout);
+// The map of one choice within a kind, on ctx's device. Throws InvalidArgument naming "layer" or "head".
+DeviceMap choiceMap(Context& ctx, const AttentionKind& kind, const MapChoice& choice, bool rollout);
 
 // Everything the heatmap draws for `selection`. Its title is the kind's, then the selection when
 // the kind has more than one map, then what is hidden. Throws InvalidArgument naming what is out of
 // range ("view", "layer", "head", "rollout").
-DisplayMap buildDisplayMap(const AttentionSet& set, const Selection& selection);
+DisplayMap buildDisplayMap(Context& ctx, const AttentionSet& set, const Selection& selection);
 
 // Clamps layers, heads and the kind into range after the source changed (a new sentence can
 // change nothing here, but a different source can).

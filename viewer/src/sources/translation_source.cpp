@@ -6,6 +6,15 @@
 #include "vkattn/models/tokenizer.hpp"
 
 namespace vkattn::viewer {
+namespace {
+
+std::vector<std::vector<DeviceMap>> layersOf(std::vector<Tensor>& weights) {
+  std::vector<std::vector<DeviceMap>> layers;
+  for (Tensor& w : weights) layers.push_back(headsOfWeights(std::move(w)));
+  return layers;
+}
+
+}  // namespace
 
 TranslationSource::TranslationSource(Context& ctx, const std::filesystem::path& dir) : m_ctx(ctx), m_model(ctx, dir) {}
 
@@ -14,6 +23,7 @@ AttentionSet TranslationSource::compute(const std::string& sentence) {
     throw InvalidArgument("sentence", "is empty; type an English sentence to translate");
   TranslateOptions options;
   options.attention = true;
+  options.attentionOnDevice = true;
   Translation t = m_model.translate(sentence, options);
 
   // Row t of the decoder maps is the step that produced target token t; its query is the token
@@ -24,10 +34,10 @@ AttentionSet TranslationSource::compute(const std::string& sentence) {
 
   AttentionSet set;
   set.kinds.push_back({"cross", "Cross-attention: French (rows) over English (columns)", t.targetTokens, t.sourceTokens,
-                       std::move(t.cross)});
-  set.kinds.push_back({"encoder", "Encoder self-attention", t.sourceTokens, t.sourceTokens, std::move(t.encoderSelf)});
+                       layersOf(t.crossWeights)});
+  set.kinds.push_back({"encoder", "Encoder self-attention", t.sourceTokens, t.sourceTokens, layersOf(t.encoderSelfWeights)});
   set.kinds.push_back({"decoder", "Decoder self-attention (causal)", t.targetTokens, std::move(decoderInputs),
-                       std::move(t.decoderSelf)});
+                       layersOf(t.decoderSelfWeights)});
   set.kinds.back().causal = true;
   // Words the model does not know were read as <unk>: the labels say so, and so does the status.
   std::vector<int64_t> unknown;

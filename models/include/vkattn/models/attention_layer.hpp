@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/ops/rope.hpp"
@@ -70,8 +71,13 @@ struct AttentionLayerCall {
   std::optional<TensorView> keyLengths;  // as AttentionOptions::keyLengths
   // out = layer output + residual (same shape as out): the block's skip connection, fused into o.
   std::optional<TensorView> residual;
-  // Receives the attention probabilities, f32 [B, heads, Lq, Lk], recomputed from the LSE.
+  // Receives the attention probabilities, f32 [B, weightHeads.size() or heads, Lq, Lk]. Those
+  // heads' scores are computed once: their softmax is kept and multiplied by V for the output,
+  // the other heads run the fused kernel.
   Tensor* weights = nullptr;
+  // The query heads whose probabilities `weights` receives, in this order (all when empty).
+  // InvalidArgument("weightHeads") for a head out of range or named twice.
+  std::vector<int64_t> weightHeads;
 };
 
 class MultiHeadAttention {

@@ -19,6 +19,9 @@ namespace vkattn {
 struct TranslateOptions {
   int64_t maxTokens = 64;        // generated tokens, <eos> included
   bool attention = false;        // fill Translation's maps
+  // With `attention`: leave the maps on the device (Translation's *Weights tensors) instead of
+  // downloading them into the host maps (a client that draws them on the same device).
+  bool attentionOnDevice = false;
   bool logits = false;           // fill Translation::logits
 };
 
@@ -34,6 +37,10 @@ struct Translation {
   std::vector<AttentionMap> encoderSelf;
   std::vector<AttentionMap> decoderSelf;
   std::vector<AttentionMap> cross;
+  // The same maps as device tensors [1, H, rows, cols], per layer, with attentionOnDevice.
+  std::vector<Tensor> encoderSelfWeights;
+  std::vector<Tensor> decoderSelfWeights;
+  std::vector<Tensor> crossWeights;
   // [T, vocab] f32 row-major: the logits of each decoding step.
   std::vector<float> logits;
   double seconds = 0;  // wall time of translate(), tokenisation to text

@@ -41,9 +41,20 @@ struct ContextOptions {
   std::function<bool(VkInstance, VkPhysicalDevice, uint32_t family)> queueFamilyFilter;
 };
 
+class Context;
+
+// Names a context whose instance and device another context borrows (see Context(SharedDevice)).
+struct SharedDevice {
+  const Context& owner;
+};
+
 class Context {
  public:
   explicit Context(const ContextOptions& options = {});
+  // A context on `shared.owner`'s instance and device, which must outlive it, with a pipeline
+  // library and a recorder of its own: ops on another thread, on the same VkDevice and queue
+  // (submissions take Device::queueMutex()), whose tensors the owner's ops can read.
+  explicit Context(SharedDevice shared);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -73,8 +84,10 @@ class Context {
 
  private:
   friend class Batch;
-  std::unique_ptr<Instance> m_instance;
-  std::unique_ptr<Device> m_device;
+  std::unique_ptr<Instance> m_ownedInstance;  // empty when borrowed (SharedDevice)
+  std::unique_ptr<Device> m_ownedDevice;
+  const Instance* m_instance = nullptr;
+  const Device* m_device = nullptr;
   std::unique_ptr<PipelineLibrary> m_pipelines;
   std::unique_ptr<Recorder> m_recorder;
   KernelProfile m_profile = KernelProfile::Gpu;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ class Device {
   VkDevice handle() const noexcept { return m_device.get(); }
   VkPhysicalDevice physical() const noexcept { return m_physical; }
   VkQueue queue() const noexcept { return m_queue; }
+  // Held around every use of queue() that Vulkan wants externally synchronised (vkQueueSubmit,
+  // vkQueuePresentKHR, vkDeviceWaitIdle), so that contexts sharing this device on several threads
+  // (a window presenting while a worker computes) can submit to its one queue.
+  std::mutex& queueMutex() const noexcept { return m_queueMutex; }
   uint32_t queueFamily() const noexcept { return m_queueFamily; }
   VkPipelineCache pipelineCache() const noexcept { return m_pipelineCache.get(); }
   const DeviceInfo& info() const noexcept { return m_info; }
@@ -85,6 +90,7 @@ class Device {
   mutable std::atomic<bool> m_lost{false};
   mutable std::string m_lostDuring;  // written once, before m_lost is set
   uint32_t m_timestampValidBits = 0;
+  mutable std::mutex m_queueMutex;
 };
 
 // Default location of the pipeline cache: $VKATTN_PIPELINE_CACHE, else
