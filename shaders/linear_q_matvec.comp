@@ -8,7 +8,7 @@
 // Bindings: 0 x (ELEM), 1 W (32-bit words), 2 y, 3 bias, 4 residual, 5 status (matmul_common.glsl).
 // Push constants: MatmulParams (push_constants.h) with m <= 8, k a multiple of the block, bOffset
 // and bStrideRow in bytes (even), batch 1.
-// Spec constants: 0 workgroup size (a multiple of the subgroup size).
+// Spec constants: 0 workgroup size (a multiple of the subgroup size), 4 ALIGNED_A.
 // Dispatch: one workgroup per n, flat over x then y. Loops: K / UNIT / WG_SIZE units, and the NaN
 // report's K + K / UNIT (linear_q_common.glsl).
 // NaN in x, W, bias, residual sets status bits 0, 1, 2, 3.
@@ -20,11 +20,6 @@
 
 const uint MAX_M = 8;
 shared float partial[MAX_M][WG_SIZE];  // [row of x][subgroup]
-
-vec4 x4(uint m, uint k) {
-  const uint i = aIndex(0u, m, k);
-  return vec4(float(a[i]), float(a[i + 1u]), float(a[i + 2u]), float(a[i + 3u]));
-}
 
 void main() {
   const uint n = flatGroupIndex();

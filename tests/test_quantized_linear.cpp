@@ -1,7 +1,7 @@
 // linear() with weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K), against a double
 // reference over the host-decoded weights (core/storage_formats' decodeValues, which gguf-py
-// cross-checks): both kernels (matrix-vector up to 8 rows of x, tiled beyond, and each forced on
-// the other's shapes), odd N, K of one, two and several blocks, rows that start 2 bytes off a
+// cross-checks): both kernels (matrix-vector for up to 8 rows of x and in chunks of 8 beyond,
+// tiled for prompts and for few rows), odd N, K of one, two and several blocks, rows that start 2 bytes off a
 // 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y; NaN
 // reports and bad arguments named in the error.
 // Tolerance (the kernels' headers): |y - ref| <= 1e-6 + 1e-6 |ref| + 1e-5 sum_k |x w| for f32 x/y;
@@ -79,17 +79,18 @@ TEST_P(QuantizedLinear, MatrixVector) {
     check(c, WeightKernel::Auto, 100 + static_cast<uint64_t>(c.m * 7 + c.n));
 }
 
-// Prompt shapes (the tiled kernel): partial tiles on both sides.
+// Prompt shapes on the tiled kernel (Auto's choice on GPUs): partial tiles on both sides.
 TEST_P(QuantizedLinear, Tiled) {
   for (const Case& c : {Case{37, 33, 5}, Case{128, 7, 2}, Case{37, 1000, 1}, Case{128, 1000, 2}})
-    check(c, WeightKernel::Auto, 200 + static_cast<uint64_t>(c.m * 7 + c.n));
+    check(c, WeightKernel::Tiled, 200 + static_cast<uint64_t>(c.m * 7 + c.n));
 }
 
-// Each kernel on the other's shapes: the tiled one for 3 rows, the matrix-vector one for 37 rows
-// (five dispatches of up to 8 rows).
-TEST_P(QuantizedLinear, KernelsForcedOnTheOthersShapes) {
-  check({3, 33, 2}, WeightKernel::Tiled, 300);
-  check({37, 33, 2}, WeightKernel::Matvec, 301);
+// Prompt shapes through Auto (the matrix-vector kernel on CPU drivers, in dispatches of up to 8
+// rows), and the tiled kernel for 3 rows.
+TEST_P(QuantizedLinear, AutoOnPromptsAndTiledOnFewRows) {
+  check({37, 33, 2}, WeightKernel::Auto, 300);
+  check({128, 7, 1}, WeightKernel::Auto, 301);
+  check({3, 33, 2}, WeightKernel::Tiled, 302);
 }
 
 // A view of rows 3 .. N - 1 of a weight tensor (its first block several rows in), and x / y f16.
@@ -167,10 +168,12 @@ TEST_F(QuantizedLinearErrors, BadArgumentsAreNamed) {
   ::setenv("VKATTN_WEIGHT_KERNEL", "fastest", 1);
   EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w); }), "VKATTN_WEIGHT_KERNEL");
   ::setenv("VKATTN_WEIGHT_KERNEL", "tiled", 1);
-  EXPECT_EQ(resolveWeightKernel(1), WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 1), WeightKernel::Tiled);
   ::unsetenv("VKATTN_WEIGHT_KERNEL");
-  EXPECT_EQ(resolveWeightKernel(8), WeightKernel::Matvec);
-  EXPECT_EQ(resolveWeightKernel(9), WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 8), WeightKernel::Matvec);
+  const bool cpu = ctx().profile() == KernelProfile::CpuDriver;
+  EXPECT_EQ(resolveWeightKernel(ctx(), 9), cpu ? WeightKernel::Matvec : WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 9, WeightKernel::Tiled), WeightKernel::Tiled);
 }
 
 }  // namespace

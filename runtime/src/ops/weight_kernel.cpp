@@ -49,10 +49,11 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
   const uint32_t unit = unitOf(weightDtype);
-  const WeightKernel kernel = resolveWeightKernel(p.m, requested);
+  const WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
   // The NaN report walks K elements of x and K / unit units of W.
   const uint64_t report = uint64_t{p.k} + p.k / unit;
   SpecConstants constants;
+  constants.set(MATMUL_SPEC_ALIGNED_A, p.aOffset % 4 == 0 && p.aStrideM % 4 == 0);
   if (kernel == WeightKernel::Matvec) {
     if (!info.subgroupArithmetic)
       throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
