@@ -64,7 +64,10 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
                                    : std::max<uint32_t>(64, info.maxSubgroupSize);
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup);
+    // Exactly one subgroup: a fixed subgroup size equal to the workgroup, with lanes for 8 rows.
+    const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup &&
+                             workgroup >= kWeightMatvecMaxRows;
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_ONE_SUBGROUP, oneSubgroup);
     const std::string module = moduleFor("linear_q_matvec", weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
