@@ -67,7 +67,12 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     // Exactly one subgroup: a fixed subgroup size equal to the workgroup, with lanes for 8 rows.
     const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup &&
                              workgroup >= kWeightMatvecMaxRows;
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_ONE_SUBGROUP, oneSubgroup);
+    // CPU drivers gather every load lane by lane: each x load serves 8 columns there. GPUs keep
+    // one column per workgroup (more workgroups to hide latency).
+    const uint32_t columns = cpu ? 8 : 1;
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup)
+        .set(MATMUL_SPEC_ONE_SUBGROUP, oneSubgroup)
+        .set(MATMUL_SPEC_COLS, columns);
     const std::string module = moduleFor("linear_q_matvec", weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
@@ -77,7 +82,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       chunk.aOffset = checkedU32("x", int64_t{p.aOffset} + int64_t{m0} * p.aStrideM);
       chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
       chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
-      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n));
+      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n, columns));
     }
   } else {
     const uint32_t workgroup = kTile * kTile / 16;
