@@ -2,8 +2,8 @@
 // reference over the host-decoded weights (core/storage_formats' decodeValues, which gguf-py
 // cross-checks): both kernels (matrix-vector for up to 8 rows of x and in chunks of 8 beyond,
 // tiled for prompts and for few rows), odd N, K of one, two and several blocks, rows that start 2 bytes off a
-// 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y; NaN
-// reports and bad arguments named in the error.
+// 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y, the GPU
+// profile's kernel shapes; NaN reports and bad arguments named in the error.
 // Tolerance (the kernels' headers): |y - ref| <= 1e-6 + 1e-6 |ref| + 1e-5 sum_k |x w| for f32 x/y;
 // f16 x/y add the f16 rounding of y (the project's f16 linear tolerance).
 #include <cmath>
@@ -132,6 +132,27 @@ TEST_P(QuantizedLinear, NanInputsAreNamed) {
     Tensor good = blockWeight(ctx(), format(), n, k, 503).tensor;
     EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), ctx().tensor({m, k}, xv), good); }), "x");
   }
+}
+
+// The GPU profile's shapes on this device: the matrix-vector kernel with one column per
+// workgroup of several subgroups (their sums meet in shared memory), and Auto's tiled kernel for a
+// prompt.
+TEST_P(QuantizedLinear, GpuProfileShapes) {
+  Context gpu({.profile = KernelProfile::Gpu});
+  const int64_t n = 33, k = 2 * block();
+  const BlockWeight w = blockWeight(gpu, format(), n, k, 700);
+  const auto b = randomValues(static_cast<std::size_t>(n), 701, -2.0f, 2.0f);
+  Tensor tb = gpu.tensor({n}, b);
+  for (int64_t m : {int64_t{3}, int64_t{37}}) {
+    SCOPED_TRACE("M=" + std::to_string(m));
+    const auto M = static_cast<std::size_t>(m);
+    const auto x = randomValues(M * static_cast<std::size_t>(k), 702), r = randomValues(M * 33, 703);
+    Tensor y = linear(gpu, gpu.tensor({m, k}, x), w.tensor,
+                      {.bias = tb.view(), .activation = Activation::Silu, .residual = gpu.tensor({m, n}, r).view()});
+    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w.decoded, M, 33, static_cast<std::size_t>(k), &b, Activation::Silu, &r),
+                         kAtol, kRtol, kDotRtol));
+  }
+  EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Tiled);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),
