@@ -42,10 +42,17 @@ uint unitElement(uint u, uint c) {
 #endif
 }
 
-// The 4 bytes at even byte address a, the first in the low byte.
+// The 4 bytes at even byte address a, the first in the low byte. Formats whose blocks are only
+// 2-byte aligned read both words without a branch (neighbouring lanes meet both alignments; the
+// second index is clamped to the buffer, unused where a is a multiple of 4).
 uint wBytes4(uint a) {
   const uint w = W_WORDS[a >> 2];
+#if defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
   return (a & 2u) == 0u ? w : (w >> 16) | (W_WORDS[(a >> 2) + 1u] << 16);
+#else
+  const uint next = W_WORDS[min((a >> 2) + 1u, uint(W_WORDS.length()) - 1u)];
+  return (a & 2u) == 0u ? w : (w >> 16) | (next << 16);
+#endif
 }
 // The f16 at even byte address a.
 float wHalf(uint a) { return unpackHalf2x16(W_WORDS[a >> 2] >> ((a & 2u) * 8u)).x; }
