@@ -4,12 +4,12 @@
 // Memory-bound: each workgroup owns COLS output columns (rows of W); its invocations stride over
 // the rows' units (32 or 64 weights), decode them a 4-byte word at a time and multiply them with
 // every row of x, each x load serving the COLS columns; partial sums meet through subgroupAdd, then across subgroups in shared
-// memory (unless the workgroup is one subgroup). fp32 accumulation.
+// memory (unless the module is built with ONE_SUBGROUP). fp32 accumulation.
 // Bindings: 0 x (ELEM), 1 W (32-bit words), 2 y, 3 bias, 4 residual, 5 status (matmul_common.glsl).
 // Push constants: MatmulParams (push_constants.h) with m <= 8, k a multiple of the block, bOffset
 // and bStrideRow in bytes (even), batch 1.
-// Spec constants: 0 workgroup size (a multiple of the subgroup size), 3 COLS, 4 ALIGNED_A, 10
-// ONE_SUBGROUP (the workgroup is exactly one subgroup: the sums need no shared memory; lanes >= 8).
+// Spec constants: 0 workgroup size (a multiple of the subgroup size; with ONE_SUBGROUP defined,
+// exactly the subgroup, at least 8 lanes), 3 COLS (output columns per workgroup), 4 ALIGNED_A.
 // Dispatch: one workgroup per COLS columns, flat over x then y. Loops: K / UNIT / WG_SIZE units, and the NaN
 // report's K + K / UNIT (linear_q_common.glsl).
 // NaN in x, W, bias, residual sets status bits 0, 1, 2, 3.
@@ -19,8 +19,13 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "linear_q_common.glsl"
 
-// The workgroup is one subgroup (CPU drivers' fixed subgroup size): no shared memory, no barrier.
-layout(constant_id = MATMUL_SPEC_ONE_SUBGROUP) const bool ONE_SUBGROUP = false;
+// ONE_SUBGROUP (a separate module): the workgroup is exactly one subgroup (CPU drivers' fixed
+// subgroup size), so the sums need no shared memory and no barrier, which CPU drivers pay for.
+#ifdef ONE_SUBGROUP
+const bool kOneSubgroup = true;
+#else
+const bool kOneSubgroup = false;
+#endif
 
 const uint MAX_M = 8;
 shared float partial[MAX_M][COLS][WG_SIZE];  // [row of x][column][subgroup]
@@ -52,7 +57,7 @@ void main() {
     if (m < p.m) {
       [[unroll]] for (uint c = 0u; c < COLS; ++c) {
         const float s = subgroupAdd(acc[m][c]);
-        if (ONE_SUBGROUP) {
+        if (kOneSubgroup) {
           if (lane == m) mine[c] = s;
         } else if (subgroupElect()) {
           partial[m][c][gl_SubgroupID] = s;
@@ -60,7 +65,7 @@ void main() {
       }
     }
   }
-  if (!ONE_SUBGROUP) {
+  if (!kOneSubgroup) {
     barrier();  // every subgroup's partial sums are in shared memory
     if (lane < p.m)
       for (uint s = 0u; s < gl_NumSubgroups; ++s)
@@ -70,7 +75,7 @@ void main() {
     uint bits = 0u;
     [[unroll]] for (uint c = 0u; c < COLS; ++c) {
       const uint n = n0 + c;
-      if (n < p.n && storeOutput(0u, lane, n, mine[c], bits)) bits |= blameNan(lane, n);
+      if (n < p.n && storeOutput(0u, lane, n, mine[c], bits)) bits |= blameWeightNan(lane, n);
     }
     if (bits != 0u) atomicOr(status[p.statusSlot], bits);
   }

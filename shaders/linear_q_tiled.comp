@@ -61,7 +61,7 @@ void main() {
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
       const uint m = m0 + tm + SPAN * i, n = n0 + tn + SPAN * j;
-      if (m < p.m && n < p.n && storeOutput(0u, m, n, acc[i][j], bits)) bits |= blameNan(m, n);
+      if (m < p.m && n < p.n && storeOutput(0u, m, n, acc[i][j], bits)) bits |= blameWeightNan(m, n);
     }
   }
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);

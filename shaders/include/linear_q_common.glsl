@@ -13,7 +13,9 @@ layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A { ELEM a[]
 layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B { uint W_WORDS[]; };
 // The same x seen as vec4s, read when ALIGNED_A: one 16-byte load instead of four scalar gathers.
 layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A4 { ELEM4 a4[]; };
-#define WEIGHT_BLOCKS
+// matmul_common.glsl's float-weight NaN report names b[]; these kernels never call it (their own
+// is blameWeightNan below), so b[] is only the weight words under another type.
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer BFloats { float b[]; };
 #include "matmul_common.glsl"
 #include "weight_formats.glsl"
 
@@ -29,7 +31,7 @@ uint weightRowByte(uint n) { return p.bOffset + n * p.bStrideRow; }
 // Output (m, n) came out NaN before its activation: blames bias (bit 2) if bias[n] is NaN, else x
 // (bit 0) and / or W (bit 1) if row m of x or row n of W holds a NaN. Walks K, then K / UNIT
 // units (the runtime budgets both loops).
-uint blameNan(uint m, uint n) {
+uint blameWeightNan(uint m, uint n) {
   if (p.hasBias != 0u && isnan(float(bias[p.biasOffset + n]))) return 4u;
   bool nanX = false;
   for (uint k = 0u; k < p.k; ++k) nanX = nanX || isnan(float(a[aIndex(0u, m, k)]));

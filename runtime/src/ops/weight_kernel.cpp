@@ -70,10 +70,9 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     // CPU drivers gather every load lane by lane: each x load serves 8 columns there. GPUs keep
     // one column per workgroup (more workgroups to hide latency).
     const uint32_t columns = cpu ? 8 : 1;
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup)
-        .set(MATMUL_SPEC_ONE_SUBGROUP, oneSubgroup)
-        .set(MATMUL_SPEC_COLS, columns);
-    const std::string module = moduleFor("linear_q_matvec", weightDtype, call.dtype);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns);
+    const std::string module =
+        moduleFor(oneSubgroup ? "linear_q_matvec_subgroup" : "linear_q_matvec", weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
     for (uint32_t m0 = 0; m0 < rows; m0 += step) {
