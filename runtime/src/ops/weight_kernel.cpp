@@ -58,15 +58,16 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     if (!info.subgroupArithmetic)
       throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
                         " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
-    // One subgroup on CPU drivers (no barrier cost beyond one); two or more subgroups on GPUs.
+    // One subgroup on CPU drivers, two or more on GPUs; at least a lane per row of x (lane m
+    // stores row m's outputs).
     const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
-    const uint32_t workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, 1, 64)
+    const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
+    const uint32_t workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64)
                                    : std::max<uint32_t>(64, info.maxSubgroupSize);
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
-    // Exactly one subgroup: a fixed subgroup size equal to the workgroup, with lanes for 8 rows.
-    const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup &&
-                             workgroup >= kWeightMatvecMaxRows;
+    // Exactly one subgroup: a fixed subgroup size equal to the workgroup.
+    const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
     // CPU drivers gather every load lane by lane: each x load serves 8 columns there. GPUs keep
     // one column per workgroup (more workgroups to hide latency).
     const uint32_t columns = cpu ? 8 : 1;
