@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,27 +51,44 @@ struct Case {
 
 class QuantizedLinear : public VkattnTest, public ::testing::WithParamInterface<DType> {
  protected:
+  void TearDown() override {
+    if (m_compared)
+      std::cout << toString(format()) << ": worst error " << m_worst.worstRatio << " of the tolerance, max |y - ref| "
+                << m_worst.maxAbs << " (" << m_worstCase << ")\n";
+    VkattnTest::TearDown();
+  }
   DType format() const { return GetParam(); }
   int64_t block() const { return blockElements(format()); }
   // Every output of y = act(x W^T + b) + r, plain and with bias, SiLU and residual.
   void check(const Case& c, WeightKernel kernel, uint64_t seed);
+  // dotClose at the f32 tolerance, remembering the worst case for the report.
+  void expectClose(const std::vector<float>& got, const MatmulRef& ref, const std::string& label) {
+    EXPECT_TRUE(dotClose(got, ref, kAtol, kRtol, kDotRtol)) << label;
+    const ErrorStats s = compareDot(got, ref, kAtol, kRtol, kDotRtol);
+    if (!m_compared || s.worstRatio > m_worst.worstRatio) m_worst = s, m_worstCase = label;
+    m_compared = true;
+  }
+
+ private:
+  bool m_compared = false;
+  ErrorStats m_worst;
+  std::string m_worstCase;
 };
 
 void QuantizedLinear::check(const Case& c, WeightKernel kernel, uint64_t seed) {
   const int64_t k = c.blocks * block();
-  SCOPED_TRACE(std::string(toString(format())) + " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
-               " K=" + std::to_string(k) + " kernel " + toString(kernel));
+  const std::string label = "M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) + " K=" + std::to_string(k) +
+                            " kernel " + toString(kernel);
   const auto M = static_cast<std::size_t>(c.m), N = static_cast<std::size_t>(c.n), K = static_cast<std::size_t>(k);
   const BlockWeight w = blockWeight(ctx(), format(), c.n, k, seed);
   const auto x = randomValues(M * K, seed + 1), b = randomValues(N, seed + 2, -2.0f, 2.0f);
   const auto r = randomValues(M * N, seed + 3);
   Tensor tx = ctx().tensor({c.m, k}, x), tb = ctx().tensor({c.n}, b), tr = ctx().tensor({c.m, c.n}, r);
-  EXPECT_TRUE(dotClose(linear(ctx(), tx, w.tensor, {.weightKernel = kernel}).download(),
-                       linearRef(x, w.decoded, M, N, K, nullptr, Activation::None, nullptr), kAtol, kRtol, kDotRtol));
+  expectClose(linear(ctx(), tx, w.tensor, {.weightKernel = kernel}).download(),
+              linearRef(x, w.decoded, M, N, K, nullptr, Activation::None, nullptr), label);
   Tensor y = linear(ctx(), tx, w.tensor,
                     {.bias = tb.view(), .activation = Activation::Silu, .residual = tr.view(), .weightKernel = kernel});
-  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w.decoded, M, N, K, &b, Activation::Silu, &r), kAtol, kRtol,
-                       kDotRtol));
+  expectClose(y.download(), linearRef(x, w.decoded, M, N, K, &b, Activation::Silu, &r), label + " bias silu residual");
 }
 
 // Decode shapes (the matrix-vector kernel): one row of x or a few, one output or a thousand.
@@ -101,7 +119,7 @@ TEST_P(QuantizedLinear, WeightViewAndF16Activations) {
   const std::vector<float> decoded(w.decoded.begin() + 3 * k, w.decoded.end());
   const auto x = randomValues(static_cast<std::size_t>(m * k), 401);
   const MatmulRef ref = linearRef(x, decoded, m, n - 3, k, nullptr, Activation::None, nullptr);
-  EXPECT_TRUE(dotClose(linear(ctx(), ctx().tensor({m, k}, x), rows).download(), ref, kAtol, kRtol, kDotRtol));
+  expectClose(linear(ctx(), ctx().tensor({m, k}, x), rows).download(), ref, "a view of rows 3..39");
 
   const Tolerance half = toleranceFor(Checked::Linear, DType::F16);
   const auto xh = roundToHalf(x);
@@ -149,8 +167,8 @@ TEST_P(QuantizedLinear, GpuProfileShapes) {
     const auto x = randomValues(M * static_cast<std::size_t>(k), 702), r = randomValues(M * 33, 703);
     Tensor y = linear(gpu, gpu.tensor({m, k}, x), w.tensor,
                       {.bias = tb.view(), .activation = Activation::Silu, .residual = gpu.tensor({m, n}, r).view()});
-    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w.decoded, M, 33, static_cast<std::size_t>(k), &b, Activation::Silu, &r),
-                         kAtol, kRtol, kDotRtol));
+    expectClose(y.download(), linearRef(x, w.decoded, M, 33, static_cast<std::size_t>(k), &b, Activation::Silu, &r),
+                "GPU profile M=" + std::to_string(m));
   }
   EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Tiled);
 }
