@@ -14,7 +14,9 @@ namespace vkattn::detail {
 namespace {
 
 // Weights per unit, the kernels' step along K (weight_formats.glsl).
-uint32_t unitOf(DType format) { return blockElements(format) == 32 ? 32 : 64; }
+uint32_t unitOf(DType format) {
+  return blockElements(format) == 32 ? 32 : 64;
+}
 
 // The tiled kernel's side: TILE x TILE outputs per workgroup of TILE * TILE / 16 invocations.
 constexpr uint32_t kTile = 32;
@@ -24,7 +26,9 @@ std::string moduleFor(const std::string& kernel, DType format, DType storage) {
   return variantName(name, storage);
 }
 
-uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+uint32_t ceilDiv(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
 
 // One dispatch of `kernel` for the rows in p.
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
@@ -62,8 +66,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     // stores row m's outputs).
     const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
     const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
-    const uint32_t workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64)
-                                   : std::max<uint32_t>(64, info.maxSubgroupSize);
+    const uint32_t workgroup =
+        cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64) : std::max<uint32_t>(64, info.maxSubgroupSize);
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
     // Exactly one subgroup: a fixed subgroup size equal to the workgroup.
@@ -91,8 +95,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
                         " invocations; " + info.name + " allows " + std::to_string(info.maxWorkgroupInvocations));
     const uint64_t shared = uint64_t{2} * kTile * (unit + 1) * sizeof(float);
     if (shared > info.maxSharedMemoryBytes)
-      throw Unsupported("linear: the tiled weight kernel needs " + std::to_string(shared) + " bytes of shared memory; " +
-                        info.name + " has " + std::to_string(info.maxSharedMemoryBytes));
+      throw Unsupported("linear: the tiled weight kernel needs " + std::to_string(shared) +
+                        " bytes of shared memory; " + info.name + " has " + std::to_string(info.maxSharedMemoryBytes));
     requireLoopBudget(ctx, std::max<uint64_t>(p.k, report),
                       "linear (tiled weight kernel) with K = " + std::to_string(p.k));
     p.tilesM = ceilDiv(p.m, kTile);
