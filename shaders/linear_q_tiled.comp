@@ -9,7 +9,8 @@
 // Bindings: 0 x (ELEM), 1 W (32-bit words), 2 y, 3 bias, 4 residual, 5 status (matmul_common.glsl).
 // Push constants: MatmulParams (push_constants.h), k a multiple of the block, bOffset and
 // bStrideRow in bytes (even), batch 1; tilesM, tilesN the tile grid.
-// Spec constants: 0 workgroup size (TILE * TILE / 16), 2 TILE (MATMUL_SPEC_ROWS, a multiple of 4).
+// Spec constants: 0 workgroup size (TILE * TILE / 16), 2 TILE (MATMUL_SPEC_ROWS, a multiple of 4),
+// 4 ALIGNED_A.
 // Shared memory: 2 * TILE * (UNIT + 1) floats.
 // Dispatch: one workgroup per tile, flat over x then y. Loops: K / UNIT steps of UNIT, and the NaN
 // report's K + K / UNIT (linear_q_common.glsl).
@@ -31,9 +32,10 @@ void main() {
   float acc[4][4];
   [[unroll]] for (uint i = 0u; i < 4u; ++i)[[unroll]] for (uint j = 0u; j < 4u; ++j) acc[i][j] = 0.0;
   for (uint u = 0u; u < p.k / UNIT; ++u) {
-    for (uint e = t; e < TILE * UNIT; e += WG_SIZE) {
-      const uint r = e / UNIT, c = e % UNIT, m = m0 + r;
-      xs[r][c] = m < p.m ? float(a[aIndex(0u, m, unitElement(u, c))]) : 0.0;
+    for (uint e = t; e < TILE * UNIT / 4u; e += WG_SIZE) {
+      const uint r = e / (UNIT / 4u), c = 4u * (e % (UNIT / 4u)), m = m0 + r;
+      const vec4 v = m < p.m ? x4(m, unitElement(u, c)) : vec4(0.0);
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) xs[r][c + i] = v[i];
     }
     for (uint e = t; e < TILE * PIECES; e += WG_SIZE) {
       const uint r = e / PIECES, j = e % PIECES, n = n0 + r;
@@ -59,7 +61,7 @@ void main() {
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
       const uint m = m0 + tm + SPAN * i, n = n0 + tn + SPAN * j;
-      if (m < p.m && n < p.n && storeOutput(0u, m, n, acc[i][j], bits)) bits |= blameNan(m, n);
+      if (m < p.m && n < p.n && storeOutput(0u, m, n, acc[i][j], bits)) bits |= blameWeightNan(m, n);
     }
   }
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);

@@ -33,7 +33,7 @@ double boundFor(DType dtype, const float* x) {
     hi = std::max(hi, double{x[i]});
     amax = std::max(amax, std::fabs(double{x[i]}));
   }
-  const double slack = 1.0 + 1.0 / 512;     // f16 factors rounded up by at most one f16 step
+  const double slack = 1.0 + 1.0 / 512;           // f16 factors rounded up by at most one f16 step
   const double subnormal = std::ldexp(1.0, -24);  // ... or by f16's subnormal step
   if (dtype == DType::Q6_K) return (1.0 + 1.0 / 127) * amax / 62 * slack + 1e-6 * amax + subnormal;
   const double levels = dtype == DType::Q4_K ? 15 : 31;

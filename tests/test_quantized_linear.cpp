@@ -1,14 +1,15 @@
 // linear() with weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K), against a double
 // reference over the host-decoded weights (core/storage_formats' decodeValues, which gguf-py
-// cross-checks): both kernels (matrix-vector up to 8 rows of x, tiled beyond, and each forced on
-// the other's shapes), odd N, K of one, two and several blocks, rows that start 2 bytes off a
-// 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y; NaN
-// reports and bad arguments named in the error.
+// cross-checks): both kernels (matrix-vector for up to 8 rows of x and in chunks of 8 beyond,
+// tiled for prompts and for few rows), odd N, K of one, two and several blocks, rows that start 2 bytes off a
+// 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y, the GPU
+// profile's kernel shapes; NaN reports and bad arguments named in the error.
 // Tolerance (the kernels' headers): |y - ref| <= 1e-6 + 1e-6 |ref| + 1e-5 sum_k |x w| for f32 x/y;
 // f16 x/y add the f16 rounding of y (the project's f16 linear tolerance).
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,27 +51,44 @@ struct Case {
 
 class QuantizedLinear : public VkattnTest, public ::testing::WithParamInterface<DType> {
  protected:
+  void TearDown() override {
+    if (m_compared)
+      std::cout << toString(format()) << ": worst error " << m_worst.worstRatio << " of the tolerance, max |y - ref| "
+                << m_worst.maxAbs << " (" << m_worstCase << ")\n";
+    VkattnTest::TearDown();
+  }
   DType format() const { return GetParam(); }
   int64_t block() const { return blockElements(format()); }
   // Every output of y = act(x W^T + b) + r, plain and with bias, SiLU and residual.
   void check(const Case& c, WeightKernel kernel, uint64_t seed);
+  // dotClose at the f32 tolerance, remembering the worst case for the report.
+  void expectClose(const std::vector<float>& got, const MatmulRef& ref, const std::string& label) {
+    EXPECT_TRUE(dotClose(got, ref, kAtol, kRtol, kDotRtol)) << label;
+    const ErrorStats s = compareDot(got, ref, kAtol, kRtol, kDotRtol);
+    if (!m_compared || s.worstRatio > m_worst.worstRatio) m_worst = s, m_worstCase = label;
+    m_compared = true;
+  }
+
+ private:
+  bool m_compared = false;
+  ErrorStats m_worst;
+  std::string m_worstCase;
 };
 
 void QuantizedLinear::check(const Case& c, WeightKernel kernel, uint64_t seed) {
   const int64_t k = c.blocks * block();
-  SCOPED_TRACE(std::string(toString(format())) + " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
-               " K=" + std::to_string(k) + " kernel " + toString(kernel));
+  const std::string label = "M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) + " K=" + std::to_string(k) +
+                            " kernel " + toString(kernel);
   const auto M = static_cast<std::size_t>(c.m), N = static_cast<std::size_t>(c.n), K = static_cast<std::size_t>(k);
   const BlockWeight w = blockWeight(ctx(), format(), c.n, k, seed);
   const auto x = randomValues(M * K, seed + 1), b = randomValues(N, seed + 2, -2.0f, 2.0f);
   const auto r = randomValues(M * N, seed + 3);
   Tensor tx = ctx().tensor({c.m, k}, x), tb = ctx().tensor({c.n}, b), tr = ctx().tensor({c.m, c.n}, r);
-  EXPECT_TRUE(dotClose(linear(ctx(), tx, w.tensor, {.weightKernel = kernel}).download(),
-                       linearRef(x, w.decoded, M, N, K, nullptr, Activation::None, nullptr), kAtol, kRtol, kDotRtol));
+  expectClose(linear(ctx(), tx, w.tensor, {.weightKernel = kernel}).download(),
+              linearRef(x, w.decoded, M, N, K, nullptr, Activation::None, nullptr), label);
   Tensor y = linear(ctx(), tx, w.tensor,
                     {.bias = tb.view(), .activation = Activation::Silu, .residual = tr.view(), .weightKernel = kernel});
-  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w.decoded, M, N, K, &b, Activation::Silu, &r), kAtol, kRtol,
-                       kDotRtol));
+  expectClose(y.download(), linearRef(x, w.decoded, M, N, K, &b, Activation::Silu, &r), label + " bias silu residual");
 }
 
 // Decode shapes (the matrix-vector kernel): one row of x or a few, one output or a thousand.
@@ -79,17 +97,18 @@ TEST_P(QuantizedLinear, MatrixVector) {
     check(c, WeightKernel::Auto, 100 + static_cast<uint64_t>(c.m * 7 + c.n));
 }
 
-// Prompt shapes (the tiled kernel): partial tiles on both sides.
+// Prompt shapes on the tiled kernel (Auto's choice on GPUs): partial tiles on both sides.
 TEST_P(QuantizedLinear, Tiled) {
   for (const Case& c : {Case{37, 33, 5}, Case{128, 7, 2}, Case{37, 1000, 1}, Case{128, 1000, 2}})
-    check(c, WeightKernel::Auto, 200 + static_cast<uint64_t>(c.m * 7 + c.n));
+    check(c, WeightKernel::Tiled, 200 + static_cast<uint64_t>(c.m * 7 + c.n));
 }
 
-// Each kernel on the other's shapes: the tiled one for 3 rows, the matrix-vector one for 37 rows
-// (five dispatches of up to 8 rows).
-TEST_P(QuantizedLinear, KernelsForcedOnTheOthersShapes) {
-  check({3, 33, 2}, WeightKernel::Tiled, 300);
-  check({37, 33, 2}, WeightKernel::Matvec, 301);
+// Prompt shapes through Auto (the matrix-vector kernel on CPU drivers, in dispatches of up to 8
+// rows), and the tiled kernel for 3 rows.
+TEST_P(QuantizedLinear, AutoOnPromptsAndTiledOnFewRows) {
+  check({37, 33, 2}, WeightKernel::Auto, 300);
+  check({128, 7, 1}, WeightKernel::Auto, 301);
+  check({3, 33, 2}, WeightKernel::Tiled, 302);
 }
 
 // A view of rows 3 .. N - 1 of a weight tensor (its first block several rows in), and x / y f16.
@@ -100,7 +119,7 @@ TEST_P(QuantizedLinear, WeightViewAndF16Activations) {
   const std::vector<float> decoded(w.decoded.begin() + 3 * k, w.decoded.end());
   const auto x = randomValues(static_cast<std::size_t>(m * k), 401);
   const MatmulRef ref = linearRef(x, decoded, m, n - 3, k, nullptr, Activation::None, nullptr);
-  EXPECT_TRUE(dotClose(linear(ctx(), ctx().tensor({m, k}, x), rows).download(), ref, kAtol, kRtol, kDotRtol));
+  expectClose(linear(ctx(), ctx().tensor({m, k}, x), rows).download(), ref, "a view of rows 3..39");
 
   const Tolerance half = toleranceFor(Checked::Linear, DType::F16);
   const auto xh = roundToHalf(x);
@@ -131,6 +150,27 @@ TEST_P(QuantizedLinear, NanInputsAreNamed) {
     Tensor good = blockWeight(ctx(), format(), n, k, 503).tensor;
     EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), ctx().tensor({m, k}, xv), good); }), "x");
   }
+}
+
+// The GPU profile's shapes on this device: the matrix-vector kernel with one column per
+// workgroup of several subgroups (their sums meet in shared memory), and Auto's tiled kernel for a
+// prompt.
+TEST_P(QuantizedLinear, GpuProfileShapes) {
+  Context gpu({.profile = KernelProfile::Gpu});
+  const int64_t n = 33, k = 2 * block();
+  const BlockWeight w = blockWeight(gpu, format(), n, k, 700);
+  const auto b = randomValues(static_cast<std::size_t>(n), 701, -2.0f, 2.0f);
+  Tensor tb = gpu.tensor({n}, b);
+  for (int64_t m : {int64_t{3}, int64_t{37}}) {
+    SCOPED_TRACE("M=" + std::to_string(m));
+    const auto M = static_cast<std::size_t>(m);
+    const auto x = randomValues(M * static_cast<std::size_t>(k), 702), r = randomValues(M * 33, 703);
+    Tensor y = linear(gpu, gpu.tensor({m, k}, x), w.tensor,
+                      {.bias = tb.view(), .activation = Activation::Silu, .residual = gpu.tensor({m, n}, r).view()});
+    expectClose(y.download(), linearRef(x, w.decoded, M, 33, static_cast<std::size_t>(k), &b, Activation::Silu, &r),
+                "GPU profile M=" + std::to_string(m));
+  }
+  EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Tiled);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),
@@ -167,10 +207,12 @@ TEST_F(QuantizedLinearErrors, BadArgumentsAreNamed) {
   ::setenv("VKATTN_WEIGHT_KERNEL", "fastest", 1);
   EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w); }), "VKATTN_WEIGHT_KERNEL");
   ::setenv("VKATTN_WEIGHT_KERNEL", "tiled", 1);
-  EXPECT_EQ(resolveWeightKernel(1), WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 1), WeightKernel::Tiled);
   ::unsetenv("VKATTN_WEIGHT_KERNEL");
-  EXPECT_EQ(resolveWeightKernel(8), WeightKernel::Matvec);
-  EXPECT_EQ(resolveWeightKernel(9), WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 8), WeightKernel::Matvec);
+  const bool cpu = ctx().profile() == KernelProfile::CpuDriver;
+  EXPECT_EQ(resolveWeightKernel(ctx(), 9), cpu ? WeightKernel::Matvec : WeightKernel::Tiled);
+  EXPECT_EQ(resolveWeightKernel(ctx(), 9, WeightKernel::Tiled), WeightKernel::Tiled);
 }
 
 }  // namespace

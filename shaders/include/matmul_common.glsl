@@ -1,8 +1,7 @@
-// Shared by the matmul kernels (rows, tiled, naive, and linear's block-format weight kernels):
-// their specialization constants (one id map, so the runtime builds one SpecConstants), the
-// output side (alpha, bias, activation, residual, store) and the NaN report. The includer declares
-// `p` (MatmulParams) and the scalar views a[] (binding 0) and b[] (binding 1) first; kernels whose
-// B is in a block format define WEIGHT_BLOCKS and declare B their own way (no blameNan then).
+// Shared by the matmul kernels (rows, tiled, naive): their specialization constants (one id map,
+// so the runtime builds one SpecConstants), the output side (alpha, bias, activation, residual,
+// store) and the NaN report. The includer declares `p` (MatmulParams) and the scalar views
+// a[] (binding 0) and b[] (binding 1) first.
 // Bindings: 0 a, 1 b (ELEM, read), 2 c (ELEM, write), 3 bias (ELEM [N]; any buffer when unused),
 // 4 residual (ELEM; any buffer when unused; may be c itself), 5 status.
 #ifndef VKATTN_MATMUL_COMMON_GLSL
@@ -28,11 +27,9 @@ layout(std430, set = 0, binding = MATMUL_BINDING_RESIDUAL) readonly buffer Res {
 STATUS_BUFFER(MATMUL_BINDING_STATUS)
 
 uint aIndex(uint bt, uint m, uint k) { return p.aOffset + bt * p.aStrideB + m * p.aStrideM + k; }
-#ifndef WEIGHT_BLOCKS
 uint bIndex(uint bt, uint n, uint k) {
   return p.bOffset + bt * p.bStrideB + (B_KN ? k * p.bStrideRow + n : n * p.bStrideRow + k);
 }
-#endif
 
 // Finishes and stores output (bt, m, n) from its dot product `acc`. Returns true when the value
 // before the activation is NaN (its cause is found by blameNan); a NaN residual sets bit 3 here.
@@ -50,7 +47,6 @@ bool storeOutput(uint bt, uint m, uint n, float acc, inout uint bits) {
   return nan;
 }
 
-#ifndef WEIGHT_BLOCKS
 // Output (bt, m, n) came out NaN before its activation: blames bias (bit 2) if bias[n] is NaN,
 // else a (bit 0) and / or b (bit 1) if row m of a or column n of B holds a NaN. Nothing is set when
 // only infinities met (inf - inf, 0 * inf): that is arithmetic, not bad input. Walks K four
@@ -68,6 +64,5 @@ uint blameNan(uint bt, uint m, uint n) {
   }
   return (nanA ? 1u : 0u) | (nanB ? 2u : 0u);
 }
-#endif
 
 #endif

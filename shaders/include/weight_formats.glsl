@@ -42,10 +42,17 @@ uint unitElement(uint u, uint c) {
 #endif
 }
 
-// The 4 bytes at even byte address a, the first in the low byte.
+// The 4 bytes at even byte address a, the first in the low byte. Formats whose blocks are only
+// 2-byte aligned read both words without a branch (neighbouring lanes meet both alignments; the
+// second index is clamped to the buffer, unused where a is a multiple of 4).
 uint wBytes4(uint a) {
   const uint w = W_WORDS[a >> 2];
+#if defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
   return (a & 2u) == 0u ? w : (w >> 16) | (W_WORDS[(a >> 2) + 1u] << 16);
+#else
+  const uint next = W_WORDS[min((a >> 2) + 1u, uint(W_WORDS.length()) - 1u)];
+  return (a & 2u) == 0u ? w : (w >> 16) | (next << 16);
+#endif
 }
 // The f16 at even byte address a.
 float wHalf(uint a) { return unpackHalf2x16(W_WORDS[a >> 2] >> ((a & 2u) * 8u)).x; }
@@ -65,11 +72,10 @@ struct Unit {
 };
 
 #if defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
-// Scale and min (6 bits each) of sub-block s from the 12 packed bytes at byte address `at`.
-uvec2 packedScaleMin(uint at, uint s) {
-  const uint w0 = wBytes4(at), w1 = wBytes4(at + 4u), w2 = wBytes4(at + 8u);
-  const uint k = s & 3u;
-  const uint b0 = (w0 >> (8u * k)) & 0xFFu, b1 = (w1 >> (8u * k)) & 0xFFu, b2 = (w2 >> (8u * k)) & 0xFFu;
+// Scale and min (6 bits each) of sub-block s from the 12 packed bytes w (three words).
+uvec2 packedScaleMin(uvec3 w, uint s) {
+  const uint k = 8u * (s & 3u);
+  const uint b0 = (w.x >> k) & 0xFFu, b1 = (w.y >> k) & 0xFFu, b2 = (w.z >> k) & 0xFFu;
   if (s < 4u) return uvec2(b0 & 63u, b1 & 63u);
   return uvec2((b2 & 0xFu) | ((b0 >> 6) << 4), (b2 >> 4) | ((b1 >> 6) << 4));
 }
@@ -86,8 +92,10 @@ Unit loadUnit(uint rowByte, uint u) {
   h.quants = block + 2u;
   h.f = vec4(wHalf(block));
 #elif defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
-  const float d = wHalf(block), dmin = wHalf(block + 2u);
-  const uvec2 lo = packedScaleMin(block + 4u, 2u * q), hi = packedScaleMin(block + 4u, 2u * q + 1u);
+  const vec2 dm = unpackHalf2x16(wBytes4(block));  // d, dmin
+  const float d = dm.x, dmin = dm.y;
+  const uvec3 packed = uvec3(wBytes4(block + 4u), wBytes4(block + 8u), wBytes4(block + 12u));
+  const uvec2 lo = packedScaleMin(packed, 2u * q), hi = packedScaleMin(packed, 2u * q + 1u);
   h.f = vec4(d * float(lo.x), dmin * float(lo.y), d * float(hi.x), dmin * float(hi.y));
 #if defined(WEIGHT_Q4_K)
   h.quants = block + 16u + 32u * q;

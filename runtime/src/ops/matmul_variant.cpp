@@ -57,10 +57,11 @@ std::optional<WeightKernel> weightKernelFromEnvironment() {
                                         WeightKernel::Auto);
 }
 
-WeightKernel resolveWeightKernel(int64_t rows, WeightKernel requested) {
+WeightKernel resolveWeightKernel(const Context& ctx, int64_t rows, WeightKernel requested) {
   if (requested != WeightKernel::Auto) return requested;
   if (auto env = weightKernelFromEnvironment()) return *env;
-  return rows <= kWeightMatvecMaxRows ? WeightKernel::Matvec : WeightKernel::Tiled;
+  const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
+  return cpu || rows <= kWeightMatvecMaxRows ? WeightKernel::Matvec : WeightKernel::Tiled;
 }
 
 }  // namespace vkattn

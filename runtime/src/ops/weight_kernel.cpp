@@ -14,7 +14,9 @@ namespace vkattn::detail {
 namespace {
 
 // Weights per unit, the kernels' step along K (weight_formats.glsl).
-uint32_t unitOf(DType format) { return blockElements(format) == 32 ? 32 : 64; }
+uint32_t unitOf(DType format) {
+  return blockElements(format) == 32 ? 32 : 64;
+}
 
 // The tiled kernel's side: TILE x TILE outputs per workgroup of TILE * TILE / 16 invocations.
 constexpr uint32_t kTile = 32;
@@ -24,7 +26,9 @@ std::string moduleFor(const std::string& kernel, DType format, DType storage) {
   return variantName(name, storage);
 }
 
-uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+uint32_t ceilDiv(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
 
 // One dispatch of `kernel` for the rows in p.
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
@@ -49,22 +53,31 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
   const uint32_t unit = unitOf(weightDtype);
-  const WeightKernel kernel = resolveWeightKernel(p.m, requested);
+  const WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
   // The NaN report walks K elements of x and K / unit units of W.
   const uint64_t report = uint64_t{p.k} + p.k / unit;
   SpecConstants constants;
+  constants.set(MATMUL_SPEC_ALIGNED_A, p.aOffset % 4 == 0 && p.aStrideM % 4 == 0);
   if (kernel == WeightKernel::Matvec) {
     if (!info.subgroupArithmetic)
       throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
                         " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
-    // One subgroup on CPU drivers (no barrier cost beyond one); two or more subgroups on GPUs.
+    // One subgroup on CPU drivers, two or more on GPUs; at least a lane per row of x (lane m
+    // stores row m's outputs).
     const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
-    const uint32_t workgroup = cpu ? std::clamp<uint32_t>(info.subgroupSize, 1, 64)
-                                   : std::max<uint32_t>(64, info.maxSubgroupSize);
+    const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
+    const uint32_t workgroup =
+        cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64) : std::max<uint32_t>(64, info.maxSubgroupSize);
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup);
-    const std::string module = moduleFor("linear_q_matvec", weightDtype, call.dtype);
+    // Exactly one subgroup: a fixed subgroup size equal to the workgroup.
+    const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
+    // CPU drivers gather every load lane by lane: each x load serves 8 columns there. GPUs keep
+    // one column per workgroup (more workgroups to hide latency).
+    const uint32_t columns = cpu ? 8 : 1;
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns);
+    const std::string module =
+        moduleFor(oneSubgroup ? "linear_q_matvec_subgroup" : "linear_q_matvec", weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
     for (uint32_t m0 = 0; m0 < rows; m0 += step) {
@@ -73,7 +86,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       chunk.aOffset = checkedU32("x", int64_t{p.aOffset} + int64_t{m0} * p.aStrideM);
       chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
       chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
-      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n));
+      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n, columns));
     }
   } else {
     const uint32_t workgroup = kTile * kTile / 16;
@@ -82,8 +95,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
                         " invocations; " + info.name + " allows " + std::to_string(info.maxWorkgroupInvocations));
     const uint64_t shared = uint64_t{2} * kTile * (unit + 1) * sizeof(float);
     if (shared > info.maxSharedMemoryBytes)
-      throw Unsupported("linear: the tiled weight kernel needs " + std::to_string(shared) + " bytes of shared memory; " +
-                        info.name + " has " + std::to_string(info.maxSharedMemoryBytes));
+      throw Unsupported("linear: the tiled weight kernel needs " + std::to_string(shared) +
+                        " bytes of shared memory; " + info.name + " has " + std::to_string(info.maxSharedMemoryBytes));
     requireLoopBudget(ctx, std::max<uint64_t>(p.k, report),
                       "linear (tiled weight kernel) with K = " + std::to_string(p.k));
     p.tilesM = ceilDiv(p.m, kTile);

@@ -27,9 +27,11 @@ std::optional<MatmulVariant> matmulVariantFromEnvironment();
 MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested = MatmulVariant::Auto);
 
 // linear() with weights in a block format (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K): Matvec (decode: each
-// workgroup owns one output column, at most 8 rows of x per dispatch, more in several) or Tiled
-// (prompts: shared-memory tiles of x and decoded W). Auto takes Matvec up to
-// kWeightMatvecMaxRows rows of x, Tiled beyond; VKATTN_WEIGHT_KERNEL=matvec|tiled|auto overrides.
+// workgroup owns one output column, at most 8 rows of x per dispatch, more in several, each
+// decoded weight reused from registers for its 8 rows) or Tiled (prompts: shared-memory tiles of x
+// and decoded W). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on CPU drivers
+// (no barriers, no shared memory), Tiled beyond on GPUs; VKATTN_WEIGHT_KERNEL=matvec|tiled|auto
+// overrides.
 enum class WeightKernel { Auto, Matvec, Tiled };
 
 inline constexpr int64_t kWeightMatvecMaxRows = 8;
@@ -39,7 +41,7 @@ inline constexpr std::string_view kWeightKernelNames = "matvec, tiled or auto";
 // The kernel VKATTN_WEIGHT_KERNEL names, none when unset; InvalidArgument naming the variable for
 // any other name than weightKernelNamed takes.
 std::optional<WeightKernel> weightKernelFromEnvironment();
-// The kernel Auto resolves to for `rows` rows of x (environment override included).
-WeightKernel resolveWeightKernel(int64_t rows, WeightKernel requested = WeightKernel::Auto);
+// The kernel Auto resolves to on this context for `rows` rows of x (environment override included).
+WeightKernel resolveWeightKernel(const Context& ctx, int64_t rows, WeightKernel requested = WeightKernel::Auto);
 
 }  // namespace vkattn
