@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "language_model_weights.hpp"
 #include "vkattn/core/error.hpp"
@@ -168,7 +169,8 @@ struct LanguageModel::Impl {
     std::vector<KeyValueCache> kv = caches(capacity);
     Tensor logits = ctx.tensor({1, config.vocab});
     std::vector<Tensor> maps(layers.size());
-    if (options.attention)
+    const bool hostMaps = options.attention && !options.attentionOnDevice;
+    if (hostMaps)
       for (std::size_t l = 0; l < layers.size(); ++l)
         result.attention.push_back({config.heads, capacity, capacity,
                                     std::vector<float>(static_cast<std::size_t>(config.heads * capacity * capacity))});
@@ -187,11 +189,13 @@ struct LanguageModel::Impl {
       }
       if (options.logits) result.logits.insert(result.logits.end(), row.begin(), row.end());
       GenerationStep step{position, feed, {}};
-      if (options.attention)
+      if (hostMaps)
         for (std::size_t l = 0; l < layers.size(); ++l) {
           step.attention.push_back(downloadMap(maps[l]));
           placeRows(result.attention[l], step.attention.back(), position);
         }
+      else if (options.attention)
+        step.weights = std::exchange(maps, std::vector<Tensor>(layers.size()));
       const int32_t next = sampler.next(row);
       result.ids.push_back(next);
       position += static_cast<int64_t>(feed.size());

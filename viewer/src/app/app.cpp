@@ -108,11 +108,12 @@ void App::takeResult(SourceResult result) {
     rebuildMap();
     return;
   }
+  const bool sameInput = result.sentence == m_sentence;  // a growing source's next step
   takeSet(result);
   m_stale = result.sentence != m_lastRequest;
   m_error.clear();
   clampSelection(m_set, m_selection);
-  m_region = {};
+  if (!sameInput) m_region = {};
   m_thumbnails.invalidate();
   rebuildMap();
 }

@@ -135,7 +135,7 @@ void App::drawControls(double now) {
   ImGui::TextColored(kDim, "source: %s", m_runner->name().c_str());
   if (m_runner->usesSentence()) {
     ImGui::Spacing();
-    ImGui::TextUnformatted("English sentence");
+    ImGui::TextUnformatted(m_runner->name().rfind("gguf:", 0) == 0 ? "Prompt" : "English sentence");
     ImGui::SetNextItemWidth(-1);
     const bool enter = ImGui::InputText("##sentence", m_sentenceBuffer.data(), m_sentenceBuffer.size(),
                                         ImGuiInputTextFlags_EnterReturnsTrue);

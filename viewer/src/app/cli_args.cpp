@@ -50,11 +50,14 @@ std::string usage() {
 usage: vkattn-viewer [options]
 
 sources
-  --source S          demo | demo:N (N synthetic tokens) | model[:DIR] | npy:PATH
+  --source S          demo | demo:N (N synthetic tokens) | model[:DIR] | npy:PATH | gguf:PATH
                       (default: model when built with it, else demo). npy:PATH is an attention
                       .npy [layers?, heads?, rows, cols], or a folder with attention.npy or
                       q.npy and k.npy [layers?, heads?, len, headDim] (+ tokens.txt)
   --sentence TEXT     English input for demo and model (default: the alignment figure's)
+  --prompt TEXT       the same: gguf:PATH's prompt (a LLaMA-family GGUF model that generates
+                      --max-tokens N more tokens, 48 by default, its attention growing a row
+                      per token; default prompt: "In the beginning God created")
   --tokens FILE       token labels, one per line (--row-tokens / --col-tokens for one axis)
   --causal            npy q/k: each query sees only keys up to its own position
 
@@ -109,8 +112,11 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
       out.help = true;
     } else if (flag == "--source") {
       out.source.spec = value();
-    } else if (flag == "--sentence") {
+    } else if (flag == "--sentence" || flag == "--prompt") {
       out.sentence = value();
+      out.sentenceGiven = true;
+    } else if (flag == "--max-tokens") {
+      out.source.maxTokens = parseInt(flag, value(), 1, 1 << 16);
     } else if (flag == "--tokens") {
       out.source.tokensFile = value();
     } else if (flag == "--row-tokens") {
@@ -207,6 +213,7 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
     throw InvalidArgument("--layout", "describes a headless image; add --screenshot or --export");
   if (out.head && out.aggregate != HeadMode::Single)
     throw InvalidArgument("--aggregate", "replaces --head; give one of them");
+  if (!out.sentenceGiven && out.source.spec.rfind("gguf:", 0) == 0) out.sentence = kDefaultPrompt;
   return out;
 }
 

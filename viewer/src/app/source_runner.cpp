@@ -149,6 +149,14 @@ void ThreadedSourceRunner::run(const Context& device, SourceOptions options) {
       m_pending.reset();
       m_stage = computingStage(ctx->info().name, ctx->device().pipelineCacheLoaded(), computedBefore);
     }
+    // A source that grows its maps publishes each intermediate set; the UI takes the newest.
+    source->onProgress([this, sentence](AttentionSet set) {
+      SourceResult partial;
+      partial.set = std::move(set);
+      partial.sentence = sentence;
+      std::lock_guard lock(m_mutex);
+      m_done = std::move(partial);
+    });
     SourceResult result = computeOnce(*source, sentence);
     computedBefore = true;
     std::lock_guard lock(m_mutex);

@@ -1,9 +1,11 @@
 // Where the viewer's maps come from: a source turns an input sentence (or nothing) into named
 // kinds of attention (cross, encoder self, decoder self, ...), each layers x heads of maps with
-// row and column token labels. Sources: the synthetic demo, .npy files, the translation model.
+// row and column token labels. Sources: the synthetic demo, .npy files, the translation model, a
+// GGUF language model.
 // The maps are device tensors on the context the source was made with (files are uploaded once).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,11 +53,26 @@ class AttentionSource {
   // True when compute() reads the sentence (the UI then shows the text box).
   virtual bool usesSentence() const = 0;
   // The maps for `sentence`. Throws vkattn::Error (InvalidArgument naming the input) on bad input.
+  // A source whose maps grow as it works (a language model generating) hands each intermediate
+  // set to the progress callback before it returns the last one.
   virtual AttentionSet compute(const std::string& sentence) = 0;
+
+  using Progress = std::function<void(AttentionSet)>;
+  // Called from the thread that runs compute(); none by default (intermediate sets are dropped).
+  void onProgress(Progress progress) { m_progress = std::move(progress); }
+
+ protected:
+  void publish(AttentionSet set) const {
+    if (m_progress) m_progress(std::move(set));
+  }
+
+ private:
+  Progress m_progress;
 };
 
-// `spec` is what --source takes: "demo", "model" (or "model:DIR"), or "npy:PATH" (an attention
-// .npy, or a folder with attention.npy or q.npy and k.npy, and optionally tokens.txt).
+// `spec` is what --source takes: "demo", "model" (or "model:DIR"), "npy:PATH" (an attention .npy,
+// or a folder with attention.npy or q.npy and k.npy, and optionally tokens.txt), or "gguf:PATH" (a
+// LLaMA-family model that generates from the sentence as its prompt).
 // Throws InvalidArgument("--source") for an unknown spec or an unusable path.
 struct SourceOptions {
   std::string spec = "demo";
@@ -63,6 +80,7 @@ struct SourceOptions {
   std::string rowTokensFile;  // labels for rows only
   std::string colTokensFile;  // labels for columns only
   bool causal = false;        // npy q/k: mask keys after the query
+  int64_t maxTokens = 48;     // gguf: tokens generated after the prompt
 };
 std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& options);
 

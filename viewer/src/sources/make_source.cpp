@@ -4,6 +4,9 @@
 
 #include "sources/attention_source.hpp"
 #include "sources/demo_source.hpp"
+#ifdef VKATTN_LANGUAGE_MODELS
+#include "sources/language_model_source.hpp"
+#endif
 #include "sources/npy_source.hpp"
 #include "sources/translation_source.hpp"
 #include "vkattn/core/error.hpp"
@@ -34,7 +37,16 @@ std::unique_ptr<AttentionSource> makeSource(Context& ctx, const SourceOptions& o
     const std::filesystem::path dir = spec == "model" ? defaultModelDirectory() : std::filesystem::path(spec.substr(6));
     return std::make_unique<TranslationSource>(ctx, dir);
   }
-  throw InvalidArgument("--source", "unknown source '" + spec + "'; expected demo, demo:N, model[:DIR] or npy:PATH");
+  if (spec.rfind("gguf:", 0) == 0) {
+    if (spec.size() == 5) throw InvalidArgument("--source", "gguf: needs a model file, e.g. gguf:model.gguf");
+#ifdef VKATTN_LANGUAGE_MODELS
+    return std::make_unique<LanguageModelSource>(ctx, spec.substr(5), options.maxTokens);
+#else
+    throw InvalidArgument("--source", "gguf: this viewer was built without the GGUF tokenizers (PCRE2)");
+#endif
+  }
+  throw InvalidArgument("--source",
+                        "unknown source '" + spec + "'; expected demo, demo:N, model[:DIR], npy:PATH or gguf:PATH");
 }
 
 }  // namespace vkattn::viewer

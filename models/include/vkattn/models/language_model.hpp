@@ -39,12 +39,18 @@ struct GenerationStep {
   // One per layer when GenerateOptions::attention: [heads, ids.size(), position + ids.size()], the
   // attention probabilities of this step's rows over every position so far.
   std::vector<AttentionMap> attention;
+  // The same rows as device tensors [1, heads, ids.size(), position + ids.size()], one per layer,
+  // instead of `attention` when GenerateOptions::attentionOnDevice.
+  std::vector<Tensor> weights;
 };
 
 struct GenerateOptions {
   int64_t maxTokens = 64;  // generated tokens at most (stops early at end-of-sequence)
   SamplerOptions sampler;  // greedy unless temperature > 0
   bool attention = false;  // fill Generation::attention and GenerationStep::attention
+  // With `attention`: hand each step's rows over as device tensors (GenerationStep::weights) and
+  // leave Generation::attention empty, so that nothing is downloaded.
+  bool attentionOnDevice = false;
   bool logits = false;     // fill Generation::logits
   bool parseSpecial = true;  // control-token texts in the prompt ("<|endoftext|>") become those tokens
   // Called after the prompt and after every sampled token; return false to stop.
