@@ -67,7 +67,7 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   std::size_t printed = 0;
   std::cout << prompt << std::flush;
   o.onStep = [&](const GenerationStep& step) {
-    if (step.position > 0) sampled.push_back(step.ids.front());
+    sampled.push_back(step.next);
     const std::string text = model.tokenizer().decode(sampled);
     const std::size_t end = wholeCharacters(text);
     if (end > printed) std::cout << text.substr(printed, end - printed) << std::flush;

@@ -197,6 +197,7 @@ struct LanguageModel::Impl {
       else if (options.attention)
         step.weights = std::exchange(maps, std::vector<Tensor>(layers.size()));
       const int32_t next = sampler.next(row);
+      step.next = next;
       result.ids.push_back(next);
       position += static_cast<int64_t>(feed.size());
       const bool more = !options.onStep || options.onStep(step);

@@ -1,6 +1,6 @@
 // The sources: the demo's maps are distributions with the intended peaks, the npy source reads
 // attention arrays and q/k dumps (weights checked against a double-precision softmax) with token
-// files, and bad files are errors that name them.
+// files, the GGUF source grows its maps a row per token, and bad files are errors that name them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +12,9 @@
 #include "sources/demo_source.hpp"
 #include "sources/device_map.hpp"
 #include "sources/npy_source.hpp"
+#ifdef VKATTN_LANGUAGE_MODELS
+#include "sources/language_model_source.hpp"
+#endif
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/npy.hpp"
@@ -168,6 +171,58 @@ TEST_F(Sources, BadFilesAreNamed) {
   missingTokens.rowTokensFile = (dir / "nope.txt").string();
   EXPECT_NE(message(dir / "ok.npy", missingTokens).find("--row-tokens"), std::string::npos);
 }
+
+#ifdef VKATTN_LANGUAGE_MODELS
+// The GGUF source grows its maps a row per generated token, on the device; every published set
+// and the last one agree with the model's own host-assembled maps (another code path) and are
+// causal probability rows, labelled with the tokenizer's pieces.
+TEST_F(Sources, LanguageModelMapsGrowARowPerToken) {
+  const fs::path gguf = fs::path(VKATTN_ASSETS_DIR) / "models" / "tiny_llama" / "tiny-llama-f32.gguf";
+  const std::string prompt = "And God said";
+  const int64_t maxTokens = 6;
+  LanguageModelSource source(ctx(), gguf, maxTokens);
+  std::vector<int64_t> sizes;
+  source.onProgress([&](AttentionSet set) { sizes.push_back(set.kinds.at(0).rows()); });
+  const AttentionSet set = source.compute(prompt);
+
+  LanguageModel model(ctx(), gguf);
+  GenerateOptions options;
+  options.maxTokens = maxTokens;
+  options.attention = true;
+  const Generation g = model.generate(prompt, options);
+  const auto promptLength = static_cast<int64_t>(g.promptIds.size());
+  std::vector<int64_t> expected;
+  for (int64_t t = 0; t < maxTokens; ++t) expected.push_back(promptLength + t);
+  EXPECT_EQ(sizes, expected);
+
+  const AttentionKind& kind = set.kinds.at(0);
+  ASSERT_TRUE(kind.causal);
+  ASSERT_EQ(kind.layers.size(), g.attention.size());
+  ASSERT_EQ(kind.rows(), g.attention[0].rows);
+  EXPECT_EQ(kind.rowTokens.front(), "<|endoftext|>");
+  EXPECT_EQ(kind.rowTokens, kind.colTokens);
+  EXPECT_EQ(set.output, g.text);
+  for (std::size_t l = 0; l < kind.layers.size(); ++l) {
+    const AttentionMap grown = downloadLayer(kind.layers[l]);
+    const AttentionMap& host = g.attention[l];
+    ASSERT_EQ(grown.heads, host.heads);
+    for (std::size_t i = 0; i < host.weights.size(); ++i)
+      ASSERT_NEAR(grown.weights[i], host.weights[i], 1e-6) << "layer " << l << " element " << i;
+    for (int64_t h = 0; h < grown.heads; ++h)
+      for (int64_t r = 0; r < grown.rows; ++r) {
+        double sum = 0;
+        for (int64_t c = 0; c < grown.cols; ++c) {
+          if (c > r) {
+            ASSERT_EQ(grown.at(h, r, c), 0.0f);
+          }
+          sum += grown.at(h, r, c);
+        }
+        ASSERT_NEAR(sum, 1.0, 1e-5);
+      }
+  }
+  EXPECT_THROW(source.compute(""), InvalidArgument);
+}
+#endif
 
 }  // namespace
 }  // namespace vkattn::viewer

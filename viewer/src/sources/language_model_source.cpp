@@ -68,7 +68,7 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
         maps[l][h] = grownHead(m_ctx, maps[l][h], positions, step.weights[l], static_cast<int64_t>(h), zeros);
     positions += static_cast<int64_t>(step.ids.size());
     for (int32_t id : step.ids) tokens.push_back(label(tokenizer, id));
-    if (step.position > 0) generated.push_back(step.ids.front());
+    generated.push_back(step.next);
 
     AttentionKind kind;
     kind.id = "attention";

@@ -36,6 +36,7 @@ struct LanguageModelOptions {
 struct GenerationStep {
   int64_t position = 0;          // the first row this step added (0 for the prompt)
   std::vector<int32_t> ids;      // the tokens fed this step: the prompt, then one sampled token each
+  int32_t next = 0;              // the token sampled from this step's logits
   // One per layer when GenerateOptions::attention: [heads, ids.size(), position + ids.size()], the
   // attention probabilities of this step's rows over every position so far.
   std::vector<AttentionMap> attention;
