@@ -112,36 +112,22 @@ uint32_t spreadMultiplier(uint64_t n) {
 
 }  // namespace
 
+namespace {
+
+constexpr detail::VariantName<AttentionVariant> kAttentionVariants[] = {
+    {"auto", AttentionVariant::Auto},       {"rows", AttentionVariant::Rows},
+    {"cpu", AttentionVariant::Rows},        {"tiled", AttentionVariant::Tiled},
+    {"gpu", AttentionVariant::Tiled},       {"coopmat", AttentionVariant::Coopmat},
+    {"coopmat-emulated", AttentionVariant::CoopmatEmulated}, {"coopmat2", AttentionVariant::Coopmat2},
+    {"decode", AttentionVariant::Decode}};
+
+}  // namespace
+
 std::optional<AttentionVariant> attentionVariantNamed(std::string_view s) noexcept {
-  if (s == "rows" || s == "cpu") return AttentionVariant::Rows;
-  if (s == "tiled" || s == "gpu") return AttentionVariant::Tiled;
-  if (s == "coopmat") return AttentionVariant::Coopmat;
-  if (s == "coopmat-emulated") return AttentionVariant::CoopmatEmulated;
-  if (s == "coopmat2") return AttentionVariant::Coopmat2;
-  if (s == "decode") return AttentionVariant::Decode;
-  if (s == "auto") return AttentionVariant::Auto;
-  return std::nullopt;
+  return detail::variantNamed(kAttentionVariants, s);
 }
 
-const char* toString(AttentionVariant variant) noexcept {
-  switch (variant) {
-    case AttentionVariant::Auto:
-      return "auto";
-    case AttentionVariant::Rows:
-      return "rows";
-    case AttentionVariant::Tiled:
-      return "tiled";
-    case AttentionVariant::Coopmat:
-      return "coopmat";
-    case AttentionVariant::CoopmatEmulated:
-      return "coopmat-emulated";
-    case AttentionVariant::Coopmat2:
-      return "coopmat2";
-    case AttentionVariant::Decode:
-      return "decode";
-  }
-  return "?";
-}
+const char* toString(AttentionVariant variant) noexcept { return detail::variantName(kAttentionVariants, variant); }
 
 AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested) {
   if (requested != AttentionVariant::Auto) return requested;
@@ -300,9 +286,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
 
 Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                  const AttentionOptions& options) {
-  Tensor out = detail::attentionOutput(ctx, q, v);
-  attention(ctx, q, k, v, out, options);
-  return out;
+  return detail::allocatingCall(ctx, detail::attentionOutputShape(q, v), q.dtype,
+                                [&](const TensorView& out) { attention(ctx, q, k, v, out, options); });
 }
 
 }  // namespace vkattn

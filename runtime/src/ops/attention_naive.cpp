@@ -102,9 +102,8 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
 
 Tensor attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                       const AttentionOptions& options) {
-  Tensor out = detail::attentionOutput(ctx, q, v);
-  attentionNaive(ctx, q, k, v, out, options);
-  return out;
+  return detail::allocatingCall(ctx, detail::attentionOutputShape(q, v), q.dtype,
+                                [&](const TensorView& out) { attentionNaive(ctx, q, k, v, out, options); });
 }
 
 Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, const std::vector<int64_t>& heads,

@@ -352,12 +352,12 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
   return c;
 }
 
-Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v) {
+Shape attentionOutputShape(const TensorView& q, const TensorView& v) {
   requireTensor("q", q);
   requireTensor("v", v);
   requireRank("q", q, 4, 4);
   requireRank("v", v, 4, 4);
-  return ctx.tensor({q.dim(0), q.dim(1), q.dim(2), v.dim(3)}, q.dtype);
+  return {q.dim(0), q.dim(1), q.dim(2), v.dim(3)};
 }
 
 }  // namespace vkattn::detail

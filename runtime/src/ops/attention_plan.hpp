@@ -84,7 +84,7 @@ struct AttentionKernelShape {
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);
 
-// A new [B, Hq, Lq, Dv] tensor of q's dtype for the allocating overloads (checks q and v first).
-Tensor attentionOutput(Context& ctx, const TensorView& q, const TensorView& v);
+// The output's shape [B, Hq, Lq, Dv] for the allocating overloads (checks q and v first).
+Shape attentionOutputShape(const TensorView& q, const TensorView& v);
 
 }  // namespace vkattn::detail

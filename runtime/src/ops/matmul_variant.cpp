@@ -4,27 +4,23 @@
 
 namespace vkattn {
 
+namespace {
+
+constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
+    {"auto", MatmulVariant::Auto},   {"rows", MatmulVariant::Rows},       {"cpu", MatmulVariant::Rows},
+    {"tiled", MatmulVariant::Tiled}, {"gpu", MatmulVariant::Tiled},       {"naive", MatmulVariant::Naive},
+    {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated}};
+
+constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {
+    {"auto", WeightKernel::Auto}, {"matvec", WeightKernel::Matvec}, {"tiled", WeightKernel::Tiled}};
+
+}  // namespace
+
 std::optional<MatmulVariant> matmulVariantNamed(std::string_view s) noexcept {
-  if (s == "rows" || s == "cpu") return MatmulVariant::Rows;
-  if (s == "tiled" || s == "gpu") return MatmulVariant::Tiled;
-  if (s == "naive") return MatmulVariant::Naive;
-  if (s == "coopmat") return MatmulVariant::Coopmat;
-  if (s == "coopmat-emulated") return MatmulVariant::CoopmatEmulated;
-  if (s == "auto") return MatmulVariant::Auto;
-  return std::nullopt;
+  return detail::variantNamed(kMatmulVariants, s);
 }
 
-const char* toString(MatmulVariant variant) noexcept {
-  switch (variant) {
-    case MatmulVariant::Auto: return "auto";
-    case MatmulVariant::Rows: return "rows";
-    case MatmulVariant::Tiled: return "tiled";
-    case MatmulVariant::Naive: return "naive";
-    case MatmulVariant::Coopmat: return "coopmat";
-    case MatmulVariant::CoopmatEmulated: return "coopmat-emulated";
-  }
-  return "?";
-}
+const char* toString(MatmulVariant variant) noexcept { return detail::variantName(kMatmulVariants, variant); }
 
 std::optional<MatmulVariant> matmulVariantFromEnvironment() {
   return detail::variantFromEnvironment("VKATTN_MATMUL_VARIANT", matmulVariantNamed, kMatmulVariantNames,
@@ -37,19 +33,10 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) 
   return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
 }
 
-const char* toString(WeightKernel kernel) noexcept {
-  switch (kernel) {
-    case WeightKernel::Auto: return "auto";
-    case WeightKernel::Matvec: return "matvec";
-    case WeightKernel::Tiled: return "tiled";
-  }
-  return "?";
-}
+const char* toString(WeightKernel kernel) noexcept { return detail::variantName(kWeightKernels, kernel); }
 
 std::optional<WeightKernel> weightKernelNamed(std::string_view s) noexcept {
-  for (WeightKernel kernel : {WeightKernel::Auto, WeightKernel::Matvec, WeightKernel::Tiled})
-    if (s == toString(kernel)) return kernel;
-  return std::nullopt;
+  return detail::variantNamed(kWeightKernels, s);
 }
 
 std::optional<WeightKernel> weightKernelFromEnvironment() {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "checks.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/recorder.hpp"
@@ -65,6 +66,13 @@ Tensor allocatingCall(Context& ctx, Shape shape, DType dtype, Into&& into) {
   Tensor out = ctx.tensor(std::move(shape), dtype);
   std::forward<Into>(into)(out);
   return out;
+}
+
+// The allocating form of an op whose output is shaped like its input x.
+template <typename Into>
+Tensor allocatingLike(Context& ctx, const TensorView& x, Into&& into) {
+  requireTensor("x", x);
+  return allocatingCall(ctx, x.shape, x.dtype, std::forward<Into>(into));
 }
 
 }  // namespace vkattn::detail

@@ -148,8 +148,7 @@ void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOpti
 }
 
 Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options) {
-  detail::requireTensor("x", x);
-  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { rope(ctx, x, y, options); });
+  return detail::allocatingLike(ctx, x, [&](const TensorView& y) { rope(ctx, x, y, options); });
 }
 
 void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "checks.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn::detail {
@@ -15,6 +16,20 @@ uint32_t nextPowerOfTwo(uint64_t v) {
 }
 
 }  // namespace
+
+void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorView& y, int64_t maxRank) {
+  requireTensor("x", x);
+  requireTensor("y", y);
+  requireDtype("x", x, {DType::F32, DType::F16});
+  requireRank("x", x, 1, maxRank);
+  requireContiguous("x", x);
+  requireContiguous("y", y);
+  requireShape("y", y, x.shape);
+  requireSameDtype("y", y, "x", x);
+  requireDtypeSupported(ctx, "x", x);
+  requireFitsDevice(ctx, "x", x);
+  requireFitsDevice(ctx, "y", y);
+}
 
 RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes) {
   const auto& info = ctx.info();

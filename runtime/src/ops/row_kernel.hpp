@@ -1,10 +1,15 @@
 // How the row kernels (softmax, norms) are laid out on a device: row per subgroup (no barriers)
-// on CPU drivers and for short rows on GPUs; a whole workgroup per row for long rows on GPUs.
+// on CPU drivers and for short rows on GPUs; a whole workgroup per row for long rows on GPUs; and
+// the one way they are recorded.
 #pragma once
 
 #include <kernel_interface.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "op_dispatch.hpp"
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
@@ -30,5 +35,21 @@ struct RowLayout {
 // `passes` is how many times the kernel walks the row (each walk is one loop per lane).
 // Throws Unsupported when no layout keeps a lane within the device's loop iteration limit.
 RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes);
+
+// The checks every row op makes of its input x (f32 or f16, contiguous, rank 1..maxRank) and its
+// output y (x's shape and dtype, contiguous), each fitting the device.
+void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorView& y, int64_t maxRank);
+
+// A row kernel over p.rows rows of p.cols columns: laid out for `passes` walks of a row, recorded
+// with a status slot naming `inputs`, then flushed. `op` is the module's name and the report's.
+template <typename Push>
+void runRowKernel(Context& ctx, const std::string& op, DType dtype, uint32_t passes, uint32_t bindingCount,
+                  std::initializer_list<Bind> buffers, Push& p, std::vector<std::string> inputs,
+                  uint32_t statusBinding) {
+  const RowLayout layout = chooseRowLayout(ctx, p.cols, passes);
+  recordOp(ctx, {variantName(op, dtype), bindingCount, layout.constants()}, buffers, p, layout.groups(ctx, p.rows),
+           {op, std::move(inputs), statusBinding});
+  ctx.flush();
+}
 
 }  // namespace vkattn::detail

@@ -44,17 +44,7 @@ void maskStrides(const TensorView& x, const TensorView& mask, pc::SoftmaxParams&
 
 void softmax(Context& ctx, const TensorView& x, const TensorView& y, const SoftmaxOptions& options) {
   using namespace detail;
-  requireTensor("x", x);
-  requireTensor("y", y);
-  requireDtype("x", x, {DType::F32, DType::F16});
-  requireRank("x", x, 1, 4);
-  requireContiguous("x", x);
-  requireContiguous("y", y);
-  requireShape("y", y, x.shape);
-  requireSameDtype("y", y, "x", x);
-  requireDtypeSupported(ctx, "x", x);
-  requireFitsDevice(ctx, "x", x);
-  requireFitsDevice(ctx, "y", y);
+  requireRowOpTensors(ctx, x, y, 4);
   if (!std::isfinite(options.scale)) throw InvalidArgument("scale", "must be finite");
 
   pc::SoftmaxParams p{};
@@ -80,16 +70,13 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
     p.dim2 = static_cast<uint32_t>(d[2]);
   }
 
-  const RowLayout layout = chooseRowLayout(ctx, p.cols, 2);
-  recordOp(ctx, {variantName("softmax", x.dtype), SOFTMAX_BINDING_COUNT, layout.constants()},
-           {{SOFTMAX_BINDING_X, x.buffer}, {SOFTMAX_BINDING_Y, y.buffer}, {SOFTMAX_BINDING_MASK, maskBuffer}}, p,
-           layout.groups(ctx, p.rows), {"softmax", {"x", "mask"}, SOFTMAX_BINDING_STATUS});
-  ctx.flush();
+  runRowKernel(ctx, "softmax", x.dtype, 2, SOFTMAX_BINDING_COUNT,
+               {{SOFTMAX_BINDING_X, x.buffer}, {SOFTMAX_BINDING_Y, y.buffer}, {SOFTMAX_BINDING_MASK, maskBuffer}}, p,
+               {"x", "mask"}, SOFTMAX_BINDING_STATUS);
 }
 
 Tensor softmax(Context& ctx, const TensorView& x, const SoftmaxOptions& options) {
-  detail::requireTensor("x", x);
-  return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { softmax(ctx, x, y, options); });
+  return detail::allocatingLike(ctx, x, [&](const TensorView& y) { softmax(ctx, x, y, options); });
 }
 
 }  // namespace vkattn
