@@ -28,8 +28,9 @@ For every shipped GGUF file:
    accumulation over widths of a few hundred, through two layers, stays far inside this), and
    the same argmax at the last position. vkattn.Model.tokenize(prompt) must give the prompt's ids
    (bos first, as tokenizer.ggml.add_bos_token says), and generate(prompt, temperature=0) the
-   NumPy reference's greedy continuation (8 tokens, or up to a near tie). Skipped, with the
-   reason printed, while the vkattn module has no Model class.
+   NumPy reference's greedy continuation (8 tokens, or up to a near tie); the copy gguf-py wrote
+   (step 1) must give the same logits. Skipped, with the reason printed, when the vkattn module has
+   no Model class (a build without PCRE2).
 
 usage: llama_crosscheck.py TOKENIZER_PROBE MODELS_DIR WORKDIR
 gguf, transformers and tokenizers (the versions pinned below; raise them on purpose) are
@@ -410,6 +411,10 @@ def main() -> int:
                 got = list(model.generate(PROMPT, max_tokens=GREEDY_STEPS, temperature=0.0).ids)[: len(want)]
                 check(got == want, f"{label}: vkattn greedy ids {got}, NumPy's {want}")
                 line += f", greedy {len(want)} tokens"
+                # The file gguf-py wrote (llama.cpp's writer) runs as the one vkattn wrote.
+                again = np.asarray(vkattn.Model(str(rewritten)).logits(ids), dtype=np.float64)
+                check(np.array_equal(again, logits), f"{label}: gguf-py's copy gives other logits")
+                line += ", gguf-py's copy runs alike"
             else:
                 skipped.append(label)
             print(line, flush=True)
