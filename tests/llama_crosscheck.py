@@ -236,7 +236,7 @@ def hf_tokenizer(meta):
     merges = [tuple(m.split(" ")) for m in meta["tokenizer.ggml.merges"][0]]
     tok = Tokenizer(models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=merges))
     pre = meta["tokenizer.ggml.pre"][0]
-    if pre == "gpt2":
+    if pre == "gpt-2":
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     elif pre == "qwen2":
         tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_SPLIT), "isolated"),

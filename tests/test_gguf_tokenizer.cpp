@@ -212,7 +212,7 @@ TEST(ByteLevelBpe, BytesMapThroughGpt2sTable) {
 }
 
 TEST(ByteLevelBpe, RoundTripsWithEveryPreTokenizer) {
-  for (const char* pre : {"default", "gpt2", "llama-bpe", "qwen2", "smollm"}) {
+  for (const char* pre : {"default", "gpt-2", "gpt2", "llama-bpe", "qwen2", "smollm"}) {
     const auto tokenizer = makeTokenizer(gpt2Metadata(pre));
     for (const std::string& text : kRoundTripTexts)
       EXPECT_EQ(tokenizer->decode(tokenizer->encode(text)), text) << pre << ": " << text;
@@ -256,7 +256,8 @@ Pieces split(const char* pre, const std::string& text) {
 
 TEST(PreTokenizer, Gpt2) {
   // "  x": \s+(?!\S) gives back the space before x, which " ?\p{L}+" takes.
-  EXPECT_EQ(split("gpt2", "Hello world's 123  x\n"), (Pieces{"Hello", " world", "'s", " 123", " ", " x", "\n"}));
+  EXPECT_EQ(split("gpt-2", "Hello world's 123  x\n"), (Pieces{"Hello", " world", "'s", " 123", " ", " x", "\n"}));
+  EXPECT_EQ(split("gpt2", "Hello world's 123  x\n"), split("gpt-2", "Hello world's 123  x\n"));
 }
 
 TEST(PreTokenizer, LlamaBpe) {

@@ -11,8 +11,8 @@ Each vocabulary is written to a GGUF file with gguf-py under the standard tokeni
 (tests/tokenizer_probe.cpp), and the ids must equal the library's, and decoding must give the
 library's text back. The byte-level vocabulary is checked twice: with control tokens parsed from
 the text (what `tokenizers` does by default, and llama.cpp with parse_special) and without
-(`tokenizers` with encode_special_tokens; llama.cpp's default). The byte-level vocabulary is checked under four pre-tokenizers: "gpt2" as
-trained, and "llama-bpe", "qwen2" and "smollm" against the same vocabulary behind the
+(`tokenizers` with encode_special_tokens; llama.cpp's default). The byte-level vocabulary is
+checked under four pre-tokenizers: "gpt-2" (llama.cpp's name for GPT-2's) as trained, and "llama-bpe", "qwen2" and "smollm" against the same vocabulary behind the
 pre-tokenizer (and ignore_merges) each model's tokenizer.json declares.
 
 usage: tokenizer_crosscheck.py PROBE WORKDIR
@@ -152,7 +152,7 @@ def main() -> int:
              r"|\s*[\r\n]+|\s+(?!\S)|\s+")
     bytes_only = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     variants = {
-        "gpt2": (None, False),
+        "gpt-2": (None, False),
         "llama-bpe": (pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(llama3), "isolated"), bytes_only]), True),
         "qwen2": (pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(qwen2), "isolated"), bytes_only]), False),
         "smollm": (pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),

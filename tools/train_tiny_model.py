@@ -7,7 +7,7 @@ verse references stripped, one verse a line, each chapter a document that starts
 for the validation loss.
 
 Tokenizer: a byte-level BPE trained with PyPI `tokenizers` (GPT-2's byte-to-unicode alphabet, the
-pre-tokenizer llama.cpp calls "gpt2" for llama and "qwen2" for qwen2), <|endoftext|> its one
+pre-tokenizer llama.cpp calls "gpt-2" for llama and "qwen2" for qwen2), <|endoftext|> its one
 control token, stored with the standard tokenizer.ggml.* keys.
 
 Model, from the published definitions (LLaMA; Qwen2 = LLaMA with q/k/v biases):
@@ -44,7 +44,7 @@ from torch import nn
 CONFIGS = {
     # Widths of 256 so every matrix but the embedding-sized ones holds whole Q4_K/Q6_K super-blocks.
     "llama": dict(vocab_size=512, dim=256, layers=2, heads=8, kv_heads=2, ffn=256, context=256,
-                  rope_base=10000.0, rms_eps=1e-5, bias=False, neox=False, tied=False, pre="gpt2",
+                  rope_base=10000.0, rms_eps=1e-5, bias=False, neox=False, tied=False, pre="gpt-2",
                   steps=600, batch=24, seq=128, lr=3e-3, name="vkattn tiny llama (KJV)"),
     "qwen2": dict(vocab_size=512, dim=64, layers=2, heads=4, kv_heads=2, ffn=192, context=128,
                   rope_base=10000.0, rms_eps=1e-6, bias=True, neox=True, tied=True, pre="qwen2",
@@ -79,7 +79,7 @@ def chapters() -> list:
 def train_tokenizer(docs: list, cfg: dict):
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     tok = Tokenizer(models.BPE())
-    if cfg["pre"] == "gpt2":
+    if cfg["pre"] == "gpt-2":
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     else:
         tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_SPLIT), "isolated"),

@@ -26,7 +26,8 @@ const std::map<std::string, std::vector<const char*>, std::less<>>& expressionLi
   static const std::map<std::string, std::vector<const char*>, std::less<>> lists = {
       // llama.cpp's fallback for byte-level BPE vocabularies without a known pre-tokenizer.
       {"default", {R"([\p{P}\$\+<=>\^~\|]+)", kGpt2, R"(\p{N}+)", "[0-9][0-9][0-9]"}},
-      {"gpt2", {kGpt2}},
+      {"gpt-2", {kGpt2}},
+      {"gpt2", {kGpt2}},  // an early spelling of llama.cpp's "gpt-2", still read
       {"llama-bpe", {kLlama3}},
       {"qwen2", {kQwen2}},
       {"smollm", {R"(\p{N})", kGpt2}},

@@ -15,7 +15,7 @@ namespace vkattn {
 class PreTokenizer {
  public:
   // Throws InvalidArgument("tokenizer.ggml.pre", ...) naming `name` when it is not one of
-  // "default", "gpt2", "llama-bpe", "qwen2", "smollm".
+  // "default", "gpt-2" (also read as "gpt2"), "llama-bpe", "qwen2", "smollm".
   explicit PreTokenizer(const std::string& name);
   ~PreTokenizer();
   PreTokenizer(const PreTokenizer&) = delete;
