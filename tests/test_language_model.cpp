@@ -242,6 +242,23 @@ TEST_F(VkattnTest, KeyValueCacheFormats) {
   std::filesystem::remove(narrow.path);
 }
 
+TEST_F(VkattnTest, MatricesSplitIntoRowBlocksGiveTheSameLogits) {
+  // Feed-forward and output matrices kept as blocks of a few rows (as a large vocabulary's output
+  // projection is where storage buffers are small), f32 and Q8_0, tied output included.
+  for (GgmlType type : {GgmlType::F32, GgmlType::Q8_0})
+    for (bool tied : {false, true}) {
+      const BuiltModel built = ModelBuilder(ModelSpec{.tied = tied, .matrices = type}, 11).write("blocks");
+      LanguageModel model(ctx(), built.path, {.maxWeightBytes = 1000});  // 3 .. 15 rows a block
+      const std::vector<int32_t> ids = someIds(7, 11);
+      EXPECT_TRUE(allClose(model.logits(ids), reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol))
+          << ggmlTypeName(type) << (tied ? " tied" : "");
+      GenerateOptions options;
+      options.maxTokens = 2;
+      EXPECT_EQ(model.generate(ids, options).ids.size(), 2u);
+      std::filesystem::remove(built.path);
+    }
+}
+
 TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
   // Greedy generation with the KV cache: every step's logits equal the last row of a fresh
   // forward pass over everything fed so far, and the tokens are the reference's argmax.

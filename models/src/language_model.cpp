@@ -21,7 +21,7 @@ constexpr int64_t kDefaultContextCap = 4096;
 struct DecoderLayer {
   Tensor attentionNorm, ffnNorm;
   MultiHeadAttention attention;
-  Tensor gate, up, down;
+  detail::RowBlockMatrix gate, up, down;
 };
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -44,7 +44,8 @@ struct LanguageModel::Impl {
   DType kvFormat = DType::F32;
   detail::TokenEmbedding embedding;
   std::vector<DecoderLayer> layers;
-  Tensor outputNorm, output;
+  Tensor outputNorm;
+  detail::RowBlockMatrix output;
 
   Impl(Context& c, const std::filesystem::path& path, const LanguageModelOptions& options)
       : ctx(c),
@@ -63,6 +64,10 @@ struct LanguageModel::Impl {
     KeyValueCache(ctx, 1, 1, config.kvHeads, config.headDim, kvFormat);  // refuses a format that cannot hold them
 
     const LanguageModelConfig& m = config;
+    const uint64_t maxBytes = options.maxWeightBytes ? options.maxWeightBytes : ctx.info().maxStorageBufferRange;
+    const auto blocks = [&](const std::string& name, int64_t rows, int64_t cols) {
+      return detail::RowBlockMatrix(ctx, file, name, rows, cols, maxBytes);
+    };
     const int64_t q = m.heads * m.headDim, kv = m.kvHeads * m.headDim;
     AttentionLayerConfig attention{.modelDim = m.modelDim, .heads = m.heads, .kvHeads = m.kvHeads,
                                    .headDim = m.headDim,
@@ -86,11 +91,12 @@ struct LanguageModel::Impl {
       layers.push_back({detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
                         detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
                         MultiHeadAttention(ctx, attention, std::move(weights)),
-                        matrix("ffn_gate.weight", m.ffnDim, m.modelDim), matrix("ffn_up.weight", m.ffnDim, m.modelDim),
-                        matrix("ffn_down.weight", m.modelDim, m.ffnDim)});
+                        blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
+                        blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim),
+                        blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
     }
     outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
-    output = detail::deviceMatrix(ctx, file, m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
+    output = blocks(m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
   }
 
   std::vector<KeyValueCache> caches(int64_t capacity) const {
@@ -125,17 +131,17 @@ struct LanguageModel::Impl {
       const TensorView h2 = rmsNorm(attended, layer.ffnNorm);
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});
       const TensorView up = ctx.scratch({1, length, config.ffnDim});
-      linear(ctx, h2, layer.gate, gate);
-      linear(ctx, h2, layer.up, up);
+      layer.gate.apply(ctx, h2, gate);
+      layer.up.apply(ctx, h2, up);
       swiglu(ctx, gate, up, gate);
       const TensorView y = ctx.scratch(x.shape);
-      linear(ctx, gate, layer.down, y, {.residual = attended});
+      layer.down.apply(ctx, gate, y, attended);
       x = y;
     }
     const TensorView normed = rmsNorm(x, outputNorm);
     // Its last logitRows rows, as [logitRows, d] (linear takes a slice of rows).
     const TensorView last{normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
-    linear(ctx, last, output, logits);
+    output.apply(ctx, last, logits);
     batch.submit();
   }
 

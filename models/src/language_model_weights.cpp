@@ -1,8 +1,11 @@
 #include "language_model_weights.hpp"
 
+#include <algorithm>
+
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/io/gguf.hpp"
+#include "vkattn/ops/linear.hpp"
 
 namespace vkattn::detail {
 namespace {
@@ -17,6 +20,26 @@ const GgufTensorInfo& shaped(const GgufFile& file, const std::string& name, cons
 
 }  // namespace
 
+// Rows first .. first + count of the matrix `name` on the device, in the file's type where linear
+// reads it as a weight, else decoded to f32.
+Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& name, int64_t first, int64_t count) {
+  const GgufTensorInfo& info = file.tensor(name);
+  const auto cols = static_cast<int64_t>(info.dims[0]);
+  if (!ggmlCanDequantize(info.type))
+    throw Unsupported("tensor '" + name + "': type " + ggmlTypeName(info.type) + " (vkattn reads " +
+                      ggmlDequantizableTypes() + ")");
+  const uint64_t rowBytes = ggmlStorageBytes(info.type, static_cast<uint64_t>(cols));
+  const std::span<const uint8_t> rows =
+      file.tensorBytes(name).subspan(static_cast<std::size_t>(static_cast<uint64_t>(first) * rowBytes),
+                                     static_cast<std::size_t>(static_cast<uint64_t>(count) * rowBytes));
+  if (const std::optional<DType> kept = linearWeightType(info.type)) {
+    Tensor t = ctx.tensor({count, cols}, *kept);
+    t.uploadBytes(rows.data(), rows.size());
+    return t;
+  }
+  return ctx.tensor({count, cols}, dequantizeGgml(info.type, rows, static_cast<uint64_t>(count * cols)));
+}
+
 std::optional<DType> linearWeightType(GgmlType type) noexcept {
   switch (type) {
     case GgmlType::F32: return DType::F32;
@@ -30,15 +53,31 @@ std::optional<DType> linearWeightType(GgmlType type) noexcept {
 }
 
 Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols) {
+  shaped(file, name, {rows, cols});
+  return deviceRows(ctx, file, name, 0, rows);
+}
+
+RowBlockMatrix::RowBlockMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows,
+                               int64_t cols, uint64_t maxBytes) {
   const GgufTensorInfo& info = shaped(file, name, {rows, cols});
-  if (const std::optional<DType> kept = linearWeightType(info.type)) {
-    Tensor t = ctx.tensor({rows, cols}, *kept);
-    const std::span<const uint8_t> bytes = file.tensorBytes(name);
-    t.uploadBytes(bytes.data(), bytes.size());
-    return t;
+  const uint64_t rowBytes = linearWeightType(info.type) ? ggmlStorageBytes(info.type, static_cast<uint64_t>(cols))
+                                                        : static_cast<uint64_t>(cols) * sizeof(float);
+  const auto perBlock = static_cast<int64_t>(std::max<uint64_t>(1, maxBytes / rowBytes));
+  for (int64_t first = 0; first < rows; first += perBlock) {
+    m_blocks.push_back(deviceRows(ctx, file, name, first, std::min(perBlock, rows - first)));
+    m_firstRows.push_back(first);
   }
-  const std::vector<float> values = file.dequantize(name);
-  return ctx.tensor({rows, cols}, values);
+}
+
+void RowBlockMatrix::apply(Context& ctx, const TensorView& x, const TensorView& y,
+                           const std::optional<TensorView>& residual) const {
+  const int64_t last = y.rank() - 1;
+  for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+    const int64_t count = m_blocks[b].shape()[0];
+    LinearOptions options;
+    if (residual) options.residual = residual->sliced(last, m_firstRows[b], count);
+    linear(ctx, x, m_blocks[b], y.sliced(last, m_firstRows[b], count), options);
+  }
 }
 
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size) {

@@ -23,8 +23,28 @@ namespace vkattn::detail {
 // The device dtype a linear weight of this GGUF type is kept in (nullopt: decoded to f32).
 std::optional<DType> linearWeightType(GgmlType type) noexcept;
 
+// Rows first .. first + count of the 2-D tensor `name` as a weight on the device.
+Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& name, int64_t first, int64_t count);
 // `name` as an [rows, cols] weight matrix (InvalidArgument naming the tensor for another shape).
 Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols);
+
+// A weight matrix [rows, cols] kept as blocks of whole rows of at most `maxBytes` each, so that a
+// matrix larger than one storage buffer (a large vocabulary's output projection on a device whose
+// buffers stop at 128 MiB) still runs: each block writes its own columns of y.
+class RowBlockMatrix {
+ public:
+  RowBlockMatrix() = default;
+  RowBlockMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols,
+                 uint64_t maxBytes);
+  // y[..., rows] = x[..., cols] W^T (+ residual, shaped like y).
+  void apply(Context& ctx, const TensorView& x, const TensorView& y,
+             const std::optional<TensorView>& residual = std::nullopt) const;
+  std::size_t blocks() const noexcept { return m_blocks.size(); }
+
+ private:
+  std::vector<Tensor> m_blocks;
+  std::vector<int64_t> m_firstRows;
+};
 // `name` as an f32 [size] vector.
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
 std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);

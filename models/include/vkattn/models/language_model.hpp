@@ -30,6 +30,10 @@ struct LanguageModelOptions {
   // How the key/value cache stores keys and values: f32, or bf16, Q8_0 or Q4_0 (encoded on the
   // device as they are appended; the block formats need a head dim divisible by 32).
   DType kvFormat = DType::F32;
+  // The feed-forward and output matrices are kept as blocks of rows of at most this many bytes
+  // (0: the device's storage-buffer limit), so a large vocabulary's output projection runs where
+  // buffers are small.
+  uint64_t maxWeightBytes = 0;
 };
 
 // What one step of generate() produced, handed to GenerateOptions::onStep as it happens.
