@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/byte_fallback_vocabulary.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/io/gguf_writer.hpp"
@@ -38,40 +39,19 @@ const std::vector<std::string> kRoundTripTexts = {
 // <unk> <s> </s>, the 256 byte tokens (id 3 + byte), then normal tokens with scores chosen so that
 // "hello world" merges in an order a left-to-right reading would not find.
 GgufMetadata llamaMetadata(bool addSpacePrefix = true) {
-  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores = {0, 0, 0};
-  std::vector<int32_t> types = {2, 3, 3};
-  for (int b = 0; b < 256; ++b) {
-    char text[8];
-    std::snprintf(text, sizeof text, "<0x%02X>", b);
-    tokens.push_back(text);
-    scores.push_back(0);
-    types.push_back(6);
-  }
   const std::vector<std::pair<std::string, float>> normal = {
       {"\u2581", -10}, {"h", -10},          {"e", -10},        {"l", -10},
       {"o", -10},      {"w", -10},          {"r", -10},        {"d", -10},  // 259..266
       {"ll", -1},      {"\u2581h", -2},     {"he", -3},        {"\u2581he", -4},
       {"llo", -5},     {"\u2581hello", -6},                                  // 267..272
       {"\u2581w", -7}, {"or", -2.5f},       {"\u2581wor", -8}, {"ld", -9}};  // 273..276
-  for (const auto& [text, score] : normal) {
-    tokens.push_back(text);
-    scores.push_back(score);
-    types.push_back(1);
-  }
   GgufMetadata metadata;
-  metadata.add("tokenizer.ggml.model", GgufValue("llama"));
-  metadata.add("tokenizer.ggml.tokens", GgufValue::arrayOf(tokens));
-  metadata.add("tokenizer.ggml.scores", GgufValue::arrayOf(scores));
-  metadata.add("tokenizer.ggml.token_type", GgufValue::arrayOf(types));
-  metadata.add("tokenizer.ggml.bos_token_id", GgufValue(uint32_t{1}));
-  metadata.add("tokenizer.ggml.eos_token_id", GgufValue(uint32_t{2}));
-  metadata.add("tokenizer.ggml.unknown_token_id", GgufValue(uint32_t{0}));
+  for (auto& [key, value] : test::byteFallbackVocabulary(normal)) metadata.add(key, std::move(value));
   metadata.add("tokenizer.ggml.add_space_prefix", GgufValue(addSpacePrefix));
   return metadata;
 }
 
-constexpr int32_t kByte = 3;  // id of <0x00>
+constexpr int32_t kByte = test::kFirstByteToken;
 
 TEST(SentencePieceBpe, MergesByScoreNotPosition) {
   const auto tokenizer = makeTokenizer(llamaMetadata());

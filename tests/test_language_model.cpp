@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "support/byte_fallback_vocabulary.hpp"
 #include "support/compare.hpp"
 #include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
@@ -40,33 +41,16 @@ struct ModelSpec {
   GgmlType matrices = GgmlType::F32;
 };
 
-// <unk> <s> </s>, the 256 byte tokens, then a few pieces: a SentencePiece-style vocabulary.
+// A SentencePiece-style vocabulary of `vocab` tokens: a few pieces, then fillers.
 void addTokenizer(GgufWriter& w, int64_t vocab) {
-  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores = {0, 0, 0};
-  std::vector<int32_t> types = {2, 3, 3};
-  for (int b = 0; b < 256; ++b) {
-    char text[8];
-    std::snprintf(text, sizeof text, "<0x%02X>", b);
-    tokens.push_back(text);
-    scores.push_back(0);
-    types.push_back(6);
-  }
   const char* pieces[] = {"\u2581", "a", "b", "c", "\u2581a", "ab", "\u2581ab", "bc", "\u2581abc"};
-  for (std::size_t i = 0; static_cast<int64_t>(tokens.size()) < vocab; ++i) {
+  std::vector<std::pair<std::string, float>> normal;
+  for (std::size_t i = 0; kFirstByteToken + 256 + static_cast<int64_t>(normal.size()) < vocab; ++i) {
     char filler[16];
     std::snprintf(filler, sizeof filler, "x%zu", i);
-    tokens.push_back(i < std::size(pieces) ? pieces[i] : filler);
-    scores.push_back(-static_cast<float>(i));
-    types.push_back(1);
+    normal.emplace_back(i < std::size(pieces) ? pieces[i] : filler, -static_cast<float>(i));
   }
-  w.setMetadata("tokenizer.ggml.model", GgufValue("llama"));
-  w.setMetadata("tokenizer.ggml.tokens", GgufValue::arrayOf(tokens));
-  w.setMetadata("tokenizer.ggml.scores", GgufValue::arrayOf(scores));
-  w.setMetadata("tokenizer.ggml.token_type", GgufValue::arrayOf(types));
-  w.setMetadata("tokenizer.ggml.bos_token_id", GgufValue(uint32_t{1}));
-  w.setMetadata("tokenizer.ggml.eos_token_id", GgufValue(uint32_t{2}));
-  w.setMetadata("tokenizer.ggml.unknown_token_id", GgufValue(uint32_t{0}));
+  for (auto& [key, value] : byteFallbackVocabulary(normal)) w.setMetadata(key, std::move(value));
 }
 
 struct BuiltModel {
