@@ -55,7 +55,7 @@ def parse_args():
     p.add_argument("--tokens", type=int, default=16384, help="B = tokens // L")
     p.add_argument("--hidden", type=int, default=2048, help="H = hidden // D")
     p.add_argument("--check-len", type=int, default=256, help="sequence length of the identical-input check")
-    p.add_argument("--repeats", type=int, default=10, help="timed PyTorch calls (median reported)")
+    p.add_argument("--repeats", type=int, default=10, help="timed calls of each library (median reported)")
     p.add_argument("--out", help="write the Markdown table here")
     p.add_argument("--json", help="write every measurement here")
     p.add_argument("--quick", action="store_true", help="small shapes (a smoke test on a CPU driver)")
@@ -113,7 +113,8 @@ def run_vkattn_bench(args, variant, b, h, length, d, causal, workdir):
     if os.path.exists(path):
         os.remove(path)
     cmd = vkattn_cmd(args, "bench", "attention", *dtype_flag(args), "--batch", b, "--heads", h, "--len", length,
-                     "--dim", d, "--json", path, *(["--causal"] if causal else []))
+                     "--dim", d, "--repeats", args.repeats, "--baseline-repeats", 0, "--json", path,
+                     *(["--causal"] if causal else []))
     r = subprocess.run([str(c) for c in cmd], env=vkattn_env(variant), capture_output=True, text=True)
     if os.path.exists(path):
         with open(path) as f:

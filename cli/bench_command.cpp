@@ -15,7 +15,7 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--against", "--json"},
+  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--against", "--json", "--repeats", "--baseline-repeats"},
               {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
@@ -24,10 +24,13 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
     return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());
   };
   const DType dtype = a.has("--f16") ? DType::F16 : DType::F32;
+  const auto defaults = kernel == "attention" || kernel == "linear" ? Repeats{} : Repeats{10, 10};
+  const Repeats repeats{static_cast<int>(a.integer("--repeats", defaults.kernel, 1, 100000)),
+                        static_cast<int>(a.integer("--baseline-repeats", defaults.baseline, 0, 100000))};
   Context ctx({.device = options.device});
   Measurement m;
   if (kernel == "rope") {
-    m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype);
+    m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype, repeats);
   } else if (kernel == "attention") {
     const int64_t len = count("--len", 1024);
     const int64_t pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max());
@@ -58,11 +61,12 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                                .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
                                .pageSize = pageSize,
                                .kvDtype = kvDtype,
-                               .against = variantOf("--against")});
+                               .against = variantOf("--against")},
+                         repeats);
   } else if (kernel == "linear") {
-    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype);
+    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype, MatmulVariant::Auto, repeats);
   } else {
-    m = measureRowOp(ctx, kernel, count("--rows", 4096), count("--cols", 1024), dtype);
+    m = measureRowOp(ctx, kernel, count("--rows", 4096), count("--cols", 1024), dtype, repeats);
   }
   if (!m.skipped.empty()) throw Unsupported(m.skipped);  // a variant this device lacks: the error, as before
   std::printf("device: %s\n", ctx.info().name.c_str());

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,11 +48,24 @@ class TableListener : public ::testing::EmptyTestEventListener {
   // The filter is applied when the run starts, so the count is read then.
   void OnTestIterationStart(const ::testing::UnitTest& unit, int) override { m_total = unit.test_to_run_count(); }
 
-  void OnTestStart(const ::testing::TestInfo&) override { conformance::takeCaseRecord(); }
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    conformance::takeCaseRecord();
+    m_current = &info;
+  }
+
+  // A failed check's message, as it happens (the table below names the case). GoogleTest holds
+  // its own lock here, so the case comes from OnTestStart, not from UnitTest::current_test_info().
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "%sFAILED %s.%s (%s:%d):\n%s\n", isatty(fileno(stderr)) ? "\n" : "",
+                 m_current ? m_current->test_suite_name() : "?", m_current ? m_current->name() : "?",
+                 result.file_name() ? result.file_name() : "?", result.line_number(), result.message());
+  }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const conformance::CaseRecord record = conformance::takeCaseRecord();
-    KernelRow& row = m_rows[kernelOf(info)];
+    const std::string kernel = kernelOf(info);
+    KernelRow& row = m_rows[kernel];
     ++row.cases;
     const bool ok = info.result()->Passed() || info.result()->Skipped();
     if (ok) ++row.passed;
@@ -60,18 +74,32 @@ class TableListener : public ::testing::EmptyTestEventListener {
     row.maxAbs = std::max(row.maxAbs, record.maxAbs);
     row.worstRatio = std::max(row.worstRatio, record.worstRatio);
     ++m_done;
-    if (!isatty(fileno(stderr))) return;  // a progress bar only on a terminal
-    const int width = 30, filled = m_total ? width * m_done / m_total : width;
-    std::fprintf(stderr, "\r[%s%s] %d/%d %-24.24s", std::string(filled, '#').c_str(),
-                 std::string(width - filled, ' ').c_str(), m_done, m_total, kernelOf(info).c_str());
+    const double seconds = static_cast<double>(info.result()->elapsed_time()) / 1000.0;
+    const auto elapsed = static_cast<int>(std::difftime(std::time(nullptr), m_start));
+    if (isatty(fileno(stderr))) {  // a progress bar on a terminal
+      const int width = 30, filled = m_total ? width * m_done / m_total : width;
+      std::fprintf(stderr, "\r[%s%s] %d/%d %d:%02d %-24.24s", std::string(filled, '#').c_str(),
+                   std::string(width - filled, ' ').c_str(), m_done, m_total, elapsed / 60, elapsed % 60,
+                   kernel.c_str());
+    } else if (kernel != m_lastKernel || seconds >= kSlowCaseSeconds || m_done == m_total) {
+      // Elsewhere (a log file) a line whenever the kernel changes, and for each slow case.
+      std::fprintf(stderr, "[%d/%d %d:%02d] %s", m_done, m_total, elapsed / 60, elapsed % 60, kernel.c_str());
+      if (seconds >= kSlowCaseSeconds) std::fprintf(stderr, " (%s.%s took %.1f s)", info.test_suite_name(), info.name(), seconds);
+      std::fprintf(stderr, "\n");
+    }
+    m_lastKernel = kernel;
     std::fflush(stderr);
   }
 
   const std::map<std::string, KernelRow>& rows() const { return m_rows; }
 
  private:
+  static constexpr double kSlowCaseSeconds = 10.0;
   int m_total = 0;
   int m_done = 0;
+  std::time_t m_start = std::time(nullptr);
+  std::string m_lastKernel;
+  const ::testing::TestInfo* m_current = nullptr;
   std::map<std::string, KernelRow> m_rows;
 };
 
@@ -98,7 +126,7 @@ void writeJson(const std::string& path, const std::string& device, const std::st
 }  // namespace
 
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation"});
+  Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation", "--list"});
   if (a.has("--quick") && a.has("--full")) throw InvalidArgument("--quick", "cannot be combined with --full");
   if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
   if (options.device) setenv("VKATTN_DEVICE", options.device->c_str(), 1);
@@ -117,6 +145,10 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   int argc = static_cast<int>(argv.size());
   ::testing::InitGoogleTest(&argc, argv.data());
   ::testing::GTEST_FLAG(print_time) = false;
+  if (a.has("--list")) {  // the cases the other flags select, in the order they run; nothing runs
+    ::testing::GTEST_FLAG(list_tests) = true;
+    return RUN_ALL_TESTS();
+  }
 
   const DeviceInfo& info = conformance::sharedContext().info();
   const std::string device = info.name;

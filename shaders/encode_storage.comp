@@ -36,7 +36,12 @@ const uint ELEMENT_BYTES = 2;
 
 float value(uint e) { return x[p.xElement + e]; }
 
-uint halfBits(float v) { return packHalf2x16(vec2(v, 0.0)) & 0xffffu; }
+// f16 bits of v, rounded to nearest even. Past f16's range that rounding gives infinity, which
+// some drivers' conversion does not (it saturates at 65504): that case is spelled out.
+uint halfBits(float v) {
+  if (!isnan(v) && abs(v) >= 65520.0) return ((floatBitsToUint(v) >> 16) & 0x8000u) | 0x7c00u;
+  return packHalf2x16(vec2(v, 0.0)) & 0xffffu;
+}
 
 uint bf16Bits(float v) {
   const uint bits = floatBitsToUint(v);
@@ -67,7 +72,7 @@ void scaleOf(uint block) {
 #else
   g_scale = m / -8.0;
 #endif
-  if (isinf(unpackHalf2x16(halfBits(g_scale)).x)) g_bad = true;
+  if ((halfBits(g_scale) & 0x7fffu) == 0x7c00u) g_bad = true;  // the scale overflows f16
   g_inverse = g_scale != 0.0 ? 1.0 / g_scale : 0.0;
 }
 

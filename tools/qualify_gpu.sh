@@ -5,11 +5,18 @@
 # beside PyTorch's scaled_dot_product_attention in the same command (when a CUDA or ROCm PyTorch is
 # importable), and the row-kernel, attention/decode and linear benchmarks. Needs no display.
 #
-#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--quick] [--out REPORT.md]
+#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--quick] [--jobs N]
+#                        [--filter PATTERN] [--no-bench] [--out REPORT.md]
 #
-# --no-build     use an existing build in --build-dir (default: build-qualify)
+# --no-build     use an existing build in --build-dir (default: build-qualify); it needs only
+#                DIR/vkattn and DIR/share (the translation model), so a build made on another
+#                machine of the same architecture can be copied in
 # --target T     build only target T (default: everything but the viewer and the Python module)
 # --quick        the quick conformance list and the smallest benchmark shapes (minutes, not an hour)
+# --jobs N       conformance in N processes at once (GoogleTest shards; default: half the cores):
+#                its double-precision references run on the CPU
+# --filter P     only the conformance cases matching P (GoogleTest pattern)
+# --no-bench     conformance only
 # It prints what it needs first, and where it found each piece.
 # Environment:
 #   VKATTN_VULKAN_PREFIX  a folder of unpacked Debian packages (tools/unpack_build_deps.sh makes
@@ -29,6 +36,9 @@ build=build-qualify
 do_build=1
 target=""
 quick=0
+jobs=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))
+filter='*'
+bench=1
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,8 +46,11 @@ while [ $# -gt 0 ]; do
     --no-build) do_build=0; shift ;;
     --target) target="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --filter) filter="$2"; shift 2 ;;
+    --no-bench) bench=0; shift ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "qualify_gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -152,31 +165,59 @@ for d in ${layer_path//:/ } /usr/share/vulkan/explicit_layer.d /etc/vulkan/expli
 done
 echo "qualify_gpu: $validation_note" | tee -a "$log" >&2
 list=$([ "$quick" = 1 ] && echo --quick || echo --full)
-step "conformance $list ($validation_note)"
-"$vkattn" conformance $list $validation --json "$build/conformance.json" > "$build/conformance.txt" 2>&1
+here=$(pwd)
+# One conformance run in $jobs processes at once (GoogleTest shards), each with its own JSON
+# report and log, merged into one table: name, filter, then environment settings.
+conformance() {
+  local name="$1" pattern="$2"; shift 2
+  local pids=() parts=()
+  for i in $(seq 0 $((jobs - 1))); do
+    parts+=("$build/$name.$i.json")
+    rm -f "$build/$name.$i.json"
+    env "$@" GTEST_TOTAL_SHARDS="$jobs" GTEST_SHARD_INDEX="$i" "$vkattn" conformance $list $validation \
+      --filter "$pattern" --json "$build/$name.$i.json" > "$build/$name.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  python3 "$here/tools/merge_conformance.py" "${parts[@]}" --json "$build/$name.json" > "$build/$name.txt" 2>&1
+}
+step "conformance $list in $jobs processes ($validation_note)"
+conformance conformance "$filter"
 conformance_status=$?
 report "## Conformance ($list; $validation_note)" ""
 fenced "$build/conformance.txt"
+grep -h "^FAILED .*(" "$build"/conformance.*.log > "$build/conformance-failures.txt" 2>/dev/null
+if [ -s "$build/conformance-failures.txt" ]; then
+  report "### Failure messages" ""
+  grep -h -A6 "^FAILED .*(" "$build"/conformance.*.log > "$build/conformance-failures.txt"
+  fenced "$build/conformance-failures.txt"
+fi
 
 # Each cooperative-matrix flavour forced in turn through its conformance rows: NV and KHR through
 # the fragment kernels' cases, and the cooperative-matrix-2 kernel's own.
 report "## Cooperative-matrix flavours, each forced" ""
 for flavour in nv khr coopmat2; do
   if [ "$flavour" = coopmat2 ]; then
-    filter='*kernel_coopmat2*'
-    setting=""
+    pattern='*kernel_coopmat2*'
+    setting="VKATTN_COOPMAT=auto"
   else
-    filter='*kernel_coopmat:*kernel_coopmat__*'
+    pattern='*kernel_coopmat:*kernel_coopmat__*'
     setting="VKATTN_COOPMAT=$flavour"
   fi
-  step "conformance, ${setting:-cooperative matrix 2}"
-  env ${setting:+"$setting"} "$vkattn" conformance $list $validation --filter "$filter" \
-    --json "$build/conformance-$flavour.json" > "$build/conformance-$flavour.txt" 2>&1
+  [ "$filter" = '*' ] || pattern="$filter"
+  step "conformance, $flavour"
+  conformance "conformance-$flavour" "$pattern" "$setting"
   status=$?
-  report "### ${setting:-cooperative matrix 2} (exit $status)" ""
+  report "### $flavour (exit $status)" ""
   fenced "$build/conformance-$flavour.txt"
   [ "$status" = 0 ] || conformance_status=$status
 done
+
+if [ "$bench" = 0 ]; then
+  step "report written to $out (conformance only)"
+  [ "$conformance_status" = 0 ] || { echo "qualify_gpu: conformance failed; see $out" >&2; exit 1; }
+  exit 0
+fi
 
 step "attention beside PyTorch"
 report "## Attention beside PyTorch SDPA" ""
@@ -191,8 +232,23 @@ else
   report "Skipped: \`$python\` has no CUDA or ROCm PyTorch." ""
 fi
 
+step "kernels beside PyTorch"
+report "## Decode, linear and row kernels beside PyTorch" ""
+kernel_args=(--vkattn "$vkattn" --out "$build/kernels.md")
+[ "$quick" = 1 ] && kernel_args+=(--quick)
+"$python" bench/compare_torch_kernels.py "${kernel_args[@]}" >> "$log" 2>&1 || report "compare_torch_kernels.py failed (see $log)" ""
+[ -f "$build/kernels.md" ] && { cat "$build/kernels.md" >> "$out"; report ""; }
+
+step "kernel and tile sweep"
+report "## Kernel and tile sweep" ""
+sweep_args=(--vkattn "$vkattn" --out "$build/sweep.md")
+[ "$quick" = 1 ] && sweep_args+=(--quick)
+"$python" bench/sweep_tiles.py "${sweep_args[@]}" >> "$log" 2>&1 || report "sweep_tiles.py: a run failed its check (see $log)" ""
+[ -f "$build/sweep.md" ] && { cat "$build/sweep.md" >> "$out"; report ""; }
+
 bench() {  # name, filter
   local name="$1" filter="$2"
+  [ -x "$build/bench/$name" ] || { report "## $name" "" "Not built in $build." ""; return; }
   step "bench $name"
   "$build/bench/$name" --benchmark_filter="$filter" > "$build/$name.txt" 2>&1
   report "## $name" ""

@@ -1,5 +1,7 @@
 #include "attention_shapes.hpp"
 
+#include "tile_override.hpp"
+
 #include <algorithm>
 #include <span>
 
@@ -131,8 +133,10 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   };
   constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
+  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : Option{}};
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
-  for (const Option& o : kOptions) {
+  for (const Option& o : forced ? std::span<const Option>(forcedOption) : std::span<const Option>(kOptions)) {
     const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e,
                                                      uint64_t{fm}, uint64_t{o.rows});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
@@ -184,7 +188,11 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
                                     {1, 32, 2}, {1, 32, 1}, {2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
   constexpr Option kCpuOptions[] = {{2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
   const bool cpu = info.defaultProfile() == KernelProfile::CpuDriver;
-  const std::span<const Option> options = cpu ? std::span<const Option>(kCpuOptions) : kGpuOptions;
+  const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
+  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : Option{}};
+  const std::span<const Option> options = forced ? std::span<const Option>(forcedOption)
+                                          : cpu  ? std::span<const Option>(kCpuOptions)
+                                                 : std::span<const Option>(kGpuOptions);
   const uint32_t fm = choice.rows;
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : options) {

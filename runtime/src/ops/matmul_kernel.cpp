@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <span>
 #include <thread>
 
 #include "checks.hpp"
+#include "tile_override.hpp"
 #include "op_dispatch.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
@@ -120,7 +122,18 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
                       info.name);
   const uint64_t e = dtype == DType::F16 ? 2 : 4, pad = 16 / e;
   constexpr FragmentShape kOptions[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2}, {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
-  for (FragmentShape s : kOptions) {
+  // NVIDIA (measured on an H100, f16 4096^3, README's GPU section): 64 x 64 tiles with one slice
+  // buffer ran 1.5x the 128 x 128 double-buffered tiles, at the 48 KiB its Vulkan driver allows.
+  constexpr FragmentShape kNvidiaOptions[] = {{2, 32, 1}, {4, 16, 2}, {2, 16, 2}, {4, 32, 1}, {4, 32, 2}, {2, 16, 1}};
+  constexpr uint32_t kNvidiaVendor = 0x10de;
+  const auto forced = detail::tileOverride("VKATTN_MATMUL_TILE");
+  const FragmentShape forcedShape[] = {
+      forced ? FragmentShape{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : FragmentShape{}};
+  using Options = std::span<const FragmentShape>;
+  const Options options = forced                                           ? Options(forcedShape)
+                          : !emulated && info.vendorId == kNvidiaVendor ? Options(kNvidiaOptions)
+                                                                         : Options(kOptions);
+  for (FragmentShape s : options) {
     s.fm = emulated ? kEmulatedFragment : choice.m;
     s.fn = emulated ? kEmulatedFragment : choice.n;
     s.fk = emulated ? kEmulatedFragment : choice.k;
@@ -144,6 +157,11 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   if (requested == MatmulVariant::Auto && variant == MatmulVariant::Tiled && !matmulVariantFromEnvironment() &&
       ctx.info().cooperativeMatrixF16 && call.dtype == DType::F16)
     variant = MatmulVariant::Coopmat;
+  // Auto on a GPU with few rows of a against B [N, K] (a dense layer at decode): the
+  // matrix-vector kernel, which streams the weights once instead of tiling 8 rows into 64 or 128.
+  if (requested == MatmulVariant::Auto && ctx.profile() == KernelProfile::Gpu && !matmulVariantFromEnvironment() &&
+      p.m <= kMatvecMaxRows && p.batch == 1 && !call.bKN && ctx.info().subgroupArithmetic)
+    variant = MatmulVariant::Matvec;
   p.activation = static_cast<uint32_t>(call.activation);
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
@@ -210,6 +228,24 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
     shader = emulated ? "matmul_coopmat_emu" : coopmatShader("matmul_coopmat", choice.flavour);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
+  } else if (variant == MatmulVariant::Matvec) {
+    if (!ctx.info().subgroupArithmetic)
+      throw Unsupported(op + ": the matvec kernel needs subgroup arithmetic, which " + ctx.info().name + " lacks");
+    const DeviceInfo& info = ctx.info();
+    const uint32_t workgroup = std::min<uint32_t>(std::max<uint32_t>(128, info.maxSubgroupSize),
+                                                  info.maxWorkgroupInvocations);
+    requireLoopBudget(ctx, std::max<uint64_t>(k4 / (2 * workgroup) + 1, k4 + 1),
+                      op + " (matvec kernel) with K = " + std::to_string(p.k));
+    const uint32_t columns = 2;
+    p.tilesM = ceilDiv(p.m, kMatvecMaxRows);
+    p.tilesN = ceilDiv(p.n, columns);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup)
+        .set(MATMUL_SPEC_B_KN, call.bKN)
+        .set(MATMUL_SPEC_COLS, columns)
+        .set(MATMUL_SPEC_ALIGNED_A, multipleOf4({p.aOffset, p.aStrideM, p.aStrideB}))
+        .set(MATMUL_SPEC_ALIGNED_B, !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB}));
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
+    shader = "matmul_matvec";
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
     const uint32_t workgroup = 64;

@@ -9,7 +9,8 @@ namespace {
 constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
     {"auto", MatmulVariant::Auto},   {"rows", MatmulVariant::Rows},       {"cpu", MatmulVariant::Rows},
     {"tiled", MatmulVariant::Tiled}, {"gpu", MatmulVariant::Tiled},       {"naive", MatmulVariant::Naive},
-    {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated}};
+    {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated},
+    {"matvec", MatmulVariant::Matvec}};
 
 constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {
     {"auto", WeightKernel::Auto}, {"matvec", WeightKernel::Matvec}, {"tiled", WeightKernel::Tiled}};

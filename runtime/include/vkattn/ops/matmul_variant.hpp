@@ -11,14 +11,16 @@
 
 namespace vkattn {
 
-enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated };
+enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated, Matvec };
 
 const char* toString(MatmulVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated or auto; none
-// for any other name (VKATTN_MATMUL_VARIANT takes these).
+// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated, matvec or
+// auto; none for any other name (VKATTN_MATMUL_VARIANT takes these). On GPUs Auto runs products of
+// at most kMatvecMaxRows rows with B [N, K] (a dense layer at decode) on Matvec, the
+// matrix-vector kernel: it reads the weights once at memory speed.
 std::optional<MatmulVariant> matmulVariantNamed(std::string_view name) noexcept;
 // The names matmulVariantNamed takes, for error messages.
-inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coopmat, coopmat-emulated or auto";
+inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coopmat, coopmat-emulated, matvec or auto";
 
 // The variant VKATTN_MATMUL_VARIANT names, none when unset; throws InvalidArgument naming the
 // variable for any other name than matmulVariantNamed takes.
@@ -35,6 +37,7 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested =
 enum class WeightKernel { Auto, Matvec, Tiled };
 
 inline constexpr int64_t kWeightMatvecMaxRows = 8;
+inline constexpr int64_t kMatvecMaxRows = 8;
 const char* toString(WeightKernel kernel) noexcept;
 std::optional<WeightKernel> weightKernelNamed(std::string_view name) noexcept;
 inline constexpr std::string_view kWeightKernelNames = "matvec, tiled or auto";

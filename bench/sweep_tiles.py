@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Which kernel and tile configuration is fastest on this device: a sweep, each run verified.
+
+Every row is one `vkattn bench` run (output checked against the double-precision reference, then
+timed with GPU timestamps, median of --repeats):
+
+* attention, f16, B×H×L×D = 2×16×4096×128: every kernel variant, the cooperative-matrix kernel
+  under each flavour (VKATTN_COOPMAT=khr, nv), then the cooperative-matrix kernels at each tile
+  configuration VKATTN_ATTENTION_TILE=ROWSxKEYSxSTAGES (query subgroups, keys per tile, K/V
+  buffers);
+* linear, f16, 4096³: the cooperative-matrix kernel at each VKATTN_MATMUL_TILE=FRAGSxBKxSTAGES
+  (fragments per subgroup side, K per slice, slice buffers) and the tiled kernel.
+
+A configuration the device cannot hold (shared memory) is listed with vkattn's reason. The
+defaults in runtime/src/ops (attention_shapes.cpp, matmul_kernel.cpp) come from this table.
+
+    python3 bench/sweep_tiles.py --vkattn build/vkattn --out sweep.md
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_torch_kernels import vkattn_bench  # noqa: E402
+
+ATTENTION_TILES = ["4x64x2", "4x32x2", "4x64x1", "4x32x1", "2x64x2", "2x32x2", "4x16x2", "2x32x1"]
+MATMUL_TILES = ["4x32x2", "4x32x1", "2x32x2", "2x32x1", "4x16x2", "2x16x2", "2x16x1"]
+
+
+def parse_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--vkattn", default=os.path.join(here, "..", "build", "vkattn"), help="the vkattn binary")
+    p.add_argument("--device", help="vkattn device (index or name substring)")
+    p.add_argument("--attention", default="2x16x4096x128", help="BxHxLxD of the attention rows")
+    p.add_argument("--linear", default="4096x4096x4096", help="MxNxK of the linear rows")
+    p.add_argument("--repeats", type=int, default=20, help="timed runs of each configuration (median reported)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds allowed to each run")
+    p.add_argument("--out", help="write the Markdown table here")
+    p.add_argument("--quick", action="store_true", help="small shapes (a smoke test on a CPU driver)")
+    a = p.parse_args()
+    if a.quick:
+        a.attention, a.linear, a.repeats = "1x2x128x64", "64x64x64", 2
+    a.attention = [int(v) for v in a.attention.split("x")]
+    a.linear = [int(v) for v in a.linear.split("x")]
+    if len(a.attention) != 4 or len(a.linear) != 3:
+        p.error("--attention takes BxHxLxD and --linear MxNxK")
+    if not os.access(a.vkattn, os.X_OK):
+        p.error(f"--vkattn: {a.vkattn} is not an executable (build the project first)")
+    return a
+
+
+def row(args, workdir, label, kernel, flags, env, flops, rows):
+    r = vkattn_bench(args, workdir, kernel, *flags, env=env)
+    if "median_ms" in r:
+        rate = f"{flops / (r['median_ms'] * 1e9):.3g}" + ("" if r["ok"] else " FAIL")
+        cells = [label, r.get("variant") or "-", f"{r['median_ms']:.3g}", rate, ""]
+    else:
+        cells = [label, "-", "-", "-", r["error"]]
+    rows.append(cells)
+    print(" | ".join(cells), file=sys.stderr, flush=True)
+    return r
+
+
+def main():
+    args = parse_args()
+    b, h, length, d = args.attention
+    m, n, k = args.linear
+    attention = ["attention", ["--f16", "--batch", b, "--heads", h, "--len", length, "--dim", d]]
+    attention_flops = 4.0 * b * h * length * length * d
+    linear = ["linear", ["--f16", "--m", m, "--n", n, "--k", k]]
+    linear_flops = 2.0 * m * n * k
+    rows, failures = [], 0
+    with tempfile.TemporaryDirectory(prefix="vkattn-sweep-") as workdir:
+        runs = [("attention auto", attention, {}, attention_flops),
+                ("attention auto, causal", [attention[0], attention[1] + ["--causal"]], {}, attention_flops / 2)]
+        runs += [(f"attention {v}", [attention[0], attention[1] + ["--kernel", v]], {}, attention_flops)
+                 for v in ("coopmat2", "tiled")]
+        runs += [(f"attention coopmat, VKATTN_COOPMAT={f}", [attention[0], attention[1] + ["--kernel", "coopmat"]],
+                  {"VKATTN_COOPMAT": f}, attention_flops) for f in ("khr", "nv")]
+        runs += [(f"attention {v}, tile {t}", [attention[0], attention[1] + ["--kernel", v]],
+                  {"VKATTN_ATTENTION_TILE": t}, attention_flops) for v in ("coopmat", "coopmat2") for t in ATTENTION_TILES]
+        runs += [("linear auto", linear, {}, linear_flops),
+                 ("linear tiled", linear, {"VKATTN_MATMUL_VARIANT": "tiled"}, linear_flops)]
+        runs += [(f"linear coopmat, tile {t}", linear, {"VKATTN_MATMUL_VARIANT": "coopmat", "VKATTN_MATMUL_TILE": t},
+                  linear_flops) for t in MATMUL_TILES]
+        for label, (kernel, flags), env, flops in runs:
+            r = row(args, workdir, label, kernel, flags, env, flops, rows)
+            failures += "median_ms" in r and not r["ok"]
+    lines = [f"Attention f16 B×H×L×D = {b}×{h}×{length}×{d} and linear f16 {m}×{n}×{k}; TFLOP/s "
+             "(causal: half the pairs).", "",
+             "| configuration | kernel | ms | TFLOP/s | not run |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(c) + " |" for c in rows]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
