@@ -12,7 +12,7 @@ struct CommonOptions {
 };
 
 int devicesCommand(const CommonOptions& options);
-int pipelinesCommand(const CommonOptions& options);  // vkattn devices --pipelines
+int pipelinesCommand(const CommonOptions& options, const std::vector<std::string>& args);  // vkattn devices --pipelines
 int demoCommand(const CommonOptions& options);
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args);

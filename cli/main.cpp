@@ -16,8 +16,9 @@ void usage(std::ostream& out) {
          "\n"
          "commands:\n"
          "  devices   every Vulkan device with the features and limits that decide kernel variants\n"
-         "  devices --pipelines  the driver's register, spill and shared-memory statistics of the\n"
-         "            GPU attention kernels (exit 1 on a spill)\n"
+         "  devices --pipelines [--json FILE]  the driver's compiler statistics (registers, spills,\n"
+         "            shared memory, occupancy, matrix instructions) of every GPU kernel Auto can\n"
+         "            choose; compiles only, runs nothing\n"
          "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
          "            double-precision CPU reference and speed against its baseline (a copy, or\n"
          "            the naive kernel), then translate the documents' sentence\n"
@@ -65,7 +66,8 @@ int dispatchCommand(const std::string& command, const CommonOptions& options, co
   if (command == "run") return runCommand(options, rest);
   if (command == "bench") return benchCommand(options, rest);
   if (command == "conformance") return conformanceCommand(options, rest);
-  if (command == "devices" && rest.size() == 1 && rest.front() == "--pipelines") return pipelinesCommand(options);
+  if (command == "devices" && !rest.empty() && rest.front() == "--pipelines")
+    return pipelinesCommand(options, std::vector<std::string>(rest.begin() + 1, rest.end()));
   if (!rest.empty()) {
     std::cerr << "vkattn: unknown argument '" << rest.front() << "'\n";
     usage(std::cerr);

@@ -1,63 +1,136 @@
-// `vkattn devices --pipelines`: the driver's statistics (registers, spills, shared memory) of the
-// attention kernels a GPU runs, one representative shape each, through
-// VK_KHR_pipeline_executable_properties. A spill in one of them fails the command (exit 1), which
-// tools/qualify_gpu.sh reports.
+// `vkattn devices --pipelines [--json FILE]`: the driver's compiler statistics (registers, spills,
+// shared memory, occupancy, instruction counts, as VK_KHR_pipeline_executable_properties reports
+// them) of every GPU kernel in pipeline_catalog.cpp, and for each module the matrix instructions
+// in its ISA text (the proof that cooperative matrices reach the matrix units). Runs nothing: the
+// context is compile-only, so it works where kernels cannot execute (RADV's null device). Spills
+// are marked and counted; judging them is for the budgets (tools/check_compiler_budgets.py) and
+// tools/qualify_gpu.sh.
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <regex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "arguments.hpp"
 #include "commands.hpp"
+#include "pipeline_catalog.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
-#include "vkattn/ops/attention.hpp"
 
 namespace vkattn::cli {
 namespace {
 
-bool isSpill(std::string name) {
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name.find("spill") != std::string::npos;
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
-// Runs attention with `variant` on zeros of the given shape, or says why it does not run here.
-void build(Context& ctx, AttentionVariant variant, int64_t heads, int64_t kvHeads, int64_t lq, int64_t lk) {
-  try {
-    Tensor q = ctx.tensor({1, heads, lq, 128}, std::vector<float>(heads * lq * 128), DType::F16);
-    Tensor kv = ctx.tensor({1, kvHeads, lk, 128}, std::vector<float>(kvHeads * lk * 128), DType::F16);
-    attention(ctx, q, kv, kv, {.variant = variant});
-  } catch (const Unsupported& e) {
-    std::cout << "  " << toString(variant) << ": not run here (" << e.what() << ")\n";
-  }
+bool isSpill(const std::string& name) { return lower(name).find("spill") != std::string::npos; }
+
+// Matrix-unit instructions in an ISA listing, by vendor: AMD RDNA3+ (WMMA, sparse SWMMAC), AMD
+// CDNA (MFMA), NVIDIA SASS (HMMA, and Hopper's warpgroup MMA).
+const std::regex kMatrixInstruction(R"(\b(v_wmma_|v_swmmac_|v_mfma_|HMMA|HGMMA|wgmma))");
+
+// The representation that is the machine code (RADV: "Assembly"; others: "Disassembly", "ISA").
+bool isIsa(const std::string& name) {
+  const std::string n = lower(name);
+  return n.find("assembly") != std::string::npos || n.find("isa") != std::string::npos ||
+         n.find("sass") != std::string::npos;
 }
+
+struct Module {
+  std::vector<std::string> entries;  // the catalog entries that compiled it
+  nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
+  std::optional<int> matrixInstructions;  // none where the driver gives no ISA text
+  int spills = 0;
+};
 
 }  // namespace
 
-int pipelinesCommand(const CommonOptions& options) {
+int pipelinesCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  Arguments a(args, {"--json"}, {});
+  if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
   setenv("VKATTN_PIPELINE_STATISTICS", "1", 1);
-  Context ctx({.device = options.device, .profile = KernelProfile::Gpu});
-  std::cout << "pipeline statistics on " << ctx.info().name << "\n";
+  // Compile-only, with the GPU kernels Auto picks on a GPU, and no pipeline cache (a pipeline
+  // from the cache carries no statistics).
+  Context ctx({.device = options.device, .profile = KernelProfile::Gpu, .pipelineCache = std::filesystem::path(),
+               .compileOnly = true});
+  const std::string driver = ctx.info().driverName + (ctx.info().driverInfo.empty() ? "" : " " + ctx.info().driverInfo);
+  std::cout << "pipeline statistics on " << ctx.info().name << " (" << driver << ")\n";
   if (!ctx.device().capturesPipelineStatistics()) {
     std::cout << "  none: " << ctx.info().name
               << " does not offer VK_KHR_pipeline_executable_properties (pipelineExecutableInfo)\n";
     return 0;
   }
-  // Prefill, f16, D = 128, on each GPU kernel; decode (Lq = 1, 32 query heads on 8 KV heads).
-  for (AttentionVariant v : {AttentionVariant::Tiled, AttentionVariant::Coopmat, AttentionVariant::Coopmat2})
-    build(ctx, v, 8, 8, 256, 256);
-  build(ctx, AttentionVariant::Auto, 32, 8, 1, 4096);
-  int spills = 0;
-  for (const Pipeline* pipeline : ctx.pipelines().all()) {
-    std::cout << "  " << pipeline->name() << "\n";
-    for (const PipelineStatistic& s : pipelineStatistics(ctx.device(), *pipeline)) {
-      const bool spill = isSpill(s.name) && s.value > 0;
-      std::cout << "    " << s.executable << ": " << s.name << " = " << s.value << (spill ? "  SPILL" : "") << "\n";
-      spills += spill;
+  std::map<std::string, Module> modules;  // by pipeline: module name and specialization
+  std::map<const Pipeline*, std::string> keys;
+  nlohmann::ordered_json notRun = nlohmann::ordered_json::array();
+  for (const CatalogEntry& entry : pipelineCatalog()) {
+    try {
+      entry.build(ctx);
+    } catch (const Unsupported& e) {
+      std::cout << "  " << entry.label << ": not on this device (" << e.what() << ")\n";
+      notRun.push_back({{"entry", entry.label}, {"reason", e.what()}});
+      continue;
+    }
+    // The pipelines this entry compiled: those not seen before.
+    for (const Pipeline* pipeline : ctx.pipelines().all()) {
+      if (keys.count(pipeline)) continue;
+      const std::string key = pipeline->name() + " #" + std::to_string(keys.size());
+      keys[pipeline] = key;
+      Module& m = modules[key];
+      m.entries.push_back(entry.label);
+      for (const PipelineStatistic& s : pipelineStatistics(ctx.device(), *pipeline)) {
+        m.statistics[s.name] = s.value;
+        if (isSpill(s.name) && s.value > 0) ++m.spills;
+      }
+      for (const PipelineRepresentation& r : pipelineRepresentations(ctx.device(), *pipeline)) {
+        if (!r.isText || !isIsa(r.name)) continue;
+        const auto found = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kMatrixInstruction),
+                                         std::sregex_iterator());
+        m.matrixInstructions = m.matrixInstructions.value_or(0) + static_cast<int>(found);
+      }
     }
   }
-  if (spills) std::cout << spills << " statistic(s) report spills: the kernels above need fewer registers here\n";
-  return spills ? 1 : 0;
+
+  int spills = 0;
+  nlohmann::ordered_json report = {{"device", ctx.info().name},
+                                   {"driver", driver},
+                                   {"vendor", ctx.info().vendorId},
+                                   {"modules", nlohmann::ordered_json::array()},
+                                   {"not_run", notRun}};
+  for (const auto& [key, m] : modules) {
+    const std::string name = key.substr(0, key.find(" #"));
+    std::cout << "  " << name << "  (" << m.entries.front() << ")\n   ";
+    for (const auto& [stat, value] : m.statistics.items())
+      if (lower(stat).find("hash") == std::string::npos)  // identifiers, not figures
+        std::cout << " " << stat << " = " << value.dump() << ";";
+    std::cout << " matrix instructions = "
+              << (m.matrixInstructions ? std::to_string(*m.matrixInstructions) : std::string("no ISA text"))
+              << (m.spills ? "  SPILL" : "") << "\n";
+    spills += m.spills;
+    report["modules"].push_back({{"module", name},
+                                 {"entry", m.entries.front()},
+                                 {"statistics", m.statistics},
+                                 {"matrix_instructions", m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions)
+                                                                              : nlohmann::ordered_json()}});
+  }
+  std::cout << modules.size() << " pipelines compiled";
+  if (spills) std::cout << "; " << spills << " statistic(s) report spills: those kernels need fewer registers here";
+  std::cout << "\n";
+  if (auto path = a.get("--json")) {
+    std::ofstream out(*path);
+    if (!out) throw InvalidArgument("--json", "cannot write " + *path);
+    out << report.dump(2) << "\n";
+  }
+  return 0;
 }
 
 }  // namespace vkattn::cli

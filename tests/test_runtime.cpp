@@ -17,6 +17,7 @@
 #include "vkattn/core/half.hpp"
 #include "vkattn/core/instance.hpp"
 #include "vkattn/core/pipeline.hpp"
+#include "vkattn/core/timing.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::test {
@@ -119,6 +120,26 @@ TEST_F(VkattnTest, BatchRunsOpsTogetherAndTimesThem) {
   auto sm = softmaxRef(x, 128, 1.0, nullptr, {});
   std::vector<float> smf(sm.begin(), sm.end());
   EXPECT_TRUE(allClose(b.download(), rmsNormRef(smf, 128, nullptr, 1e-6), 1e-4, 1e-4));
+}
+
+TEST(CompileOnly, OpsCompileTheirPipelinesAndRunNothing) {
+  // What `vkattn devices --pipelines` relies on where nothing can execute (RADV's null device):
+  // ops check their arguments and build the pipeline they would run; no data moves.
+  Context ctx({.profile = KernelProfile::Gpu, .pipelineCache = std::filesystem::path(), .compileOnly = true});
+  EXPECT_TRUE(ctx.device().compileOnly());
+  Tensor x = ctx.tensor({64, 128}, randomValues(64 * 128, 3)), y = ctx.tensor({64, 128});
+  softmax(ctx, x, y);
+  rmsNorm(ctx, x, y);
+  EXPECT_TRUE(ctx.pipelines().built("softmax_f32"));
+  EXPECT_TRUE(ctx.pipelines().built("rms_norm_f32"));
+  EXPECT_THROW(y.download(), Unsupported);
+  EXPECT_THROW(timeOnDevice(ctx, [&] { softmax(ctx, x, y); }), Unsupported);
+  try {  // arguments are still checked, by name
+    softmax(ctx, x, ctx.tensor({64, 127}));
+    ADD_FAILURE() << "a mismatched output was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "y") << e.what();
+  }
 }
 
 TEST_F(VkattnTest, DroppedBatchRunsNothing) {

@@ -142,9 +142,10 @@ fi
 step "pipeline statistics"
 "$vkattn" devices --pipelines > "$build/pipelines.txt" 2>&1
 pipelines_status=$?
+grep -q "report spills" "$build/pipelines.txt" && pipelines_status=1
 report "## Pipeline statistics (registers, spills, shared memory; exit $pipelines_status)" ""
 fenced "$build/pipelines.txt"
-[ "$pipelines_status" = 0 ] || report "**A GPU attention or decode pipeline spills registers** (above)." ""
+[ "$pipelines_status" = 0 ] || report "**A GPU kernel spills registers** (above)." ""
 
 validation=""
 validation_note="no validation layer found"
@@ -266,7 +267,7 @@ fi
 
 step "report written to $out"
 if [ "$pipelines_status" != 0 ]; then
-  echo "qualify_gpu: a GPU attention or decode pipeline spills registers; see $out" >&2
+  echo "qualify_gpu: a GPU kernel spills registers; see $out" >&2
   conformance_status=1
 fi
 if [ "$conformance_status" != 0 ]; then

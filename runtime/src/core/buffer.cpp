@@ -15,6 +15,7 @@ namespace vkattn {
 Buffer::Buffer(const Device& device, std::size_t bytes, BufferUsage usage) : m_device(&device), m_size(bytes) {
   if (bytes == 0) throw InvalidArgument("bytes", "a buffer must hold at least one byte");
   device.requireUsable();
+  if (device.compileOnly()) return;  // a size alone: nothing will read or write it
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
   info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -101,6 +102,7 @@ Buffer::Buffer(const Buffer& memory, std::size_t offset, std::size_t bytes)
     throw InvalidArgument("offset", std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
                                         " do not lie aligned inside a buffer of " + std::to_string(memory.m_size));
   m_device->requireUsable();
+  if (m_device->compileOnly()) return;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
   info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -166,7 +168,7 @@ void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
   if (offset + bytes > m_size)
     throw InvalidArgument("bytes", "write of " + std::to_string(bytes) + " bytes at offset " +
                                        std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
-  if (bytes == 0) return;
+  if (bytes == 0 || m_device->compileOnly()) return;  // a compile-only buffer holds nothing
   if (m_mapped) {
     std::memcpy(static_cast<char*>(m_mapped) + offset, data, bytes);
     return;
@@ -182,6 +184,9 @@ void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
     throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " +
                                        std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
   if (bytes == 0) return;
+  if (m_device->compileOnly())
+    throw Unsupported("a compile-only context runs nothing: there is nothing to read back from " +
+                      m_device->info().name);
   const bool hostCachedExists = m_device->findMemoryType(
       ~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
       .has_value();  // the kind of memory a staging buffer prefers

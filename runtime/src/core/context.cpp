@@ -16,6 +16,7 @@ DeviceOptions deviceOptionsFor(const ContextOptions& options, VkInstance instanc
   DeviceOptions device;
   device.extensions = options.deviceExtensions;
   device.queueFlags = options.queueFlags;
+  device.compileOnly = options.compileOnly;
   if (options.queueFamilyFilter)
     device.queueFamilyFilter = [filter = options.queueFamilyFilter, instance](VkPhysicalDevice physical,
                                                                               uint32_t family) {

@@ -94,7 +94,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
     : m_instance(instance),
       m_physical(physical),
       m_info(std::move(info)),
-      m_pipelineCachePath(std::move(pipelineCachePath)) {
+      m_pipelineCachePath(std::move(pipelineCachePath)),
+      m_compileOnly(options.compileOnly) {
   m_queueFamily = findComputeQueueFamily(physical, m_info, options);
   std::vector<const char*> extensions = requestedDeviceExtensions(physical, m_info, options);
   auto enable = [&extensions](const char* name) {
@@ -214,7 +215,7 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
 
 Device::~Device() {
   if (m_device.get() == VK_NULL_HANDLE) return;
-  vkDeviceWaitIdle(m_device.get());
+  if (!m_compileOnly) vkDeviceWaitIdle(m_device.get());  // a compile-only device ran nothing
   try {
     savePipelineCache();
   } catch (...) {

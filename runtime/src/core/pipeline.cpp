@@ -142,7 +142,8 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
                             words.data()};
 
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  if (device.capturesPipelineStatistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (device.capturesPipelineStatistics())
+    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = module.get();
@@ -199,6 +200,44 @@ std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pi
         default: break;
       }
       out.push_back({executables[e].name, stats[i].name, value});
+    }
+  }
+  return out;
+}
+
+std::vector<PipelineRepresentation> pipelineRepresentations(const Device& device, const Pipeline& pipeline) {
+  if (!device.capturesPipelineStatistics()) return {};
+  VkDevice dev = device.handle();
+  auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
+  auto representations = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+  if (!properties || !representations) return {};
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline.handle();
+  uint32_t count = 0;
+  checkVk(properties(dev, &info, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  checkVk(properties(dev, &info, &count, executables.data()), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<PipelineRepresentation> out;
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    which.pipeline = pipeline.handle();
+    which.executableIndex = e;
+    uint32_t n = 0;
+    checkVk(representations(dev, &which, &n, nullptr), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> texts(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    checkVk(representations(dev, &which, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    std::vector<std::string> data(n);
+    for (uint32_t i = 0; i < n; ++i) {  // the sizes are known now: fetch the text itself
+      data[i].resize(texts[i].dataSize);
+      texts[i].pData = data[i].data();
+    }
+    checkVk(representations(dev, &which, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    for (uint32_t i = 0; i < n; ++i) {
+      if (texts[i].isText && !data[i].empty() && data[i].back() == '\0') data[i].pop_back();
+      out.push_back({executables[e].name, texts[i].name, texts[i].isText == VK_TRUE, std::move(data[i])});
     }
   }
   return out;

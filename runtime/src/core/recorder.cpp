@@ -11,7 +11,7 @@ namespace vkattn {
 
 Recorder::Recorder(const Device& device)
     : m_device(device),
-      m_commands(device, true),
+      m_commands(device.compileOnly() ? std::nullopt : std::optional<CommandContext>(std::in_place, device, true)),
       m_descriptors(device),
       m_timestamps(device),
       m_status(device),
@@ -21,8 +21,8 @@ Recorder::~Recorder() { discard(); }
 
 void Recorder::begin() {
   if (m_recording) return;
-  m_commands.begin();
-  m_timestamps.recordReset(m_commands.buffer());
+  m_commands->begin();
+  m_timestamps.recordReset(m_commands->buffer());
   m_recording = true;
 }
 
@@ -50,10 +50,14 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
       throw Unsupported(pipeline.name() + ": a buffer of " + std::to_string(b->size()) +
                         " bytes exceeds the device's maxStorageBufferRange of " +
                         std::to_string(limits.maxStorageBufferRange) + " bytes");
+  if (m_device.compileOnly()) {  // checked and compiled: nothing is recorded
+    ++m_dispatches;
+    return;
+  }
   begin();
 
   VkDescriptorSet set = m_descriptors.allocate(pipeline.setLayout());
-  VkCommandBuffer cmd = m_commands.buffer();
+  VkCommandBuffer cmd = m_commands->buffer();
   std::vector<VkDescriptorBufferInfo> infos;
   infos.reserve(byBinding.size());
   for (const Buffer* b : byBinding) infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
@@ -84,9 +88,10 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
 }
 
 uint32_t Recorder::timestamp() {
+  if (m_device.compileOnly()) throw Unsupported("a compile-only context runs nothing: it takes no timestamps");
   if (!m_timestamps.supported()) throw Unsupported("this device's compute queue has no timestamps");
   begin();
-  return m_timestamps.record(m_commands.buffer());
+  return m_timestamps.record(m_commands->buffer());
 }
 
 StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> arguments,
@@ -106,7 +111,7 @@ const Buffer& Recorder::upload(const void* data, std::size_t bytes, const char* 
 }
 
 void Recorder::submit() {
-  if (!m_recording) {  // nothing to run: temporaries taken since the last submission are free again
+  if (!m_recording) {  // nothing to run (or a compile-only device): temporaries are free again
     discard();
     return;
   }
@@ -114,12 +119,12 @@ void Recorder::submit() {
   VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(m_commands.buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  vkCmdPipelineBarrier(m_commands->buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &toHost, 0, nullptr, 0,
                        nullptr);
   m_recording = false;
   try {
-    m_commands.submitAndWait();
+    m_commands->submitAndWait();
     m_timestamps.collect();
     m_status.check();  // the bad-input reports, read before the slots are recycled
   } catch (...) {
@@ -130,7 +135,7 @@ void Recorder::submit() {
 }
 
 void Recorder::discard() noexcept {
-  m_commands.reset();
+  if (m_commands) m_commands->reset();
   m_recording = false;
   m_descriptors.reset();
   m_dispatches = 0;

@@ -16,7 +16,7 @@ StatusSlot StatusBuffer::take(std::string op, std::vector<std::string> arguments
   const std::size_t bufferIndex = index / kSlotsPerBuffer;
   if (bufferIndex == m_buffers.size()) {
     m_buffers.push_back(std::make_unique<Buffer>(*m_device, kSlotsPerBuffer * sizeof(uint32_t), BufferUsage::HostStorage));
-    std::memset(m_buffers.back()->mapped(), 0, kSlotsPerBuffer * sizeof(uint32_t));
+    if (void* words = m_buffers.back()->mapped()) std::memset(words, 0, kSlotsPerBuffer * sizeof(uint32_t));
   }
   m_uses.push_back({std::move(op), std::move(arguments), std::move(problems)});
   return {m_buffers[bufferIndex].get(), static_cast<uint32_t>(index % kSlotsPerBuffer)};
@@ -26,7 +26,7 @@ void StatusBuffer::check() {
   std::string failure, failedArgument;
   for (std::size_t i = 0; i < m_uses.size() && failure.empty(); ++i) {
     const auto* words = static_cast<const uint32_t*>(m_buffers[i / kSlotsPerBuffer]->mapped());
-    const uint32_t bits = words[i % kSlotsPerBuffer];
+    const uint32_t bits = words ? words[i % kSlotsPerBuffer] : 0u;  // none: a compile-only device ran nothing
     for (std::size_t bit = 0; bit < m_uses[i].arguments.size(); ++bit)
       if (bits & (1u << bit)) {
         failedArgument = m_uses[i].arguments[bit];
@@ -41,7 +41,8 @@ void StatusBuffer::check() {
 }
 
 void StatusBuffer::clear() noexcept {
-  for (const auto& buffer : m_buffers) std::memset(buffer->mapped(), 0, kSlotsPerBuffer * sizeof(uint32_t));
+  for (const auto& buffer : m_buffers)
+    if (void* words = buffer->mapped()) std::memset(words, 0, kSlotsPerBuffer * sizeof(uint32_t));
   m_uses.clear();
 }
 

@@ -7,6 +7,8 @@
 namespace vkattn {
 
 void submitOnce(const Device& device, const std::function<void(VkCommandBuffer)>& record) {
+  if (device.compileOnly())
+    throw Unsupported("a compile-only context runs nothing: no data moves to or from " + device.info().name);
   CommandContext commands(device, false);
   commands.begin();
   record(commands.buffer());

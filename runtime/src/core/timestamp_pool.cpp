@@ -13,7 +13,8 @@ TimestampPool::TimestampPool(const Device& device) : m_device(&device) {
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(device.physical(), &count, families.data());
   const uint32_t validBits = device.queueFamily() < count ? families[device.queueFamily()].timestampValidBits : 0;
-  if (validBits == 0 || device.info().timestampPeriodNs <= 0) return;  // this queue cannot time work
+  // This queue cannot time work, or runs none (a compile-only device).
+  if (validBits == 0 || device.info().timestampPeriodNs <= 0 || device.compileOnly()) return;
   m_mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;

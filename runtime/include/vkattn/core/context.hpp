@@ -28,6 +28,11 @@ struct ContextOptions {
   std::optional<KernelProfile> profile;
   // Pipeline cache file; defaults to defaultPipelineCachePath(). An empty path disables it.
   std::optional<std::filesystem::path> pipelineCache;
+  // Ops check their arguments and create their pipelines (with the specialization they would run)
+  // but record and run nothing, and tensors hold no memory: for reading a driver's compiler
+  // statistics where nothing can execute (`vkattn devices --pipelines` on RADV's null device).
+  // What is written to a tensor is dropped; reading one back or timing throws Unsupported.
+  bool compileOnly = false;
 
   // For a client that presents with this context's device (the viewer), so that its swapchain and
   // the ops share one device and one queue. All empty: the compute-only setup.

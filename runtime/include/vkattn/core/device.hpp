@@ -27,6 +27,10 @@ struct DeviceOptions {
   VkQueueFlags queueFlags = 0;
   // A further test of each queue family (e.g. that it can present to a window); empty accepts all.
   std::function<bool(VkPhysicalDevice, uint32_t family)> queueFamilyFilter;
+  // Creates the device and its pipelines but never submits work or waits for it (see
+  // ContextOptions::compileOnly): drivers that compile without hardware (RADV's null device) can
+  // create pipelines but not run them.
+  bool compileOnly = false;
 };
 
 class Device {
@@ -42,6 +46,8 @@ class Device {
   VkDevice handle() const noexcept { return m_device.get(); }
   VkPhysicalDevice physical() const noexcept { return m_physical; }
   VkQueue queue() const noexcept { return m_queue; }
+  // Pipelines only: nothing is ever submitted to queue() (DeviceOptions::compileOnly).
+  bool compileOnly() const noexcept { return m_compileOnly; }
   // Held around every use of queue() that Vulkan wants externally synchronised (vkQueueSubmit,
   // vkQueuePresentKHR, vkDeviceWaitIdle), so that contexts sharing this device on several threads
   // (a window presenting while a worker computes) can submit to its one queue.
@@ -87,6 +93,7 @@ class Device {
   VkPhysicalDeviceMemoryProperties m_memory{};
   bool m_unifiedMemory = false;
   bool m_captureStatistics = false;
+  bool m_compileOnly = false;
   mutable std::atomic<bool> m_lost{false};
   mutable std::string m_lostDuring;  // written once, before m_lost is set
   uint32_t m_timestampValidBits = 0;

@@ -65,6 +65,17 @@ struct PipelineStatistic {
 // else none.
 std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pipeline& pipeline);
 
+// One internal representation the driver keeps of one executable (its IR or its ISA), by name.
+struct PipelineRepresentation {
+  std::string executable, name;
+  bool isText = false;
+  std::string data;
+};
+
+// The internal representations of `pipeline` where its device captures statistics (the same
+// extension), else none.
+std::vector<PipelineRepresentation> pipelineRepresentations(const Device& device, const Pipeline& pipeline);
+
 class PipelineLibrary {
  public:
   explicit PipelineLibrary(const Device& device) : m_device(device) {}

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -89,7 +90,7 @@ class Recorder {
   void begin();
 
   const Device& m_device;
-  CommandContext m_commands;
+  std::optional<CommandContext> m_commands;  // none on a compile-only device
   DescriptorArena m_descriptors;
   TimestampPool m_timestamps;
   StatusBuffer m_status;

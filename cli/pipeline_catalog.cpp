@@ -1,0 +1,79 @@
+#include "pipeline_catalog.hpp"
+
+#include "vkattn/vkattn.hpp"
+
+namespace vkattn::cli {
+namespace {
+
+// Self-attention of `heads` query heads over kvHeads K/V heads, lq query rows against lk keys.
+CatalogEntry attentionEntry(std::string label, DType dtype, int64_t dim, bool causal, int64_t heads, int64_t kvHeads,
+                            int64_t lq, int64_t lk, AttentionVariant variant = AttentionVariant::Auto) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor q = ctx.tensor({1, heads, lq, dim}, dtype), k = ctx.tensor({1, kvHeads, lk, dim}, dtype),
+                   v = ctx.tensor({1, kvHeads, lk, dim}, dtype), out = ctx.tensor({1, heads, lq, dim}, dtype);
+            attention(ctx, q, k, v, out,
+                      {.causal = causal, .alignment = MaskAlignment::BottomRight, .variant = variant});
+          }};
+}
+
+CatalogEntry linearEntry(std::string label, DType activations, DType weights, int64_t m, int64_t n, int64_t k) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor x = ctx.tensor({m, k}, activations), w = ctx.tensor({n, k}, weights),
+                   y = ctx.tensor({m, n}, activations);
+            linear(ctx, x, w, y);
+          }};
+}
+
+const char* dtypeName(DType dtype) { return dtype == DType::F16 ? "f16" : "f32"; }
+
+}  // namespace
+
+std::vector<CatalogEntry> pipelineCatalog() {
+  std::vector<CatalogEntry> entries;
+  // Prefill attention as Auto runs it: the cooperative-matrix kernel for f16 where there are
+  // matrix units, the tiled kernel otherwise.
+  for (int64_t dim : {64, 128, 256})
+    for (bool causal : {false, true})
+      entries.push_back(attentionEntry("attention f16 D" + std::to_string(dim) + (causal ? " causal" : ""), DType::F16,
+                                       dim, causal, 8, 8, 1024, 1024));
+  for (DType dtype : {DType::F32, DType::F16})
+    entries.push_back(attentionEntry(std::string("attention tiled ") + dtypeName(dtype) + " D128", dtype, 128, false, 8,
+                                     8, 1024, 1024, AttentionVariant::Tiled));
+  entries.push_back(attentionEntry("attention coopmat2 f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
+                                   AttentionVariant::Coopmat2));
+  // Decode: one query row of 32 heads against 8 K/V heads (GQA 4:1), split over the keys and
+  // combined.
+  entries.push_back(attentionEntry("attention decode f16 D128 GQA 4:1", DType::F16, 128, true, 32, 8, 1, 4096));
+  // Dense layers: prompts (tiles; cooperative matrices for f16) and decode (one row).
+  for (DType dtype : {DType::F16, DType::F32}) {
+    entries.push_back(linearEntry(std::string("linear ") + dtypeName(dtype) + " 512x4096x4096", dtype, dtype, 512,
+                                  4096, 4096));
+    entries.push_back(linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096,
+                                  4096));
+  }
+  // Weights in block formats, decoded as they load: matrix-vector (decode) and tiled (prompts).
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K})
+    for (int64_t rows : {1, 64})
+      entries.push_back(linearEntry(std::string("linear ") + toString(format) + " weights " + std::to_string(rows) +
+                                        "x4096x4096",
+                                    DType::F32, format, rows, 4096, 4096));
+  // Row kernels.
+  for (DType dtype : {DType::F32, DType::F16}) {
+    const std::string suffix = std::string(" ") + dtypeName(dtype);
+    entries.push_back({"softmax" + suffix, [dtype](Context& ctx) {
+                         softmax(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                       }});
+    entries.push_back({"layer_norm" + suffix, [dtype](Context& ctx) {
+                         layerNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                       }});
+    entries.push_back({"rms_norm" + suffix, [dtype](Context& ctx) {
+                         rmsNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                       }});
+    entries.push_back({"rope" + suffix, [dtype](Context& ctx) {
+                         rope(ctx, ctx.tensor({1, 32, 1024, 128}, dtype), ctx.tensor({1, 32, 1024, 128}, dtype));
+                       }});
+  }
+  return entries;
+}
+
+}  // namespace vkattn::cli

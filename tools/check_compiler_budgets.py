@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Checks `vkattn devices --pipelines --json` reports against shaders/compiler_budgets.json and
+prints every module's compiler statistics as a Markdown table.
+
+Each report is given as CHIP=REPORT.json (the chip names the budgets' exceptions). Every rule
+whose pattern matches a module's name applies to it; an exception for that chip and the module's
+catalog entry replaces a rule's bound. A violation names the chip, the module, its entry, the
+statistic, its figure and the bound; the exit status is 1 if there is one, or if a statistic a
+rule names is missing from a report (a driver that stopped reporting it must not pass).
+
+usage: check_compiler_budgets.py [--budgets FILE] [--markdown TABLE.md] CHIP=REPORT.json ...
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+COLUMNS = [("VGPRs", "VGPRs"), ("SGPRs", "SGPRs"), ("Spilled VGPRs", "spilled VGPRs"), ("Scratch size", "scratch B"),
+           ("LDS size", "LDS B"), ("Subgroups per SIMD", "waves / SIMD"), ("Instructions", "instructions"),
+           ("Inverse Throughput", "inverse throughput")]
+
+
+def bounds_for(budgets, chip, module):
+    """[(statistic, 'max'|'min', bound, why)] and whether matrix instructions are required."""
+    out, matrix = [], False
+    for rule in budgets["rules"]:
+        if not re.search(rule["modules"], module["module"]):
+            continue
+        for kind in ("max", "min"):
+            for stat, bound in rule.get(kind, {}).items():
+                out.append([stat, kind, bound, rule["why"]])
+        matrix = matrix or rule.get("matrix_instructions", False)
+    for exc in budgets.get("exceptions", []):
+        if exc["chip"] == chip and module["entry"] in exc["entries"]:
+            for item in out:
+                if item[0] in exc.get(item[1], {}):
+                    item[2], item[3] = exc[item[1]][item[0]], exc["why"]
+    return out, matrix
+
+
+def check(budgets, chip, report):
+    violations = []
+    for m in report["modules"]:
+        where = f"{chip}: {m['module']} ({m['entry']})"
+        bounds, matrix = bounds_for(budgets, chip, m)
+        for stat, kind, bound, why in bounds:
+            value = m["statistics"].get(stat)
+            if value is None:
+                violations.append(f"{where}: the driver reported no '{stat}'")
+            elif (kind == "max" and value > bound) or (kind == "min" and value < bound):
+                sign = "<=" if kind == "max" else ">="
+                violations.append(f"{where}: {stat} = {value:g}, budget {sign} {bound:g} ({why})")
+        if matrix and not m.get("matrix_instructions"):
+            got = m.get("matrix_instructions")
+            violations.append(f"{where}: {'no ISA text' if got is None else '0'} matrix instructions, budget >= 1")
+    return violations
+
+
+def markdown(reports):
+    lines = []
+    for chip, report in reports:
+        lines += [f"{report['device']}, {report['driver']}:", "",
+                  "| module | entry | " + " | ".join(label for _, label in COLUMNS) + " | matrix instructions |",
+                  "|---|---|" + "---|" * len(COLUMNS) + "---|"]
+        for m in sorted(report["modules"], key=lambda m: (m["module"], m["entry"])):
+            cells = [m["module"], m["entry"]]
+            for stat, _ in COLUMNS:
+                v = m["statistics"].get(stat)
+                cells.append("–" if v is None else f"{v:g}")
+            mi = m.get("matrix_instructions")
+            cells.append("–" if mi is None else str(mi))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("reports", nargs="+", metavar="CHIP=REPORT.json")
+    p.add_argument("--budgets", default=os.path.join(here, "..", "shaders", "compiler_budgets.json"))
+    p.add_argument("--markdown", help="write the statistics table here")
+    a = p.parse_args()
+    with open(a.budgets) as f:
+        budgets = json.load(f)
+    reports, violations = [], []
+    for item in a.reports:
+        chip, sep, path = item.partition("=")
+        if not sep:
+            p.error(f"'{item}': expected CHIP=REPORT.json")
+        with open(path) as f:
+            report = json.load(f)
+        if not report["modules"]:
+            violations.append(f"{chip}: the report holds no module")
+        reports.append((chip, report))
+        violations += check(budgets, chip, report)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(markdown(reports))
+    for chip, report in reports:
+        print(f"{chip}: {len(report['modules'])} modules from {report['device']} ({report['driver']})")
+    for v in violations:
+        print("BUDGET " + v)
+    print("compiler budgets: " + (f"{len(violations)} violation(s)" if violations else "all met"))
+    return 1 if violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
