@@ -8,7 +8,11 @@ catalog entry replaces a rule's bound. A violation names the chip, the module, i
 statistic, its figure and the bound; the exit status is 1 if there is one, or if a statistic a
 rule names is missing from a report (a driver that stopped reporting it must not pass).
 
-usage: check_compiler_budgets.py [--budgets FILE] [--markdown TABLE.md] CHIP=REPORT.json ...
+With --no-budgets only the table is written (a GPU whose driver names its statistics otherwise,
+as tools/qualify_gpu.sh uses it): the curated columns where the driver reports them, else every
+statistic but identifiers.
+
+usage: check_compiler_budgets.py [--budgets FILE | --no-budgets] [--markdown TABLE.md] CHIP=REPORT.json ...
 """
 import argparse
 import json
@@ -57,15 +61,25 @@ def check(budgets, chip, report):
     return violations
 
 
+def columns_for(report):
+    """The curated columns the driver reports, else all its statistics but identifiers."""
+    names = []
+    for m in report["modules"]:
+        names += [n for n in m["statistics"] if n not in names and "hash" not in n.lower()]
+    curated = [(stat, label) for stat, label in COLUMNS if stat in names]
+    return curated or [(n, n) for n in names]
+
+
 def markdown(reports):
     lines = []
     for chip, report in reports:
+        columns = columns_for(report)
         lines += [f"{report['device']}, {report['driver']}:", "",
-                  "| module | entry | " + " | ".join(label for _, label in COLUMNS) + " | matrix instructions |",
-                  "|---|---|" + "---|" * len(COLUMNS) + "---|"]
+                  "| module | entry | " + " | ".join(label for _, label in columns) + " | matrix instructions |",
+                  "|---|---|" + "---|" * len(columns) + "---|"]
         for m in sorted(report["modules"], key=lambda m: (m["module"], m["entry"])):
             cells = [m["module"], m["entry"]]
-            for stat, _ in COLUMNS:
+            for stat, _ in columns:
                 v = m["statistics"].get(stat)
                 cells.append("–" if v is None else f"{v:g}")
             mi = m.get("matrix_instructions")
@@ -81,6 +95,7 @@ def main():
     p.add_argument("reports", nargs="+", metavar="CHIP=REPORT.json")
     p.add_argument("--budgets", default=os.path.join(here, "..", "shaders", "compiler_budgets.json"))
     p.add_argument("--markdown", help="write the statistics table here")
+    p.add_argument("--no-budgets", action="store_true", help="write the table only")
     a = p.parse_args()
     with open(a.budgets) as f:
         budgets = json.load(f)
@@ -94,7 +109,8 @@ def main():
         if not report["modules"]:
             violations.append(f"{chip}: the report holds no module")
         reports.append((chip, report))
-        violations += check(budgets, chip, report)
+        if not a.no_budgets:
+            violations += check(budgets, chip, report)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(markdown(reports))
@@ -102,7 +118,8 @@ def main():
         print(f"{chip}: {len(report['modules'])} modules from {report['device']} ({report['driver']})")
     for v in violations:
         print("BUDGET " + v)
-    print("compiler budgets: " + (f"{len(violations)} violation(s)" if violations else "all met"))
+    if not a.no_budgets:
+        print("compiler budgets: " + (f"{len(violations)} violation(s)" if violations else "all met"))
     return 1 if violations else 0
 
 

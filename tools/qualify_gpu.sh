@@ -140,11 +140,17 @@ fi
 # predate VK_NV_cooperative_matrix2 (and 1.3.255 VK_KHR_cooperative_matrix), so on a device with
 # cooperative matrices an older layer would fail cases for reasons unrelated to correctness.
 step "pipeline statistics"
-"$vkattn" devices --pipelines > "$build/pipelines.txt" 2>&1
+"$vkattn" devices --pipelines --json "$build/pipelines.json" > "$build/pipelines.txt" 2>&1
 pipelines_status=$?
 grep -q "report spills" "$build/pipelines.txt" && pipelines_status=1
-report "## Pipeline statistics (registers, spills, shared memory; exit $pipelines_status)" ""
-fenced "$build/pipelines.txt"
+report "## Compiler statistics of every GPU kernel (exit $pipelines_status)" ""
+if [ -s "$build/pipelines.json" ] &&
+   python3 tools/check_compiler_budgets.py --no-budgets "gpu=$build/pipelines.json" --markdown "$build/pipelines.md" \
+     > /dev/null 2>&1; then
+  cat "$build/pipelines.md" >> "$out"
+else
+  fenced "$build/pipelines.txt"
+fi
 [ "$pipelines_status" = 0 ] || report "**A GPU kernel spills registers** (above)." ""
 
 validation=""
