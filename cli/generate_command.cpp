@@ -1,9 +1,12 @@
 // `vkattn generate MODEL.gguf "prompt"`: a LLaMA-family GGUF model on the chosen device. Streams
-// the generated text to stdout as it is sampled and reports the prompt's and the generation's
-// tokens per second on stderr; optionally keeps keys and values as bf16, Q8_0 or Q4_0 and writes
-// every step's logits as .npy.
+// the generated text to stdout as it is sampled (the bytes the model produced, whole UTF-8
+// characters at a time, as llama.cpp writes them) and reports the prompt's and the generation's
+// tokens per second on stderr, and why the generation ended where that is not the token limit or
+// the end of sequence; optionally keeps keys and values as bf16, Q8_0 or Q4_0 and writes every
+// step's logits as .npy.
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "arguments.hpp"
 #include "commands.hpp"
@@ -51,13 +54,24 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
     if (!format) throw InvalidArgument("--kv-dtype", "'" + *name + "', expected bf16, q8_0 or q4_0");
     modelOptions.kvFormat = *format;
   }
-  LanguageModel model(ctx, path, modelOptions);
+  std::optional<LanguageModel> loaded;
+  try {
+    loaded.emplace(ctx, path, modelOptions);
+  } catch (const InvalidArgument& e) {
+    if (e.argument() == "contextLength") throw InvalidArgument("--context", e.problem());
+    throw;
+  }
+  LanguageModel& model = *loaded;
+  if (const std::string warning = model.contextWarning(); !warning.empty())
+    std::cerr << "vkattn: warning: " << warning << "\n";
 
   GenerateOptions o;
   o.maxTokens = a.integer("--max-tokens", 64, 0, std::numeric_limits<int32_t>::max());
   o.sampler.temperature = static_cast<float>(a.number("--temperature", 0.0));
+  if (o.sampler.temperature < 0) throw InvalidArgument("--temperature", "must be >= 0");
   o.sampler.topK = a.integer("--top-k", 0, 0, std::numeric_limits<int32_t>::max());
   o.sampler.topP = static_cast<float>(a.number("--top-p", 1.0));
+  if (!(o.sampler.topP > 0 && o.sampler.topP <= 1)) throw InvalidArgument("--top-p", "must be in (0, 1]");
   o.sampler.seed = static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()));
   const auto logitsPath = a.get("--logits");
   o.logits = logitsPath.has_value();
@@ -67,6 +81,7 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   std::size_t printed = 0;
   std::cout << prompt << std::flush;
   o.onStep = [&](const GenerationStep& step) {
+    if (step.next < 0) return true;  // --max-tokens 0: the prompt alone
     sampled.push_back(step.next);
     const std::string text = model.tokenizer().decode(sampled);
     const std::size_t end = wholeCharacters(text);
@@ -85,6 +100,9 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
             << "generation: " << g.ids.size() << " tokens, "
             << rate(g.ids.size() > 0 ? g.ids.size() - 1 : 0, g.generateSeconds) << " tokens/s"
             << (g.endOfSequence ? " (end of sequence)" : "") << "\n";
+  if (g.end == GenerationEnd::ContextFull)
+    std::cerr << "stopped:    the context of " << model.contextLength() << " positions is full (--context sets it"
+              << "; the model was trained on " << model.config().contextLength << ")\n";
   if (a.has("--verbose"))
     std::cerr << "device:     " << ctx.info().name << "\n"
               << "model:      " << c.architecture << (c.name.empty() ? "" : " \"" + c.name + "\"") << ", " << c.layers

@@ -1,4 +1,5 @@
 // vkattn: list Vulkan devices and run vkattn's kernels on them.
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -60,6 +61,10 @@ namespace vkattn::cli {
 
 // Exit status of one command; 2 for an unknown command or argument.
 int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+    usage(std::cout);  // every command's options, the one asked about among them
+    return 0;
+  }
   if (command == "translate") return translateCommand(options, rest);
   if (command == "generate") return generateCommand(options, rest);
   if (command == "warmup") return warmupCommand(options, rest);

@@ -38,11 +38,8 @@ TokenFile readTokenFile(const fs::path& path, const std::string& argument) {
 }
 
 void writeTokenFile(const fs::path& path, const std::vector<std::string>& tokens) {
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i].find_first_of("\r\n") != std::string::npos)
-      throw InvalidArgument(path.string(), "token " + std::to_string(i) + " contains a line break");
   std::ofstream out(path, std::ios::binary);
-  for (const std::string& token : tokens) out << token << '\n';
+  for (const std::string& token : tokens) out << markLineBreaks(token) << '\n';
   if (!out) throw InvalidArgument(path.string(), "cannot write the file");
 }
 

@@ -73,4 +73,36 @@ void appendUtf8(std::string& out, uint32_t cp) {
   }
 }
 
+std::string markLineBreaks(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' || text[i] == '\n') {
+      out += "\u21b5";
+      if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string visibleWhitespace(std::string_view text) {
+  std::string out;
+  for (const char c : markLineBreaks(text)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == ' ')
+      out += "\u00b7";
+    else if (c == '\t')
+      out += "\u2192";
+    else if (byte < 0x20)
+      appendUtf8(out, 0x2400u + byte);
+    else if (byte == 0x7f)
+      out += "\u2421";
+    else
+      out += c;
+  }
+  return out;
+}
+
 }  // namespace vkattn::io

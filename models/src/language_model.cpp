@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "language_model_weights.hpp"
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/models/attention_layer.hpp"
@@ -62,6 +63,15 @@ struct LanguageModel::Impl {
     context = options.contextLength ? options.contextLength : std::min(config.contextLength, kDefaultContextCap);
     kvFormat = options.kvFormat;
     KeyValueCache(ctx, 1, 1, config.kvHeads, config.headDim, kvFormat);  // refuses a format that cannot hold them
+    // Each layer's keys (and values) live in one storage buffer.
+    const uint64_t perPosition = checkedByteCount({1, config.kvHeads, 1, config.headDim}, kvFormat, "contextLength");
+    const uint64_t limit = ctx.info().maxStorageBufferRange;
+    if (static_cast<uint64_t>(context) > limit / perPosition)
+      throw InvalidArgument("contextLength", std::to_string(context) + " positions need " +
+                                                 std::to_string(static_cast<uint64_t>(context) * perPosition >> 20) +
+                                                 " MiB of keys per layer; " + ctx.info().name +
+                                                 "'s storage buffers hold " + std::to_string(limit >> 20) +
+                                                 " MiB: at most " + std::to_string(limit / perPosition) + " positions");
 
     const LanguageModelConfig& m = config;
     const uint64_t maxBytes = options.maxWeightBytes ? options.maxWeightBytes : ctx.info().maxStorageBufferRange;
@@ -186,7 +196,8 @@ struct LanguageModel::Impl {
     int64_t position = 0;
     const auto start = std::chrono::steady_clock::now();
     auto afterPrompt = start;
-    while (static_cast<int64_t>(result.ids.size()) < options.maxTokens) {
+    result.end = GenerationEnd::MaxTokens;
+    while (true) {  // the prompt, then one sampled token per step
       forward(feed, kv, 1, logits, options.attention ? &maps : nullptr);
       const std::vector<float> row = logits.download();
       if (position == 0) {
@@ -202,16 +213,30 @@ struct LanguageModel::Impl {
         }
       else if (options.attention)
         step.weights = std::exchange(maps, std::vector<Tensor>(layers.size()));
+      position += static_cast<int64_t>(feed.size());
+      if (static_cast<int64_t>(result.ids.size()) >= options.maxTokens) {  // maxTokens 0: the prompt alone
+        step.next = -1;
+        if (options.onStep) options.onStep(step);
+        break;
+      }
       const int32_t next = sampler.next(row);
       step.next = next;
       result.ids.push_back(next);
-      position += static_cast<int64_t>(feed.size());
       const bool more = !options.onStep || options.onStep(step);
       if (next == eos) {
         result.endOfSequence = true;
+        result.end = GenerationEnd::EndOfSequence;
         break;
       }
-      if (!more || position >= capacity) break;
+      if (!more) {
+        result.end = GenerationEnd::Stopped;
+        break;
+      }
+      if (static_cast<int64_t>(result.ids.size()) >= options.maxTokens) break;
+      if (position >= capacity) {
+        result.end = GenerationEnd::ContextFull;
+        break;
+      }
       feed.assign(1, next);
     }
     result.generateSeconds = secondsSince(afterPrompt);
@@ -246,6 +271,27 @@ LanguageModel::LanguageModel(LanguageModel&&) noexcept = default;
 const LanguageModelConfig& LanguageModel::config() const noexcept { return m_impl->config; }
 const TextTokenizer& LanguageModel::tokenizer() const noexcept { return *m_impl->tokenizer; }
 int64_t LanguageModel::contextLength() const noexcept { return m_impl->context; }
+
+std::string LanguageModel::contextWarning() const {
+  const int64_t trained = m_impl->config.contextLength;
+  if (m_impl->context <= trained) return {};
+  return "the context of " + std::to_string(m_impl->context) + " positions exceeds the " + std::to_string(trained) +
+         " this model was trained on: text past position " + std::to_string(trained) + " may turn to noise";
+}
+
+const char* toString(GenerationEnd end) noexcept {
+  switch (end) {
+    case GenerationEnd::EndOfSequence:
+      return "end_of_sequence";
+    case GenerationEnd::MaxTokens:
+      return "max_tokens";
+    case GenerationEnd::ContextFull:
+      return "context_full";
+    case GenerationEnd::Stopped:
+      return "stopped";
+  }
+  return "?";
+}
 
 std::vector<float> LanguageModel::logits(std::span<const int32_t> ids) { return m_impl->logits(ids); }
 

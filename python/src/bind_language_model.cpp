@@ -13,6 +13,7 @@
 #include "input_checks.hpp"
 #include "session.hpp"
 #include "vkattn/core/dtype.hpp"
+#include "vkattn/core/error.hpp"
 #include "vkattn/models/language_model.hpp"
 #include "vkattn/tokenizers/gguf_tokenizer.hpp"
 #include "vkattn/tokenizers/text_tokenizer.hpp"
@@ -39,33 +40,70 @@ std::vector<int32_t> idList(const py::handle& value, const std::string& name) {
   return ids;
 }
 
-// A token's text with invalid UTF-8 (a piece of a character) replaced.
-py::str pieceText(const TextTokenizer& tokenizer, int32_t id) {
-  const std::string bytes = tokenizer.decode(std::span<const int32_t>(&id, 1), {.renderSpecial = true});
+// Text from bytes that need not be UTF-8 (a token may hold part of a character): every invalid
+// sequence becomes U+FFFD, the way Python's bytes.decode(errors="replace") does it.
+py::str replacingText(const std::string& bytes) {
   return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
+}
+
+// A token's bytes as the tokenizer decodes it alone, control tokens rendered.
+std::string pieceBytes(const TextTokenizer& tokenizer, int32_t id) {
+  return tokenizer.decode(std::span<const int32_t>(&id, 1), {.renderSpecial = true});
 }
 
 py::list pieces(const TextTokenizer& tokenizer, const std::vector<int32_t>& ids) {
   py::list out;
-  for (int32_t id : ids) out.append(pieceText(tokenizer, id));
+  for (int32_t id : ids) out.append(replacingText(pieceBytes(tokenizer, id)));
   return out;
 }
 
+py::list pieceBytesList(const TextTokenizer& tokenizer, const std::vector<int32_t>& ids) {
+  py::list out;
+  for (int32_t id : ids) out.append(py::bytes(pieceBytes(tokenizer, id)));
+  return out;
+}
+
+// The C++ names of generate()'s and Model()'s arguments, as Python spells them.
+std::string pythonName(const std::string& argument) {
+  if (argument == "maxTokens") return "max_tokens";
+  if (argument == "topK") return "top_k";
+  if (argument == "topP") return "top_p";
+  if (argument == "contextLength") return "context_length";
+  return argument;
+}
+
 struct PyGeneration {
-  std::string text;
+  std::string bytes;  // what the model wrote, exactly (not necessarily UTF-8)
   std::vector<int32_t> promptIds, ids;
-  py::list promptTokens, tokens;
+  py::list promptTokens, tokens, tokenBytes;
   bool endOfSequence = false;
+  std::string endReason;
   py::object logits = py::none();
   py::list attention;
   double promptSeconds = 0, generateSeconds = 0;
+
+  py::str text() const { return replacingText(bytes); }
+  // The tokens at the attention maps' positions: the prompt, then every generated token but the
+  // last (which was sampled, never fed).
+  py::list labels() const {
+    py::list out;
+    for (const py::handle t : promptTokens) out.append(t);
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i) out.append(tokens[i]);
+    return out;
+  }
 };
 
 class PyModel {
  public:
   PyModel(const std::string& path, int64_t contextLength, DType kvFormat)
       : m_path(path), m_options{.contextLength = contextLength, .kvFormat = kvFormat}, m_tokenizer(loadTokenizer(path)) {
-    onDevice([&](Context& ctx) { return &model(ctx); });  // loads now, so a bad file fails here
+    try {
+      onDevice([&](Context& ctx) { return &model(ctx); });  // loads now, so a bad file fails here
+    } catch (const InvalidArgument& e) {
+      throw py::value_error("'" + pythonName(e.argument()) + "' " + e.problem());
+    }
+    const std::string warning = onDevice([&](Context& ctx) { return model(ctx).contextWarning(); });
+    if (!warning.empty() && PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) < 0) throw py::error_already_set();
   }
   ~PyModel() {
     std::lock_guard<std::mutex> lock(sessionMutex());
@@ -89,12 +127,18 @@ class PyModel {
     return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
   }
 
-  PyGeneration generate(const py::object& prompt, int64_t maxTokens, double temperature, int64_t topK, double topP,
-                        uint64_t seed, bool attention, bool logits) {
+  PyGeneration generate(const py::object& prompt, const py::object& maxTokens, const py::object& temperature,
+                        const py::object& topK, const py::object& topP, const py::object& seed, bool attention,
+                        bool logits) {
     GenerateOptions o;
-    o.maxTokens = maxTokens;
-    o.sampler = {.temperature = static_cast<float>(temperature), .topK = topK, .topP = static_cast<float>(topP),
-                 .seed = seed};
+    o.maxTokens = intArgument(maxTokens, "max_tokens", 0, std::numeric_limits<int32_t>::max());
+    const double t = finiteArgument(temperature, "temperature"), p = finiteArgument(topP, "top_p");
+    if (t < 0) throw py::value_error("'temperature' must be >= 0, got " + std::to_string(t));
+    if (!(p > 0 && p <= 1)) throw py::value_error("'top_p' must be in (0, 1], got " + std::to_string(p));
+    o.sampler = {.temperature = static_cast<float>(t),
+                 .topK = intArgument(topK, "top_k", 0, std::numeric_limits<int32_t>::max()),
+                 .topP = static_cast<float>(p),
+                 .seed = static_cast<uint64_t>(intArgument(seed, "seed", 0))};
     o.attention = attention;
     o.logits = logits;
     const std::vector<int32_t> promptIds =
@@ -102,12 +146,14 @@ class PyModel {
     Generation g = onDevice([&](Context& ctx) { return model(ctx).generate(promptIds, o); });
 
     PyGeneration out;
-    out.text = g.text;
+    out.bytes = g.text;
     out.promptIds = g.promptIds;
     out.ids = g.ids;
     out.promptTokens = pieces(*m_tokenizer, g.promptIds);
     out.tokens = pieces(*m_tokenizer, g.ids);
+    out.tokenBytes = pieceBytesList(*m_tokenizer, g.ids);
     out.endOfSequence = g.endOfSequence;
+    out.endReason = toString(g.end);
     if (logits)
       out.logits = floatArray({static_cast<int64_t>(g.logits.size()) / m_config.vocab, m_config.vocab}, g.logits);
     for (const AttentionMap& map : g.attention) out.attention.append(floatArray({map.heads, map.rows, map.cols}, map.weights));
@@ -158,12 +204,37 @@ class PyModel {
 
 void bindLanguageModel(py::module_& m) {
   py::class_<PyGeneration>(m, "Generation", "What vkattn.Model.generate produced.")
-      .def_readonly("text", &PyGeneration::text, "the generated text (control tokens left out)")
+      .def_property_readonly("text", &PyGeneration::text,
+                             "the generated text (control tokens left out); bytes that are no UTF-8 character "
+                             "(a model may stop inside one) read as U+FFFD")
+      .def_property_readonly(
+          "bytes", [](const PyGeneration& g) { return py::bytes(g.bytes); }, "the generated text's exact bytes")
       .def_readonly("ids", &PyGeneration::ids, "generated token ids, end-of-sequence included when produced")
       .def_readonly("prompt_ids", &PyGeneration::promptIds)
-      .def_readonly("tokens", &PyGeneration::tokens, "each generated token's text")
+      .def_readonly("tokens", &PyGeneration::tokens,
+                    "each generated token's text (a token holding part of a character reads U+FFFD there; "
+                    "token_bytes has its bytes)")
+      .def_readonly("token_bytes", &PyGeneration::tokenBytes, "each generated token's exact bytes")
       .def_readonly("prompt_tokens", &PyGeneration::promptTokens)
       .def_readonly("end_of_sequence", &PyGeneration::endOfSequence)
+      .def_readonly("end_reason", &PyGeneration::endReason,
+                    "why generation stopped: 'end_of_sequence', 'max_tokens' or 'context_full' (the model's "
+                    "context_length positions are used up)")
+      .def_property_readonly("labels", &PyGeneration::labels,
+                             "the tokens at the attention maps' positions (prompt_tokens, then tokens but the "
+                             "last): the labels of attention[layer]'s rows and columns")
+      .def(
+          "view",
+          [](const PyGeneration& g, const py::object& layer, const py::kwargs& kwargs) {
+            if (py::len(g.attention) == 0)
+              throw py::value_error("no attention maps: generate(..., attention=True) keeps them");
+            const int64_t l = intArgument(layer, "layer", 0, static_cast<int64_t>(py::len(g.attention)) - 1);
+            return py::module_::import("vkattn").attr("view")(g.attention[static_cast<std::size_t>(l)], g.labels(),
+                                                              **kwargs);
+          },
+          py::arg("layer") = 0,
+          "vkattn.view(attention[layer], labels, **kwargs): one layer's maps with their tokens on both axes "
+          "(head=, heads=, out=, ... as view takes them).")
       .def_readonly("logits", &PyGeneration::logits, "(steps, vocab) float32 when asked for, else None")
       .def_readonly("attention", &PyGeneration::attention,
                     "one (heads, T, T) float32 array per layer when asked for: row t is position t's attention")
@@ -172,9 +243,18 @@ void bindLanguageModel(py::module_& m) {
 
   py::class_<PyModel>(m, "Model",
                       "A LLaMA-family model (GGUF architectures llama and qwen2) on the current device. "
-                      "context_length: positions the KV cache holds (0: the file's, at most 4096). kv_dtype: "
+                      "context_length: positions the KV cache holds (0: the file's, at most 4096; more than the "
+                      "file's runs with a UserWarning, more than the device's storage buffers hold is refused). kv_dtype: "
                       "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
-      .def(py::init([](const std::string& path, const py::object& contextLength, const py::object& kvDtype) {
+      .def(py::init([](const py::object& pathArgument, const py::object& contextLength, const py::object& kvDtype) {
+             std::string path;
+             try {
+               path = py::module_::import("os").attr("fspath")(pathArgument).cast<std::string>();
+             } catch (const py::error_already_set&) {
+               throw py::type_error("'path' must be a str or a path");
+             } catch (const py::cast_error&) {
+               throw py::type_error("'path' must be a str or a path");
+             }
              DType format = DType::F32;
              if (!kvDtype.is_none()) {
                const std::optional<DType> named = kvFormatFromString(py::str(kvDtype).cast<std::string>());

@@ -72,10 +72,23 @@ def test_kv_formats_stay_close_to_f32(llama, kv_dtype, atol):
 
 
 def test_bad_arguments_are_named(llama, tmp_path):
-    with pytest.raises(ValueError, match="maxTokens"):
+    # By their Python names, as ValueError or TypeError, never the binding's own TypeError.
+    with pytest.raises(ValueError, match="'max_tokens'"):
         llama.generate(PROMPT, max_tokens=-1)
-    with pytest.raises(ValueError, match="topP"):
+    with pytest.raises(ValueError, match="'top_p'"):
         llama.generate(PROMPT, temperature=1.0, top_p=0.0)
+    with pytest.raises(ValueError, match="'top_k'"):
+        llama.generate(PROMPT, top_k=-2)
+    with pytest.raises(ValueError, match="'temperature'"):
+        llama.generate(PROMPT, temperature=-1.0)
+    with pytest.raises(ValueError, match="'seed'"):
+        llama.generate(PROMPT, seed=-1)
+    with pytest.raises(TypeError, match="'seed'"):
+        llama.generate(PROMPT, seed=1.5)
+    with pytest.raises(TypeError, match="'path'"):
+        vkattn.Model(42)
+    with pytest.raises(ValueError, match="'context_length'.*at most"):
+        vkattn.Model(str(LLAMA), context_length=2**31 - 1)
     with pytest.raises(ValueError, match="ids"):
         llama.logits([0, 100000])
     with pytest.raises(ValueError, match="kv_dtype"):
@@ -98,4 +111,74 @@ def test_cli_generate_streams_the_models_greedy_text(llama):
     assert "tokens/s" in result.stderr
     bad = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--top-p", "2"], capture_output=True, text=True,
                          timeout=300)
-    assert bad.returncode != 0 and "topP" in bad.stderr
+    assert bad.returncode != 0 and "--top-p" in bad.stderr
+    helped = subprocess.run([CLI, "generate", "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "generate MODEL.gguf" in helped.stdout
+    full = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--context", "20", "--max-tokens", "300"],
+                          capture_output=True, text=True, timeout=300)
+    assert full.returncode == 0 and "the context of 20 positions is full" in full.stderr
+    huge = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--context", "100000000"], capture_output=True,
+                          text=True, timeout=300)
+    assert huge.returncode != 0 and "'--context'" in huge.stderr and "at most" in huge.stderr
+    prefill = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--max-tokens", "0"], capture_output=True,
+                             text=True, timeout=300)
+    assert prefill.returncode == 0 and prefill.stdout == PROMPT + "\n" and "generation: 0 tokens" in prefill.stderr
+
+
+def test_a_path_object_names_the_model():
+    assert vkattn.Model(LLAMA).config["architecture"] == "llama"
+
+
+@pytest.mark.parametrize("max_tokens", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("prompt", ["日本語の", "Ελληνικά", "And God said"])
+def test_text_never_raises_and_keeps_the_exact_bytes(prompt, max_tokens):
+    # Byte-level vocabularies write a character over several tokens: a generation may stop inside
+    # one. text replaces what is not UTF-8; bytes and token_bytes keep everything.
+    model = vkattn.Model(str(QWEN2))
+    for seed in range(4):
+        g = model.generate(prompt, max_tokens=max_tokens, temperature=3.0, seed=seed)
+        assert isinstance(g.text, str) and isinstance(g.bytes, bytes)
+        assert g.text == g.bytes.decode("utf-8", errors="replace")
+        if not g.end_of_sequence:  # control tokens are rendered in token_bytes, left out of text
+            assert b"".join(g.token_bytes) == g.bytes
+        assert g.tokens == [b.decode("utf-8", errors="replace") for b in g.token_bytes]
+
+
+def test_a_character_split_over_tokens_is_joined_not_replaced():
+    model = vkattn.Model(str(QWEN2))
+    ids = model.tokenize("日本", add_special=False)
+    assert len(ids) > 2  # the byte-level vocabulary spells each character in pieces
+    g_text = model.detokenize(ids)
+    assert g_text == "日本" and "\ufffd" not in g_text
+
+
+def test_generation_ends_with_a_reason(llama):
+    assert llama.generate(PROMPT, max_tokens=3).end_reason == "max_tokens"
+    small = vkattn.Model(str(LLAMA), context_length=12)
+    g = small.generate(PROMPT, max_tokens=100)
+    assert g.end_reason == "context_full"
+    assert len(g.prompt_ids) + len(g.ids) - 1 == 12  # every position used, the last token sampled
+    prefill = llama.generate(PROMPT, max_tokens=0, attention=True, logits=True)
+    assert prefill.end_reason == "max_tokens" and prefill.ids == []
+    t = len(prefill.prompt_ids)  # the prompt alone ran: its maps and its last row's logits
+    assert prefill.attention[0].shape[-1] == t == len(prefill.labels) and prefill.logits.shape[0] == 1
+
+
+def test_a_context_beyond_the_trained_one_warns():
+    trained = vkattn.Model(str(LLAMA)).config["context_length"]
+    with pytest.warns(UserWarning, match=f"trained on: text past position {trained}"):
+        vkattn.Model(str(LLAMA), context_length=trained + 1)
+
+
+def test_labels_match_the_maps_and_any_token_draws(llama, tmp_path):
+    g = llama.generate("In the beginning\nGod", max_tokens=6, attention=True)
+    assert len(g.labels) == g.attention[0].shape[-1] == len(g.prompt_ids) + len(g.ids) - 1
+    assert g.labels[:len(g.prompt_tokens)] == g.prompt_tokens
+    assert any("\n" in t for t in g.labels)  # a line-break token, drawn as a visible mark
+    folder = vkattn.save_attention(tmp_path / "maps", g.attention[1], g.labels)
+    lines = (Path(folder) / "row_tokens.txt").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(g.labels) and any("\u21b5" in line for line in lines)
+    with pytest.raises(ValueError, match="'layer'"):
+        g.view(layer=5)
+    with pytest.raises(ValueError, match="attention=True"):
+        llama.generate(PROMPT, max_tokens=2).view()

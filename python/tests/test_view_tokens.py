@@ -20,9 +20,11 @@ def test_surrogates_are_written_as_visible_escapes(tmp_path, rng):
     assert written.splitlines() == ["caf\\xe9", "\\xff", "a\\ud800b", "naïve", "日本"]
 
 
-def test_line_breaks_are_still_refused(tmp_path, rng):
-    with pytest.raises(ValueError, match="token 1 contains a line break"):
-        vkattn.save_attention(tmp_path, attention(rng, 2, 2), ["a", "b\nc"])
+def test_line_breaks_are_written_as_a_visible_mark(tmp_path, rng):
+    # A model writes "\n" and "\r\n" tokens; the folder keeps one token per line and shows them.
+    vkattn.save_attention(tmp_path, attention(rng, 3, 3), ["a", "b\nc", "\r\n"])
+    written = (tmp_path / "row_tokens.txt").read_text(encoding="utf-8")
+    assert written.splitlines() == ["a", "b\u21b5c", "\u21b5"]
 
 
 @needs_viewer

@@ -87,6 +87,18 @@ TEST(Text, BytesOutsideUtf8AreEscapedVisibly) {
   EXPECT_EQ(io::escapeInvalidUtf8("a\\xe9"), "a\\xe9") << "text that reads like an escape stays as it is";
 }
 
+TEST(Text, WhitespaceTokensDrawVisibly) {
+  // A model's tokens " the", "\n", "\r\n", "\t" and control bytes never draw as blank labels.
+  EXPECT_EQ(io::visibleWhitespace(" the"), "\u00b7the");
+  EXPECT_EQ(io::visibleWhitespace("\n"), "\u21b5");
+  EXPECT_EQ(io::visibleWhitespace("a\r\nb\rc"), "a\u21b5b\u21b5c");
+  EXPECT_EQ(io::visibleWhitespace("\t"), "\u2192");
+  EXPECT_EQ(io::visibleWhitespace(std::string("\0\x1b\x7f", 3)), "\u2400\u241b\u2421");
+  EXPECT_EQ(io::visibleWhitespace("<|endoftext|> \u65e5\u672c"), "<|endoftext|>\u00b7\u65e5\u672c");
+  // Token files keep one token per line: only the line breaks become marks there.
+  EXPECT_EQ(io::markLineBreaks(" a\nb\t"), " a\u21b5b\t");
+}
+
 TEST(SourceRunner, TheProgressLineMentionsCompilingOnlyWhenItHappens) {
   const std::string cold = computingStage("llvmpipe", false, false);
   EXPECT_NE(cold.find("compiling"), std::string::npos) << cold;

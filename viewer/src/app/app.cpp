@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/utf8.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -173,9 +174,9 @@ void App::panBy(float fx, float fy) {
 
 std::vector<std::string> App::texts() const {
   std::vector<std::string> texts = {m_sentence, m_set.output, m_display.title};
-  for (const AttentionKind& kind : m_set.kinds) {
-    texts.insert(texts.end(), kind.rowTokens.begin(), kind.rowTokens.end());
-    texts.insert(texts.end(), kind.colTokens.begin(), kind.colTokens.end());
+  for (const AttentionKind& kind : m_set.kinds) {  // as the labels draw them
+    for (const std::string& token : kind.rowTokens) texts.push_back(io::visibleWhitespace(token));
+    for (const std::string& token : kind.colTokens) texts.push_back(io::visibleWhitespace(token));
   }
   texts.emplace_back(m_sentenceBuffer.data());
   return texts;

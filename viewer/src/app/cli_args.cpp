@@ -56,8 +56,9 @@ sources
                       q.npy and k.npy [layers?, heads?, len, headDim] (+ tokens.txt)
   --sentence TEXT     English input for demo and model (default: the alignment figure's)
   --prompt TEXT       the same: gguf:PATH's prompt (a LLaMA-family GGUF model that generates
-                      --max-tokens N more tokens, 48 by default, its attention growing a row
-                      per token; default prompt: "In the beginning God created")
+                      --max-tokens N more tokens, 48 by default (0: the prompt alone), its
+                      attention growing a row per token; default prompt: "In the beginning God
+                      created"; a prompt longer than the model's context keeps its last tokens)
   --tokens FILE       token labels, one per line (--row-tokens / --col-tokens for one axis)
   --causal            npy q/k: each query sees only keys up to its own position
 
@@ -116,7 +117,7 @@ ViewerArgs parseArgs(const std::vector<std::string>& args) {
       out.sentence = value();
       out.sentenceGiven = true;
     } else if (flag == "--max-tokens") {
-      out.source.maxTokens = parseInt(flag, value(), 1, 1 << 16);
+      out.source.maxTokens = parseInt(flag, value(), 0, 1 << 16);
     } else if (flag == "--tokens") {
       out.source.tokensFile = value();
     } else if (flag == "--row-tokens") {

@@ -7,6 +7,7 @@
 
 #include "render/color_bar.hpp"
 #include "render/fonts.hpp"
+#include "vkattn/io/utf8.hpp"
 
 namespace vkattn::viewer {
 namespace {
@@ -52,7 +53,7 @@ int64_t labelStep(float cellPixels, float lineHeight) {
 
 std::string label(const std::vector<std::string>& labels, int64_t i, bool unknown) {
   std::string text = i < static_cast<int64_t>(labels.size())
-                         ? shortenLabel(labels[static_cast<std::size_t>(i)], kLabelChars)
+                         ? shortenLabel(io::visibleWhitespace(labels[static_cast<std::size_t>(i)]), kLabelChars)
                          : std::to_string(i);
   return unknown ? text + " (<unk>)" : text;
 }

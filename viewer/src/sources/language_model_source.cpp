@@ -42,7 +42,7 @@ std::string label(const TextTokenizer& tokenizer, int32_t id) {
 
 LanguageModelSource::LanguageModelSource(Context& ctx, const std::filesystem::path& gguf, int64_t maxTokens)
     : m_ctx(ctx), m_name("gguf:" + gguf.filename().string()), m_model(ctx, gguf), m_maxTokens(maxTokens) {
-  if (maxTokens < 1) throw InvalidArgument("--max-tokens", "must be at least 1");
+  if (maxTokens < 0) throw InvalidArgument("--max-tokens", "must be >= 0");
 }
 
 AttentionSet LanguageModelSource::compute(const std::string& prompt) {
@@ -57,6 +57,16 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
   int64_t positions = 0;
   const auto start = std::chrono::steady_clock::now();
   AttentionSet latest;
+  std::string timing, notes;
+  if (const std::string warning = m_model.contextWarning(); !warning.empty()) notes += "; warning: " + warning;
+  // A prompt longer than the context keeps its last tokens, and says so.
+  std::vector<int32_t> ids = tokenizer.encode(prompt, {.addSpecial = true, .parseSpecial = true});
+  const auto context = static_cast<std::size_t>(m_model.contextLength());
+  if (ids.size() > context) {
+    notes += "; the prompt's " + std::to_string(ids.size()) + " tokens were cut to their last " +
+             std::to_string(context) + ": the context holds " + std::to_string(context);
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(context));
+  }
 
   GenerateOptions options;
   options.maxTokens = m_maxTokens;
@@ -68,7 +78,7 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
         maps[l][h] = grownHead(m_ctx, maps[l][h], positions, step.weights[l], static_cast<int64_t>(h), zeros);
     positions += static_cast<int64_t>(step.ids.size());
     for (int32_t id : step.ids) tokens.push_back(label(tokenizer, id));
-    generated.push_back(step.next);
+    if (step.next >= 0) generated.push_back(step.next);  // none when only the prompt runs
 
     AttentionKind kind;
     kind.id = "attention";
@@ -85,15 +95,18 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
     set.kinds.push_back(std::move(kind));
     set.output = tokenizer.decode(generated);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char timing[96];
-    std::snprintf(timing, sizeof timing, "%lld positions in %.2f s", static_cast<long long>(positions), seconds);
-    set.status = m_name + ": generating on " + m_ctx.info().name + ", " + timing;
+    char counted[96];
+    std::snprintf(counted, sizeof counted, "%lld positions in %.2f s", static_cast<long long>(positions), seconds);
+    timing = counted;
+    set.status = m_name + ": generating on " + m_ctx.info().name + ", " + timing + notes;
     latest = set;
     publish(std::move(set));
     return true;
   };
-  m_model.generate(prompt, options);
-  latest.status = m_name + ": generated on " + m_ctx.info().name + latest.status.substr(latest.status.find(','));
+  const Generation g = m_model.generate(ids, options);
+  if (g.end == GenerationEnd::ContextFull)
+    notes += "; stopped: the context of " + std::to_string(m_model.contextLength()) + " positions is full";
+  latest.status = m_name + ": generated on " + m_ctx.info().name + ", " + timing + notes;
   return latest;
 }
 

@@ -17,4 +17,12 @@ void appendUtf8(std::string& out, uint32_t cp);
 // `escaped`, when given, receives how many were.
 std::string escapeInvalidUtf8(std::string_view text, std::size_t* escaped = nullptr);
 
+// A line break ("\r\n", "\n" or "\r") as the visible mark "↵", the way token files write it (one
+// token per line) and labels draw it.
+std::string markLineBreaks(std::string_view text);
+// `text` drawn so that no character is blank: line breaks "↵", spaces "·", tabs "→", other
+// control characters as their Unicode control pictures (U+2400 + code, "␡" for DEL). A model's
+// tokens such as " the", "\n" or "\t" read this way as labels.
+std::string visibleWhitespace(std::string_view text);
+
 }  // namespace vkattn::io

@@ -25,7 +25,9 @@ namespace vkattn {
 class TextTokenizer;
 
 struct LanguageModelOptions {
-  // Positions the key/value cache holds; 0 means the file's context length, capped at 4096.
+  // Positions the key/value cache holds; 0 means the file's context length, capped at 4096. More
+  // than the file's length runs (contextWarning() says what to expect); more than one layer's cache
+  // can hold in a storage buffer of the device is refused by name, with the limit.
   int64_t contextLength = 0;
   // How the key/value cache stores keys and values: f32, or bf16, Q8_0 or Q4_0 (encoded on the
   // device as they are appended; the block formats need a head dim divisible by 32).
@@ -40,7 +42,7 @@ struct LanguageModelOptions {
 struct GenerationStep {
   int64_t position = 0;          // the first row this step added (0 for the prompt)
   std::vector<int32_t> ids;      // the tokens fed this step: the prompt, then one sampled token each
-  int32_t next = 0;              // the token sampled from this step's logits
+  int32_t next = 0;              // the token sampled from this step's logits (-1 with maxTokens 0)
   // One per layer when GenerateOptions::attention: [heads, ids.size(), position + ids.size()], the
   // attention probabilities of this step's rows over every position so far.
   std::vector<AttentionMap> attention;
@@ -50,7 +52,9 @@ struct GenerationStep {
 };
 
 struct GenerateOptions {
-  int64_t maxTokens = 64;  // generated tokens at most (stops early at end-of-sequence)
+  // Generated tokens at most (stops early at end-of-sequence); 0 runs the prompt alone (its logits
+  // and attention, nothing sampled).
+  int64_t maxTokens = 64;
   SamplerOptions sampler;  // greedy unless temperature > 0
   bool attention = false;  // fill Generation::attention and GenerationStep::attention
   // With `attention`: hand each step's rows over as device tensors (GenerationStep::weights) and
@@ -62,13 +66,24 @@ struct GenerateOptions {
   std::function<bool(const GenerationStep&)> onStep;
 };
 
+// Why generate() stopped.
+enum class GenerationEnd {
+  EndOfSequence,  // the model sampled its end-of-sequence token
+  MaxTokens,      // GenerateOptions::maxTokens were generated
+  ContextFull,    // the key/value cache holds no more positions (LanguageModelOptions::contextLength)
+  Stopped,        // GenerateOptions::onStep returned false
+};
+const char* toString(GenerationEnd end) noexcept;  // "end_of_sequence", "max_tokens", "context_full", "stopped"
+
 struct Generation {
   std::vector<int32_t> promptIds;  // bos included when the vocabulary adds it
   std::vector<int32_t> ids;        // generated tokens, end-of-sequence included when produced
   std::string text;                // ids decoded (control tokens left out)
   bool endOfSequence = false;
-  // One per layer: [heads, T, T] with T = promptIds.size() + ids.size() - 1 (the last sampled token
-  // was never fed); row t holds position t's attention over positions 0..t, zeros after.
+  GenerationEnd end = GenerationEnd::MaxTokens;
+  // One per layer: [heads, T, T] with T the positions fed: the prompt, then every sampled token but
+  // the last (never fed), so promptIds.size() + max(ids.size(), 1) - 1; row t holds position t's
+  // attention over positions 0..t, zeros after.
   std::vector<AttentionMap> attention;
   std::vector<float> logits;  // [steps, vocab]: the last row's logits of the prompt, then of each step
   double promptSeconds = 0;   // the prompt's forward pass
@@ -88,6 +103,9 @@ class LanguageModel {
   const LanguageModelConfig& config() const noexcept;
   const TextTokenizer& tokenizer() const noexcept;
   int64_t contextLength() const noexcept;
+  // Empty, or what to expect when contextLength() exceeds the positions the model was trained on
+  // (the file's context length): text past them may turn to noise.
+  std::string contextWarning() const;
 
   // Logits [ids.size(), vocab] of a fresh sequence, positions 0.. (one batch).
   std::vector<float> logits(std::span<const int32_t> ids);
