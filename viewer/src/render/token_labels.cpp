@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "render/fonts.hpp"
 #include "vkattn/io/utf8.hpp"
@@ -97,6 +98,15 @@ void addVerticalText(ImDrawList& list, ImFont* font, float size, ImVec2 anchor, 
     ImVec2& p = list.VtxBuffer[i].pos;
     const float dx = p.x - anchor.x, dy = p.y - anchor.y;
     p = ImVec2(anchor.x + dy, anchor.y - dx);
+  }
+  // Each glyph is a quad of 4 vertices; turned, its fractional x advance became a fractional y, which
+  // smears a thin stroke (the bar of '|', an 'l') over two pixel rows until it all but vanishes.
+  // Whole pixels keep it sharp.
+  for (int i = first; i + 3 < list.VtxBuffer.Size; i += 4) {
+    float top = list.VtxBuffer[i].pos.y;
+    for (int v = 1; v < 4; ++v) top = std::min(top, list.VtxBuffer[i + v].pos.y);
+    const float shift = std::round(top) - top;
+    for (int v = 0; v < 4; ++v) list.VtxBuffer[i + v].pos.y += shift;
   }
   list.PopClipRect();
 }
