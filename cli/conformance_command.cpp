@@ -10,8 +10,10 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <string>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "arguments.hpp"
@@ -20,14 +22,17 @@
 #include "vkattn/conformance/shared_context.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
+#include "exhaustive_tier.hpp"
 
 namespace vkattn::cli {
 namespace {
 
 struct KernelRow {
-  int cases = 0, passed = 0, skipped = 0;  // skipped cases count as passed (the device lacks the kernel)
+  int cases = 0, passed = 0, skipped = 0;  // a skipped case is neither passed nor failed
   double maxAbs = 0.0, worstRatio = 0.0;
   std::vector<std::string> failures;
+  std::vector<std::pair<std::string, std::string>> skips;  // case, why (the device lacks the kernel, say)
+  int failed() const noexcept { return cases - passed - skipped; }
 };
 
 // Kernel name from the case's source file: tests/test_softmax.cpp -> softmax; a case whose
@@ -43,6 +48,39 @@ std::string kernelOf(const ::testing::TestInfo& info) {
   return stem + "_" + kernel.substr(0, kernel.find("__"));
 }
 
+// GoogleTest's glob: '*' any run of characters, '?' one.
+bool globMatches(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern.front() == '*')
+    return globMatches(pattern.substr(1), text) || (!text.empty() && globMatches(pattern, text.substr(1)));
+  return !text.empty() && (pattern.front() == '?' || pattern.front() == text.front()) &&
+         globMatches(pattern.substr(1), text.substr(1));
+}
+
+// The cases of the exhaustive tier (kExhaustiveTier: each test program's patterns, applied to its
+// own cases), as a ':'-joined list of full names for a negative filter.
+std::string exhaustiveCases() {
+  std::string names;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int s = 0; s < unit.total_test_suite_count(); ++s) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
+    for (int t = 0; t < suite.total_test_count(); ++t) {
+      const ::testing::TestInfo& info = *suite.GetTestInfo(t);
+      const std::string program = std::filesystem::path(info.file()).stem().string();
+      const std::string full = std::string(info.test_suite_name()) + "." + info.name();
+      for (const auto& [name, patterns] : kExhaustiveTier)
+        if (name == program)
+          for (std::string_view pattern : patterns)
+            if (globMatches(pattern, full)) {
+              names += (names.empty() ? "" : ":") + full;
+              goto next;
+            }
+    next:;
+    }
+  }
+  return names;
+}
+
 class TableListener : public ::testing::EmptyTestEventListener {
  public:
   // The filter is applied when the run starts, so the count is read then.
@@ -51,11 +89,13 @@ class TableListener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo& info) override {
     conformance::takeCaseRecord();
     m_current = &info;
+    m_skipReason.clear();
   }
 
   // A failed check's message, as it happens (the table below names the case). GoogleTest holds
   // its own lock here, so the case comes from OnTestStart, not from UnitTest::current_test_info().
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (result.skipped()) m_skipReason = result.message();
     if (!result.failed()) return;
     std::fprintf(stderr, "%sFAILED %s.%s (%s:%d):\n%s\n", isatty(fileno(stderr)) ? "\n" : "",
                  m_current ? m_current->test_suite_name() : "?", m_current ? m_current->name() : "?",
@@ -67,10 +107,15 @@ class TableListener : public ::testing::EmptyTestEventListener {
     const std::string kernel = kernelOf(info);
     KernelRow& row = m_rows[kernel];
     ++row.cases;
-    const bool ok = info.result()->Passed() || info.result()->Skipped();
-    if (ok) ++row.passed;
-    else row.failures.push_back(std::string(info.test_suite_name()) + "." + info.name());
-    if (info.result()->Skipped()) ++row.skipped;
+    const std::string name = std::string(info.test_suite_name()) + "." + info.name();
+    if (info.result()->Skipped()) {
+      ++row.skipped;
+      row.skips.emplace_back(name, m_skipReason);
+    } else if (info.result()->Passed()) {
+      ++row.passed;
+    } else {
+      row.failures.push_back(name);
+    }
     row.maxAbs = std::max(row.maxAbs, record.maxAbs);
     row.worstRatio = std::max(row.worstRatio, record.worstRatio);
     ++m_done;
@@ -100,6 +145,7 @@ class TableListener : public ::testing::EmptyTestEventListener {
   std::time_t m_start = std::time(nullptr);
   std::string m_lastKernel;
   const ::testing::TestInfo* m_current = nullptr;
+  std::string m_skipReason;
   std::map<std::string, KernelRow> m_rows;
 };
 
@@ -117,16 +163,22 @@ void writeJson(const std::string& path, const std::string& device, const std::st
                                  {"cases", r.cases},
                                  {"passed", r.passed},
                                  {"skipped", r.skipped},
+                                 {"failed", r.failed()},
                                  {"max_abs_error", r.maxAbs},
                                  {"worst_error_over_tolerance", r.worstRatio},
-                                 {"failures", r.failures}});
+                                 {"failures", r.failures},
+                                 {"skips", [&] {
+                                    nlohmann::ordered_json skips = nlohmann::ordered_json::array();
+                                    for (const auto& [name, why] : r.skips) skips.push_back({{"case", name}, {"why", why}});
+                                    return skips;
+                                  }()}});
   out << report.dump(2) << "\n";
 }
 
 }  // namespace
 
 int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation", "--list"});
+  Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation", "--list", "--verbose"});
   if (a.has("--quick") && a.has("--full")) throw InvalidArgument("--quick", "cannot be combined with --full");
   if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
   if (options.device) setenv("VKATTN_DEVICE", options.device->c_str(), 1);
@@ -135,15 +187,18 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
 
   std::vector<std::string> gtestArgs = {"vkattn-conformance", "--gtest_brief=1"};
   // Validation.* checks the test harness itself with a deliberately invalid call, so it is no
-  // conformance case; --quick also leaves out the cases that run very long key ranges or rows.
+  // conformance case; --quick leaves out the exhaustive tier's cases (tests/CMakeLists.txt) and
+  // those that run very long key ranges or rows.
   std::string excluded = "Validation.*";
   if (a.has("--quick")) excluded += ":*Million*:*LongKeyRange*:*KeysPast*:*SplitsKeyRanges*";
-  // --filter: GoogleTest's positive patterns (e.g. '*kernel_coopmat*'); the exclusions still apply.
-  gtestArgs.push_back("--gtest_filter=" + a.get("--filter").value_or("*") + "-" + excluded);
   std::vector<char*> argv;
   for (auto& s : gtestArgs) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
-  ::testing::InitGoogleTest(&argc, argv.data());
+  ::testing::InitGoogleTest(&argc, argv.data());  // registers the parameterized cases too
+  if (a.has("--quick"))
+    if (const std::string slow = exhaustiveCases(); !slow.empty()) excluded += ":" + slow;
+  // --filter: GoogleTest's positive patterns (e.g. '*kernel_coopmat*'); the exclusions still apply.
+  ::testing::GTEST_FLAG(filter) = a.get("--filter").value_or("*") + "-" + excluded;
   ::testing::GTEST_FLAG(print_time) = false;
   if (a.has("--list")) {  // the cases the other flags select, in the order they run; nothing runs
     ::testing::GTEST_FLAG(list_tests) = true;
@@ -160,23 +215,51 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   delete listeners.Release(listeners.default_result_printer());  // the table replaces gtest's output
   auto* table = new TableListener();
   listeners.Append(table);
+  // The cases' own diagnostics (worst errors, counts) go to stdout: kept for --verbose, else
+  // dropped while they run, so that the table is what a reader sees.
+  std::fflush(stdout);
+  const int savedStdout = a.has("--verbose") ? -1 : dup(STDOUT_FILENO);
+  if (savedStdout >= 0) {
+    const int devNull = open("/dev/null", O_WRONLY);
+    if (devNull >= 0) {
+      dup2(devNull, STDOUT_FILENO);
+      close(devNull);
+    }
+  }
   const int status = RUN_ALL_TESTS();
+  std::cout.flush();
+  std::fflush(stdout);
+  if (savedStdout >= 0) {
+    dup2(savedStdout, STDOUT_FILENO);
+    close(savedStdout);
+  }
   if (isatty(fileno(stderr))) std::fprintf(stderr, "\n");
+  if (table->rows().empty()) {
+    std::fprintf(stderr, "vkattn: no conformance case matches --filter '%s' (vkattn conformance --list names them)\n",
+                 a.get("--filter").value_or("*").c_str());
+    return 2;
+  }
 
   std::printf("vkattn conformance on %s (%s); cooperative matrices: %s; cooperative matrix 2: %s\n\n",
               device.c_str(), a.has("--quick") ? "quick" : "full", coopmat.c_str(), coopmat2.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
-  std::printf("%-36s %6s %7s %8s %16s\n", "kernel", "cases", "passed", "skipped", "worst err / tol");
-  int failed = 0, total = 0;
+  std::printf("%-36s %6s %7s %8s %7s %16s\n", "kernel", "cases", "passed", "skipped", "failed", "worst err / tol");
+  int passed = 0, skipped = 0, failed = 0;
   for (const auto& [name, r] : table->rows()) {
-    std::printf("%-36s %6d %7d %8d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.worstRatio);
-    failed += r.cases - r.passed;
-    total += r.cases;
+    std::printf("%-36s %6d %7d %8d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.failed(),
+                r.worstRatio);
+    passed += r.passed;
+    skipped += r.skipped;
+    failed += r.failed();
   }
   for (const auto& [name, r] : table->rows())
     for (const auto& f : r.failures) std::printf("FAILED %s: %s\n", name.c_str(), f.c_str());
-  std::printf("\n%d passed, %d failed\n", total - failed, failed);
+  if (a.has("--verbose"))
+    for (const auto& [name, r] : table->rows())
+      for (const auto& [which, why] : r.skips) std::printf("skipped %s: %s: %s\n", name.c_str(), which.c_str(), why.c_str());
+  std::printf("\n%d passed, %d skipped%s, %d failed\n", passed, skipped,
+              skipped && !a.has("--verbose") ? " (--verbose says why)" : "", failed);
   if (auto path = a.get("--json")) writeJson(*path, device, coopmat, coopmat2, table->rows());
   return status == 0 && failed == 0 ? 0 : 1;
 }

@@ -5,7 +5,7 @@
 // each invocation ROWS of them. The workgroup walks the keys its rows can see in step, KEY_BLOCK
 // at a time: every K/V vec4 loaded feeds all ROWS rows of the invocation, the running max and the
 // accumulator rescale happen once per key block, there is no shared memory and no barrier
-// (DEVICES.md: the fastest design on lavapipe). Head-dim, row and key-block loops are unrolled at
+// (on lavapipe, 4 rows per invocation measured 10x the naive kernel, 19x a shared-memory tile). Head-dim, row and key-block loops are unrolled at
 // pipeline creation, so the one loop that runs on the device is the key-block loop,
 // ceil(Lk / KEY_BLOCK) iterations, which the runtime keeps below llvmpipe's loop limit.
 // K and V may be stored as bf16, Q8_0 or Q4_0 instead (KV_BF16, KV_Q8_0, KV_Q4_0: kv_formats.glsl).

@@ -6,7 +6,7 @@
 // loads its columns' KC-long runs of B once (the only per-lane loads, vec4 when ALIGNED_B), then
 // feeds them to all ROWS rows, whose a addresses are the same in every lane of the workgroup, so
 // llvmpipe loads each a element once and broadcasts it. That makes the inner loop FMAs on
-// registers and broadcasts, like the fastest attention kernel (DEVICES.md), instead of gathers.
+// registers and broadcasts, like attention_rows.comp (lavapipe's fastest design), not gathers.
 // The step and column loops are unrolled at pipeline creation; the device loops are the K / KC
 // chunks with the ROWS rows inside, a scalar tail of K % KC (times ROWS), the ROWS stores and
 // blameNan's K / 4, which the runtime keeps below llvmpipe's loop limit.

@@ -26,29 +26,30 @@ def main():
             continue
         devices.add(part["device"])
         for k in part["kernels"]:
-            r = rows.setdefault(k["kernel"], {"kernel": k["kernel"], "cases": 0, "passed": 0, "skipped": 0,
-                                              "max_abs_error": 0.0, "worst_error_over_tolerance": 0.0, "failures": []})
-            for key in ("cases", "passed", "skipped"):
+            r = rows.setdefault(k["kernel"], {"kernel": k["kernel"], "cases": 0, "passed": 0, "skipped": 0, "failed": 0,
+                                              "max_abs_error": 0.0, "worst_error_over_tolerance": 0.0, "failures": [],
+                                              "skips": []})
+            for key in ("cases", "passed", "skipped", "failed"):
                 r[key] += k[key]
             for key in ("max_abs_error", "worst_error_over_tolerance"):
                 r[key] = max(r[key], k[key])
             r["failures"] += k["failures"]
+            r["skips"] += k.get("skips", [])
     print(f"vkattn conformance on {', '.join(sorted(devices)) or 'no device'}, {len(a.parts) - len(missing)} of "
           f"{len(a.parts)} parts\n")
     print(f"{'kernel':<36} {'cases':>6} {'passed':>7} {'skipped':>8} {'failed':>7} {'worst err / tol':>16}")
-    total = {"cases": 0, "passed": 0, "skipped": 0}
+    total = {"cases": 0, "passed": 0, "skipped": 0, "failed": 0}
     for name in sorted(rows):
         r = rows[name]
-        failed = r["cases"] - r["passed"]
-        print(f"{name:<36} {r['cases']:>6} {r['passed'] - r['skipped']:>7} {r['skipped']:>8} {failed:>7} "
+        print(f"{name:<36} {r['cases']:>6} {r['passed']:>7} {r['skipped']:>8} {r['failed']:>7} "
               f"{r['worst_error_over_tolerance']:>16.3f}")
         for key in total:
             total[key] += r[key]
     for name in sorted(rows):
         for f in rows[name]["failures"]:
             print(f"FAILED {name}: {f}")
-    failed = total["cases"] - total["passed"]
-    print(f"\n{total['passed'] - total['skipped']} passed, {total['skipped']} skipped, {failed} failed")
+    failed = total["failed"]
+    print(f"\n{total['passed']} passed, {total['skipped']} skipped, {failed} failed")
     for m in missing:
         print(f"MISSING part (crashed or timed out): {m}")
     if a.json:

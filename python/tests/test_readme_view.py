@@ -1,5 +1,6 @@
-"""The README's notebook example: its Python block runs as written (its PNG path pointed into a
-temporary folder) and draws the picture committed beside the README, which that block made."""
+"""The viewer guide's notebook example (docs/viewer.md): its Python block runs as written (its PNG
+path pointed into a temporary folder) and draws the picture committed in the repository, which
+that block made."""
 import json
 import re
 from pathlib import Path
@@ -8,7 +9,8 @@ import numpy as np
 
 from view_support import needs_viewer, read_png
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "docs" / "viewer.md"
 MARKER = "<!-- python_readme_view:"
 
 
@@ -26,9 +28,9 @@ def test_the_readme_example_draws_the_committed_picture(tmp_path):
     fresh = tmp_path / "readme.png"
     code = block.replace(f'out="{committed}"', f"out={json.dumps(str(fresh))}")
     exec(compile(code, str(README), "exec"), {})
-    if fresh.read_bytes() == (README.parent / committed).read_bytes():
+    if fresh.read_bytes() == (ROOT / committed).read_bytes():
         return  # the very file (this device, this driver)
-    new, old = read_png(fresh), read_png(README.parent / committed)
+    new, old = read_png(fresh), read_png(ROOT / committed)
     assert new.shape == old.shape
     # The same picture: on another device the weights may round differently in the last bit, which
     # can move a colour by a level or so, never the figure.
