@@ -1,6 +1,7 @@
 // LLaMA-family GGUF models on vkattn's kernels against the double-precision decoder reference:
 // random small models written as GGUF (llama with GQA and adjacent-pair RoPE, qwen2 with biases
-// and rotate-half RoPE over MQA, tied output, Llama 3 rope_freqs with a partial rotary dim,
+// and rotate-half RoPE over MQA, qwen3 with per-head q/k RMSNorm and a head dim apart from the
+// width, tied output, Llama 3 rope_freqs with a partial rotary dim,
 // quantized matrices), incremental decoding against full forward passes, attention maps,
 // sampling, and clear errors for files vkattn cannot run.
 #include <cmath>
@@ -120,6 +121,10 @@ class ModelBuilder {
         layer.kBias = tensor(p + "attn_k.bias", {kv}, 0.3f, 0, false);
         layer.vBias = tensor(p + "attn_v.bias", {kv}, 0.3f, 0, false);
       }
+      if (s.arch == "qwen3") {
+        layer.qNorm = tensor(p + "attn_q_norm.weight", {s.headDim}, 0.3f, 1.0f, false);
+        layer.kNorm = tensor(p + "attn_k_norm.weight", {s.headDim}, 0.3f, 1.0f, false);
+      }
       layer.o = tensor(p + "attn_output.weight", {d, q}, wScale, 0, true);
       layer.ffnNorm = tensor(p + "ffn_norm.weight", {d}, 0.2f, 1.0f, false);
       layer.gate = tensor(p + "ffn_gate.weight", {s.ffnDim, d}, 2 * wScale, 0, true);
@@ -177,6 +182,37 @@ TEST_F(VkattnTest, LlamaLogitsMatchTheDoubleReference) {
 
 TEST_F(VkattnTest, Qwen2BiasesRotateHalfAndMqa) {
   expectLogitsMatch(ctx(), ModelSpec{.arch = "qwen2", .heads = 4, .kvHeads = 1, .theta = 1000000.0}, "qwen2", 2);
+}
+
+TEST_F(VkattnTest, Qwen3HeadNormsAndAHeadDimApartFromTheWidth) {
+  // Qwen3: each q and k head RMSNorm-ed before RoPE (keys as they enter the cache, so a step by
+  // step generation checks that path too); 4 heads of 32 over a width of 64.
+  const ModelSpec spec{.arch = "qwen3", .modelDim = 64, .heads = 4, .kvHeads = 2, .headDim = 32, .rotaryDim = 32,
+                       .theta = 1000000.0};
+  expectLogitsMatch(ctx(), spec, "qwen3", 7);
+  const BuiltModel built = ModelBuilder(spec, 8).write("qwen3_steps");
+  LanguageModel model(ctx(), built.path);
+  const std::vector<int32_t> prompt = someIds(4, 8);
+  GenerateOptions options;
+  options.maxTokens = 4;
+  options.logits = true;
+  const Generation g = model.generate(prompt, options);
+  ASSERT_EQ(g.ids.size(), 4u);
+  std::vector<int32_t> fed = prompt;
+  for (std::size_t step = 0; step < g.ids.size(); ++step) {
+    const std::vector<double> ref = reference::decoderLogitsRef(built.weights, fed);
+    const double* last = ref.data() + (fed.size() - 1) * ModelBuilder::kVocab;
+    const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
+                                 g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
+    EXPECT_TRUE(allClose(got, std::vector<double>(last, last + ModelBuilder::kVocab), kLogitAtol, kLogitRtol))
+        << "step " << step;
+    fed.push_back(g.ids[step]);
+  }
+  // Keys normalized, rotated, then encoded into a bf16 cache: within bf16's rounding.
+  LanguageModel bf16(ctx(), built.path, {.kvFormat = DType::BF16});
+  const std::vector<int32_t> ids = someIds(9, 9);
+  EXPECT_TRUE(allClose(bf16.logits(ids), reference::decoderLogitsRef(built.weights, ids), 5e-3, 0.0));
+  std::filesystem::remove(built.path);
 }
 
 TEST_F(VkattnTest, TiedOutputLlama3RopeFreqsAndPartialRotary) {

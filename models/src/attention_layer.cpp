@@ -8,6 +8,7 @@
 #include "vkattn/ops/encode_storage.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/linear.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 namespace {
@@ -52,6 +53,21 @@ TensorView headsView(const TensorView& rows, int64_t heads, int64_t headDim) {
 // Sequence b's rows of a [B, L, W] view whose rows are contiguous, as one flat run of elements.
 TensorView sequenceRows(const TensorView& rows, int64_t b) {
   return {rows.buffer, rows.dtype, {rows.dim(1) * rows.dim(2)}, {1}, rows.offset + b * rows.strides[0]};
+}
+
+// RMSNorm of every head of rows [B, L, heads * headDim] in place, each headDim-long run scaled by
+// weight [headDim] (Qwen3's q and k norms).
+void normalizeHeads(Context& ctx, const TensorView& rows, const Tensor& weight, int64_t headDim, float eps) {
+  const RmsNormOptions options{.weight = weight.view(), .eps = eps};
+  if (rows.contiguous()) {
+    const TensorView flat = rows.reshaped({rows.numel() / headDim, headDim});
+    rmsNorm(ctx, flat, flat, options);
+    return;
+  }
+  for (int64_t b = 0; b < rows.dim(0); ++b) {  // per sequence: each one's rows are contiguous
+    const TensorView flat = sequenceRows(rows, b).reshaped({rows.dim(1) * rows.dim(2) / headDim, headDim});
+    rmsNorm(ctx, flat, flat, options);
+  }
 }
 
 // Dimension 1 of a [B, H, ...] view dropped at index `index`: [B, ...].
@@ -167,6 +183,8 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
   requireBias("kBias", m_weights.kBias, kv);
   requireBias("vBias", m_weights.vBias, kv);
   requireBias("oBias", m_weights.oBias, d);
+  requireBias("qNorm", m_weights.qNorm, m_config.headDim);
+  requireBias("kNorm", m_weights.kNorm, m_config.headDim);
 }
 
 KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format) const {
@@ -187,22 +205,33 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
                                         " used)");
   const int64_t start = cache.m_length;
   const bool encoded = cache.format() != DType::F32;
+  if (m_weights.kNorm && !m_config.rope && !encoded)
+    throw Unsupported("kNorm: head norms of keys appended to an f32 cache need RoPE (which writes them into the "
+                      "cache); store the cache as bf16, q8_0 or q4_0, or add rope");
   Batch run(ctx);
-  // Projects into the cache's rows, or into f32 rows that are then encoded into them.
+  // Projects into the cache's rows, or into f32 rows that are then encoded into them. Normalized
+  // keys are projected apart too: the norm runs on rows of their own, RoPE then writes them into
+  // the cache.
   const auto project = [&](const Tensor& weight, const std::optional<Tensor>& bias, const TensorView& store,
                            bool rotate) {
-    const TensorView rows = encoded ? ctx.scratch({batch, count, store.dim(2)}) : cache.rows(store, start, count);
+    const bool apart = encoded || (rotate && m_weights.kNorm);
+    const TensorView rows = apart ? ctx.scratch({batch, count, store.dim(2)}) : cache.rows(store, start, count);
     if (rows.contiguous()) {
       linear(ctx, source, weight, rows, withBias(bias));
     } else {
       for (int64_t b = 0; b < batch; ++b)  // per sequence: each one's rows are contiguous
         linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias));
     }
+    if (rotate && m_weights.kNorm) normalizeHeads(ctx, rows, *m_weights.kNorm, m_config.headDim, m_config.headNormEps);
     if (rotate && m_config.rope) {
       RopeOptions rope = *m_config.rope;
       rope.positionOffset += start;
       const TensorView heads = headsView(rows, m_config.kvHeads, m_config.headDim);
-      vkattn::rope(ctx, heads, heads, rope);
+      // In place, or from the normalized rows into the f32 cache.
+      const TensorView to = apart && !encoded ? headsView(cache.rows(store, start, count), m_config.kvHeads,
+                                                          m_config.headDim)
+                                              : heads;
+      vkattn::rope(ctx, heads, to, rope);
     }
     if (encoded)
       for (int64_t b = 0; b < batch; ++b)
@@ -231,6 +260,7 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   Batch run(ctx);  // the scratch below lives until this submits
   const TensorView queries = ctx.scratch({batch, len, width});
   linear(ctx, x, m_weights.q, queries, withBias(m_weights.qBias));
+  if (m_weights.qNorm) normalizeHeads(ctx, queries, *m_weights.qNorm, m_config.headDim, m_config.headNormEps);
   const TensorView q = headsView(queries, m_config.heads, m_config.headDim);
   if (m_config.rope) {
     RopeOptions rope = *m_config.rope;

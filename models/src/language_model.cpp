@@ -83,7 +83,8 @@ struct LanguageModel::Impl {
                                    .headDim = m.headDim,
                                    .rope = RopeOptions{.theta = m.ropeTheta, .interleaved = m.ropeInterleaved,
                                                        .rotaryDim = m.rotaryDim,
-                                                       .frequencyDivisors = m.ropeDivisors}};
+                                                       .frequencyDivisors = m.ropeDivisors},
+                                   .headNormEps = m.normEps};
     for (int64_t i = 0; i < m.layers; ++i) {
       const std::string p = "blk." + std::to_string(i) + ".";
       const auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
@@ -98,6 +99,10 @@ struct LanguageModel::Impl {
                                     std::nullopt};
       if (m.attentionBiases && !(weights.qBias && weights.kBias && weights.vBias))
         throw InvalidArgument(p + "attn_q.bias", "a " + m.architecture + " model needs q, k and v biases");
+      if (m.headNorms) {
+        weights.qNorm = detail::deviceVector(ctx, file, p + "attn_q_norm.weight", m.headDim);
+        weights.kNorm = detail::deviceVector(ctx, file, p + "attn_k_norm.weight", m.headDim);
+      }
       layers.push_back({detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
                         detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
                         MultiHeadAttention(ctx, attention, std::move(weights)),

@@ -71,8 +71,8 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
   const GgufMetadata& metadata = file.metadata();
   LanguageModelConfig c;
   c.architecture = metadata.getString("general.architecture");
-  if (c.architecture != "llama" && c.architecture != "qwen2")
-    throw Unsupported("key 'general.architecture': \"" + c.architecture + "\" (vkattn runs llama and qwen2)");
+  if (c.architecture != "llama" && c.architecture != "qwen2" && c.architecture != "qwen3")
+    throw Unsupported("key 'general.architecture': \"" + c.architecture + "\" (vkattn runs llama, qwen2 and qwen3)");
   if (metadata.contains("general.name")) c.name = metadata.getString("general.name");
   const Keys keys{metadata, c.architecture};
 
@@ -110,6 +110,7 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
   c.ropeInterleaved = c.architecture == "llama";
   c.ropeDivisors = ropeDivisors(file, keys, c.rotaryDim);
   c.attentionBiases = c.architecture == "qwen2";
+  c.headNorms = c.architecture == "qwen3";
   c.tiedOutput = !file.contains("output.weight");
 
   const std::vector<int64_t> embedding = file.tensor("token_embd.weight").rowMajorShape();

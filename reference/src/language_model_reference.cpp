@@ -68,6 +68,8 @@ std::vector<double> decoderLogitsRef(const DecoderModelWeights& m, const std::ve
     Matrix q = project(h, rows, d, w.q, m.heads * hd, w.qBias);
     Matrix k = project(h, rows, d, w.k, m.kvHeads * hd, w.kBias);
     const Matrix v = project(h, rows, d, w.v, m.kvHeads * hd, w.vBias);
+    if (!w.qNorm.empty()) q = rmsNorm(q, rows * m.heads, hd, w.qNorm, m.normEps);  // each head's row
+    if (!w.kNorm.empty()) k = rmsNorm(k, rows * m.kvHeads, hd, w.kNorm, m.normEps);
     rotate(q, rows, m.heads, m);
     rotate(k, rows, m.kvHeads, m);
 

@@ -23,6 +23,8 @@ struct AttentionLayerConfig {
   int64_t headDim = 0;  // 0 means modelDim / heads
   // Rotates queries and keys by their positions (keys when they enter the cache).
   std::optional<RopeOptions> rope;
+  // With AttentionLayerWeights::qNorm / kNorm: the RMSNorm epsilon of each query and key head.
+  float headNormEps = 1e-6f;
 };
 
 // Weights in torch.nn.Linear layout: q [heads*headDim, modelDim], k and v [kvHeads*headDim,
@@ -30,6 +32,9 @@ struct AttentionLayerConfig {
 struct AttentionLayerWeights {
   Tensor q, k, v, o;
   std::optional<Tensor> qBias, kBias, vBias, oBias;
+  // [headDim] each: RMSNorm of every query and key head after the projection, before the
+  // rotation (Qwen3, Gemma 3).
+  std::optional<Tensor> qNorm, kNorm;
 };
 
 // Projected keys and values of up to `capacity` positions, in [B, capacity, kvHeads, headDim],

@@ -1,6 +1,6 @@
-// A decoder-only LLaMA-family language model read from a GGUF file (architectures `llama` and
-// `qwen2`), run on vkattn's kernels: RMSNorm, GQA attention with RoPE and a key/value cache on the
-// device, SwiGLU, the output projection. Weights stay in the file's type where the runtime's
+// A decoder-only LLaMA-family language model read from a GGUF file (architectures `llama`, `qwen2`
+// and `qwen3`), run on vkattn's kernels: RMSNorm, GQA attention with RoPE (qwen3: each q and k head
+// RMSNorm-ed first) and a key/value cache on the device, SwiGLU, the output projection. Weights stay in the file's type where the runtime's
 // linear reads it and become f32 on the device otherwise (language_model_weights.hpp says which);
 // the token embedding stays in the file and only the rows a step needs are decoded. The prompt
 // runs as one batch, then one token per step.

@@ -14,7 +14,7 @@ namespace vkattn {
 class GgufFile;
 
 struct LanguageModelConfig {
-  std::string architecture;  // "llama" or "qwen2"
+  std::string architecture;  // "llama", "qwen2" or "qwen3"
   std::string name;          // general.name, or empty
   int64_t layers = 0;
   int64_t modelDim = 0;
@@ -27,10 +27,11 @@ struct LanguageModelConfig {
   float normEps = 1e-5f;
   double ropeTheta = 10000.0;
   int64_t rotaryDim = 0;
-  bool ropeInterleaved = true;  // adjacent pairs (llama) or halves (qwen2)
+  bool ropeInterleaved = true;  // adjacent pairs (llama) or halves (qwen2, qwen3)
   // Per-pair frequency divisors (rotaryDim / 2): rope_freqs.weight (Llama 3) or linear scaling.
   std::vector<double> ropeDivisors;
   bool attentionBiases = false;  // q/k/v biases (qwen2)
+  bool headNorms = false;        // RMSNorm of each q and k head before RoPE (qwen3: attn_q_norm, attn_k_norm)
   bool tiedOutput = false;       // no output.weight: the token embedding projects back
 };
 

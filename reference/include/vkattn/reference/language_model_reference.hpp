@@ -1,6 +1,7 @@
 // A double-precision CPU forward pass of a LLaMA-family decoder (LLaMA's published definition:
 // RMSNorm, grouped-query attention with rotary positions, SwiGLU feed-forward, final RMSNorm and
-// output projection; optional q/k/v biases as Qwen2 adds), written from the formulas and
+// output projection; optional q/k/v biases as Qwen2 adds, optional RMSNorm of each query and key
+// head before the rotation as Qwen3 adds), written from the formulas and
 // independent of the runtime, for the language model's tests.
 #pragma once
 
@@ -12,6 +13,7 @@ namespace vkattn::reference {
 struct DecoderLayerWeights {
   // Matrices in torch.nn.Linear layout [out, in], row-major; biases empty when absent.
   std::vector<float> attentionNorm, q, k, v, o, qBias, kBias, vBias;
+  std::vector<float> qNorm, kNorm;  // [headDim] each, or empty: RMSNorm of every q and k head (Qwen3)
   std::vector<float> ffnNorm, gate, up, down;
 };
 
