@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -55,7 +56,9 @@ struct Module {
 }  // namespace
 
 int pipelinesCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--json"}, {});
+  Arguments a(args, {"--json", "--isa"}, {});
+  const std::optional<std::string> isaDir = a.get("--isa");  // each module's ISA text, one file each
+  if (isaDir) std::filesystem::create_directories(*isaDir);
   if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
   setenv("VKATTN_PIPELINE_STATISTICS", "1", 1);
   // Compile-only, with the GPU kernels Auto picks on a GPU, and no pipeline cache (a pipeline
@@ -93,6 +96,12 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
       }
       for (const PipelineRepresentation& r : pipelineRepresentations(ctx.device(), *pipeline)) {
         if (!r.isText || !isIsa(r.name)) continue;
+        if (isaDir) {
+          std::string file = entry.label + ".s";
+          for (char& c : file)
+            if (c == ' ' || c == '/' || c == ':') c = '_';
+          std::ofstream(std::filesystem::path(*isaDir) / file) << r.data;
+        }
         const auto found = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kMatrixInstruction),
                                          std::sregex_iterator());
         m.matrixInstructions = m.matrixInstructions.value_or(0) + static_cast<int>(found);

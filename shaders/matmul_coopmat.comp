@@ -165,8 +165,13 @@ void main() {
   bool pending = false;
   uint nanM = 0u, nanN = 0u;
   const uint block = gl_SubgroupID * FM * LDE;
-  FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) {
-    FRAG_STORE_ACC(acc[f], sE, block, LDE);
+  // Rolled on purpose (its body is large): acc rotates so that fragment f is acc[0] in turn. Every
+  // index into acc stays a constant once the inner loops unroll, so the accumulators live in
+  // registers; an index that varies would move the whole array to scratch memory (AMD's compiler
+  // did that, reloading and storing it around every K slice).
+  [[dont_unroll]] for (uint f = 0; f < FRAGS * FRAGS; ++f) {
+    FRAG_STORE_ACC(acc[0], sE, block, LDE);
+    FRAG_LOOP for (uint g = 0; g + 1 < FRAGS * FRAGS; ++g) acc[g] = acc[g + 1];
     subgroupSync();  // the fragment is in shared memory
     for (uint x = gl_SubgroupInvocationID; x < FM * FN; x += gl_SubgroupSize) {
       const uint m = m0 + qm + FM * (f / FRAGS) + x / FN, n = n0 + qn + FN * (f % FRAGS) + x % FN;
