@@ -68,14 +68,14 @@ std::string exhaustiveCases() {
       const ::testing::TestInfo& info = *suite.GetTestInfo(t);
       const std::string program = std::filesystem::path(info.file()).stem().string();
       const std::string full = std::string(info.test_suite_name()) + "." + info.name();
-      for (const auto& [name, patterns] : kExhaustiveTier)
-        if (name == program)
-          for (std::string_view pattern : patterns)
-            if (globMatches(pattern, full)) {
-              names += (names.empty() ? "" : ":") + full;
-              goto next;
-            }
-    next:;
+      const auto exhaustive = [&] {
+        for (const auto& [name, patterns] : kExhaustiveTier)
+          if (name == program)
+            for (std::string_view pattern : patterns)
+              if (globMatches(pattern, full)) return true;
+        return false;
+      };
+      if (exhaustive()) names += (names.empty() ? "" : ":") + full;
     }
   }
   return names;
@@ -158,7 +158,9 @@ void writeJson(const std::string& path, const std::string& device, const std::st
       {"cooperative_matrix", coopmat},
       {"cooperative_matrix_2", coopmat2},
       {"kernels", nlohmann::ordered_json::array()}};
-  for (const auto& [name, r] : rows)
+  for (const auto& [name, r] : rows) {
+    nlohmann::ordered_json skips = nlohmann::ordered_json::array();
+    for (const auto& [which, why] : r.skips) skips.push_back({{"case", which}, {"why", why}});
     report["kernels"].push_back({{"kernel", name},
                                  {"cases", r.cases},
                                  {"passed", r.passed},
@@ -167,11 +169,8 @@ void writeJson(const std::string& path, const std::string& device, const std::st
                                  {"max_abs_error", r.maxAbs},
                                  {"worst_error_over_tolerance", r.worstRatio},
                                  {"failures", r.failures},
-                                 {"skips", [&] {
-                                    nlohmann::ordered_json skips = nlohmann::ordered_json::array();
-                                    for (const auto& [name, why] : r.skips) skips.push_back({{"case", name}, {"why", why}});
-                                    return skips;
-                                  }()}});
+                                 {"skips", skips}});
+  }
   out << report.dump(2) << "\n";
 }
 
