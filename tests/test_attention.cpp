@@ -17,6 +17,7 @@
 
 #include "support/attention_check.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/pipeline.hpp"
 #include "support/compare.hpp"
 #include "support/invalid_argument_of.hpp"
 #include "vkattn/reference/reference.hpp"
@@ -656,6 +657,24 @@ TEST_F(VkattnTest, AttentionExplicitKeySplitsWithMasks) {
   tiled.keySplits = 2;
   Inputs in = makeInputs(ctx(), pr, DType::F32, 141);
   EXPECT_EQ(invalidArgumentOf([&] { attention(ctx(), in.tq, in.tk, in.tv, tiled); }), "keySplits");
+}
+
+TEST(AttentionSplits, EverySplitCountSharesOneCombinePipeline) {
+  // The split count is a push constant of the combine kernel: a decode whose count grows with the
+  // cache builds its combine pipeline once, not once per count.
+  Context fresh;
+  auto pr = problem(1, 2, 2, 3, 97, 32, 32);
+  Inputs in = makeInputs(fresh, pr, DType::F32, 150);
+  for (uint32_t splits : {2u, 3u, 5u, 7u}) {
+    SCOPED_TRACE("splits " + std::to_string(splits));
+    AttentionOptions o = optionsFor(pr);
+    o.variant = AttentionVariant::Rows;
+    o.keySplits = splits;
+    check(fresh, Path::Rows, pr, in, o, DType::F32);
+  }
+  int combines = 0;
+  for (const Pipeline* pipeline : fresh.pipelines().all()) combines += pipeline->name().rfind("attention_combine", 0) == 0;
+  EXPECT_EQ(combines, 1);
 }
 
 }  // namespace

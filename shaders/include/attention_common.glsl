@@ -29,7 +29,6 @@ layout(constant_id = ATTN_SPEC_QO_ALIGNED) const bool QO_ALIGNED = false;
 // Split-K: the rows and fragment kernels cover 1 / gl_NumWorkGroups.z of the keys per workgroup z and write
 // partial (acc, max, sum) records that attention_combine.comp merges.
 layout(constant_id = ATTN_SPEC_SPLIT) const bool SPLIT = false;
-layout(constant_id = ATTN_SPEC_SPLITS) const uint SPLITS = 1;  // combine kernel: partial records per row
 // Decode mode of the rows kernel: the workgroup (one subgroup) shares its ROWS query rows and its
 // lanes take turns over the keys; subgroup ops merge the lanes' softmax states at the end.
 layout(constant_id = ATTN_SPEC_LANE_KEYS) const bool LANE_KEYS = false;

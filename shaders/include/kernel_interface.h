@@ -47,7 +47,7 @@
 #define ATTN_SPEC_KEY_BLOCK 9   // uint: keys per step or tile
 #define ATTN_SPEC_ALIGNED 11    // bool: K and V rows start at multiples of 4 elements
 #define ATTN_SPEC_SPLIT 12      // bool: rows / fragment kernel writes split-K partial records
-#define ATTN_SPEC_SPLITS 13     // uint: combine kernel, partial records per row
+// 13: formerly the combine kernel's split count, a push constant now (AttentionParams::lk there)
 #define ATTN_SPEC_LANE_KEYS 14  // bool: rows kernel decode mode
 #define ATTN_SPEC_STAGES 15     // uint: coopmat kernel, K/V tile buffers in shared memory (1 or 2)
 #define ATTN_SPEC_SUBGROUP_SIZE 16  // uint: coopmat and decode kernels, the (fixed) subgroup size

@@ -268,7 +268,8 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     AttentionKernelShape combine;
     combine.workgroup = 64;
     combine.writeLse = shape.writeLse;
-    combine.splits = splits;
+    pc::AttentionParams combineParams = plan.params;
+    combineParams.lk = splits;  // the combine's split count, a push constant (attention_combine.comp)
     detail::recordOp(ctx,
                      {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
                       detail::attentionConstants(plan, combine)},
@@ -277,7 +278,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                   {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
                   {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
                   {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
-                 plan.params,
+                 combineParams,
                  groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq * ((plan.dv + 3) / 4)),
                            combine.workgroup));
   }

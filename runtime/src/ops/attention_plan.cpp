@@ -333,7 +333,6 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(ATTN_SPEC_ALIGNED, plan.kvAligned)
       .set(ATTN_SPEC_QO_ALIGNED, qoAligned(plan))
       .set(ATTN_SPEC_SPLIT, shape.split)
-      .set(ATTN_SPEC_SPLITS, shape.splits)
       .set(ATTN_SPEC_LANE_KEYS, shape.laneKeys)
       .set(ATTN_SPEC_STAGES, shape.stages)
       .set(ATTN_SPEC_SUBGROUP_SIZE, shape.subgroup)
