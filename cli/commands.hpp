@@ -19,6 +19,7 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
 int runCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int translateCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int generateCommand(const CommonOptions& options, const std::vector<std::string>& args);
+int perplexityCommand(const CommonOptions& options, const std::vector<std::string>& args);
 int warmupCommand(const CommonOptions& options, const std::vector<std::string>& args);
 
 }  // namespace vkattn::cli

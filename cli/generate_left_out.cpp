@@ -12,4 +12,8 @@ int generateCommand(const CommonOptions&, const std::vector<std::string>&) {
   return 2;
 }
 
+int perplexityCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  return generateCommand(options, args);  // the same missing piece
+}
+
 }  // namespace vkattn::cli

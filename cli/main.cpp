@@ -44,6 +44,8 @@ void usage(std::ostream& out) {
          "            text, reports tokens/s: [--max-tokens N] [--temperature T] [--top-k K]\n"
          "            [--top-p P] [--seed S] [--context N] [--kv-dtype bf16|q8_0|q4_0]\n"
          "            [--logits FILE.npy] [--verbose]\n"
+         "  perplexity MODEL.gguf TEXT.txt [--context N]  the model's perplexity on the text, in\n"
+         "            chunks of N tokens scored as llama.cpp's llama-perplexity does\n"
          "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"
          "            translation: [--verbose] [--dump-attention DIR] [--logits FILE.npy]\n"
          "            [--model DIR] [--max-tokens N]\n"
@@ -67,6 +69,7 @@ int dispatchCommand(const std::string& command, const CommonOptions& options, co
   }
   if (command == "translate") return translateCommand(options, rest);
   if (command == "generate") return generateCommand(options, rest);
+  if (command == "perplexity") return perplexityCommand(options, rest);
   if (command == "warmup") return warmupCommand(options, rest);
   if (command == "run") return runCommand(options, rest);
   if (command == "bench") return benchCommand(options, rest);

@@ -4,6 +4,7 @@
 // width, tied output, Llama 3 rope_freqs with a partial rotary dim,
 // quantized matrices), incremental decoding against full forward passes, attention maps,
 // sampling, and clear errors for files vkattn cannot run.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "vkattn/reference/language_model_reference.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/tokenizers/text_tokenizer.hpp"
+#include "vkattn/tokenizers/token_vocabulary.hpp"
 
 namespace vkattn::test {
 namespace {
@@ -212,6 +214,43 @@ TEST_F(VkattnTest, Qwen3HeadNormsAndAHeadDimApartFromTheWidth) {
   LanguageModel bf16(ctx(), built.path, {.kvFormat = DType::BF16});
   const std::vector<int32_t> ids = someIds(9, 9);
   EXPECT_TRUE(allClose(bf16.logits(ids), reference::decoderLogitsRef(built.weights, ids), 5e-3, 0.0));
+  std::filesystem::remove(built.path);
+}
+
+TEST_F(VkattnTest, PerplexityScoresChunksAsLlamaPerplexity) {
+  // Chunks of `context` tokens, bos opening each where the vocabulary adds one, the second half of
+  // each scored: against the double reference's logits of the same chunks.
+  const BuiltModel built = ModelBuilder(ModelSpec{}, 11).write("perplexity");
+  LanguageModel model(ctx(), built.path);
+  std::string text;
+  for (int i = 0; i < 12; ++i) text += (i % 3 ? "abc ab " : "bc a abc ");
+  const int64_t context = 8;
+  const Perplexity got = model.perplexity(text, context);
+  const std::vector<int32_t> tokens = model.tokenizer().encode(text, {.addSpecial = true, .parseSpecial = false});
+  const TokenVocabulary& words = model.tokenizer().vocabulary();
+  const int64_t chunks = static_cast<int64_t>(tokens.size()) / context;
+  ASSERT_GE(chunks, 2);
+  double nll = 0;
+  int64_t scored = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    std::vector<int32_t> chunk(tokens.begin() + c * context, tokens.begin() + (c + 1) * context);
+    if (words.addBos) chunk[0] = words.bos;
+    const std::vector<double> logits = reference::decoderLogitsRef(built.weights, chunk);
+    for (int64_t j = context / 2; j < context - 1; ++j, ++scored) {
+      const double* row = logits.data() + j * ModelBuilder::kVocab;
+      const double top = *std::max_element(row, row + ModelBuilder::kVocab);
+      double sum = 0;
+      for (int64_t v = 0; v < ModelBuilder::kVocab; ++v) sum += std::exp(row[v] - top);
+      nll += std::log(sum) + top - row[tokens[static_cast<std::size_t>(c * context + j + 1)]];
+    }
+  }
+  EXPECT_EQ(got.chunks, chunks);
+  EXPECT_EQ(got.scored, scored);
+  EXPECT_NEAR(got.meanNll, nll / static_cast<double>(scored), 1e-4);
+  EXPECT_NEAR(got.perplexity, std::exp(nll / static_cast<double>(scored)), 1e-4 * got.perplexity);
+  EXPECT_EQ(invalidArgumentOf([&] { model.perplexity("abc", context); }), "text");
+  EXPECT_EQ(invalidArgumentOf([&] { model.perplexity(text, 2); }), "context");
+  EXPECT_EQ(invalidArgumentOf([&] { model.perplexity(text, model.contextLength() + 1); }), "context");
   std::filesystem::remove(built.path);
 }
 

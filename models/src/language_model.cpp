@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "language_model_weights.hpp"
@@ -299,6 +300,44 @@ const char* toString(GenerationEnd end) noexcept {
 }
 
 std::vector<float> LanguageModel::logits(std::span<const int32_t> ids) { return m_impl->logits(ids); }
+
+Perplexity LanguageModel::perplexity(std::string_view text, int64_t context) {
+  const auto start = std::chrono::steady_clock::now();
+  if (context < 0) throw InvalidArgument("context", std::to_string(context) + " must be >= 0");
+  if (context == 0) context = m_impl->context;
+  if (context < 4 || context > m_impl->context)
+    throw InvalidArgument("context", std::to_string(context) + " must be in 4 .. the model's context " +
+                                         std::to_string(m_impl->context));
+  const std::vector<int32_t> tokens = m_impl->tokenizer->encode(text, {.addSpecial = true, .parseSpecial = false});
+  if (static_cast<int64_t>(tokens.size()) < 2 * context)
+    throw InvalidArgument("text", std::to_string(tokens.size()) + " tokens; a perplexity over chunks of " +
+                                      std::to_string(context) + " needs at least " + std::to_string(2 * context));
+  const TokenVocabulary& words = m_impl->tokenizer->vocabulary();
+  const int32_t bos = words.addBos ? words.bos : kNoToken;  // as llama-perplexity: bos opens every chunk
+  const int64_t vocab = m_impl->config.vocab;
+  Perplexity out;
+  out.context = context;
+  out.chunks = static_cast<int64_t>(tokens.size()) / context;
+  double nll = 0;
+  for (int64_t c = 0; c < out.chunks; ++c) {
+    std::vector<int32_t> chunk(tokens.begin() + c * context, tokens.begin() + (c + 1) * context);
+    if (bos >= 0) chunk[0] = bos;
+    const std::vector<float> rows = m_impl->logits(chunk);
+    for (int64_t j = context / 2; j < context - 1; ++j) {
+      const float* row = rows.data() + j * vocab;
+      const double top = *std::max_element(row, row + vocab);
+      double sum = 0;
+      for (int64_t v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(row[v]) - top);
+      const auto next = static_cast<std::size_t>(tokens[static_cast<std::size_t>(c * context + j + 1)]);
+      nll += std::log(sum) + top - static_cast<double>(row[next]);
+      ++out.scored;
+    }
+  }
+  out.meanNll = nll / static_cast<double>(out.scored);
+  out.perplexity = std::exp(out.meanNll);
+  out.seconds = secondsSince(start);
+  return out;
+}
 
 Generation LanguageModel::generate(std::string_view prompt, const GenerateOptions& options) {
   const std::vector<int32_t> ids = m_impl->tokenizer->encode(prompt, {.addSpecial = true, .parseSpecial = options.parseSpecial});

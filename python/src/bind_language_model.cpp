@@ -162,6 +162,24 @@ class PyModel {
     return out;
   }
 
+  py::dict perplexity(const std::string& text, const py::object& context) {
+    const int64_t n = context.is_none() ? 0 : intArgument(context, "context", 0, std::numeric_limits<int32_t>::max());
+    Perplexity p;
+    try {
+      p = onDevice([&](Context& ctx) { return model(ctx).perplexity(text, n); });
+    } catch (const InvalidArgument& e) {
+      throw py::value_error("'" + pythonName(e.argument()) + "' " + e.problem());
+    }
+    py::dict d;
+    d["perplexity"] = p.perplexity;
+    d["mean_nll"] = p.meanNll;
+    d["tokens"] = p.scored;
+    d["chunks"] = p.chunks;
+    d["context"] = p.context;
+    d["seconds"] = p.seconds;
+    return d;
+  }
+
   py::dict config() const {
     const LanguageModelConfig& c = m_config;
     py::dict d;
@@ -279,6 +297,10 @@ void bindLanguageModel(py::module_& m) {
            py::arg("attention") = false, py::arg("logits") = false,
            "prompt: text (tokenized with bos, control-token texts parsed) or token ids. Greedy unless "
            "temperature > 0.")
+      .def("perplexity", &PyModel::perplexity, py::arg("text"), py::kw_only(), py::arg("context") = py::none(),
+           "The text's perplexity as llama.cpp's llama-perplexity computes it: chunks of context tokens (None: "
+           "the model's context_length), bos opening each, the second half of each scored. Returns a dict: "
+           "perplexity, mean_nll (nats), tokens (scored), chunks, context, seconds.")
       .def_property_readonly("config", &PyModel::config);
 }
 

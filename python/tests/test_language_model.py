@@ -125,6 +125,43 @@ def test_cli_generate_streams_the_models_greedy_text(llama):
     assert prefill.returncode == 0 and prefill.stdout == PROMPT + "\n" and "generation: 0 tokens" in prefill.stderr
 
 
+def test_perplexity_scores_the_second_half_of_each_chunk(llama):
+    text = ("And God said, Let there be light: and there was light. And God saw the light, that it was good. "
+            * 12)
+    p = llama.perplexity(text, context=32)
+    ids = llama.tokenize(text)
+    chunks = len(ids) // 32
+    nll, scored = 0.0, 0
+    for c in range(chunks):  # the same chunking, on the model's own logits, in NumPy
+        chunk = ids[c * 32:(c + 1) * 32]
+        chunk[0] = ids[0]  # bos opens every chunk
+        logits = llama.logits(chunk).astype(np.float64)
+        for j in range(16, 31):
+            row = logits[j]
+            nll += np.log(np.exp(row - row.max()).sum()) + row.max() - row[ids[c * 32 + j + 1]]
+            scored += 1
+    assert (p["chunks"], p["tokens"], p["context"]) == (chunks, scored, 32)
+    assert abs(p["mean_nll"] - nll / scored) < 1e-4 and abs(p["perplexity"] - np.exp(nll / scored)) < 1e-3
+    with pytest.raises(ValueError, match="'text'"):
+        llama.perplexity("And God", context=32)
+    with pytest.raises(ValueError, match="'context'"):
+        llama.perplexity(text, context=100000)
+
+
+@pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+def test_cli_perplexity_agrees_with_python(llama, tmp_path):
+    text = "In the beginning God created the heaven and the earth. And the earth was without form. " * 10
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    r = subprocess.run([CLI, "perplexity", str(LLAMA), str(tmp_path / "t.txt"), "--context", "32"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    printed = float(r.stdout.split("perplexity: ")[1].split()[0])
+    assert abs(printed - llama.perplexity(text, context=32)["perplexity"]) < 1e-3
+    short = subprocess.run([CLI, "perplexity", str(LLAMA), str(tmp_path / "t.txt"), "--context", "10000"],
+                           capture_output=True, text=True, timeout=300)
+    assert short.returncode != 0 and "'--context'" in short.stderr
+
+
 def test_a_path_object_names_the_model():
     assert vkattn.Model(LLAMA).config["architecture"] == "llama"
 

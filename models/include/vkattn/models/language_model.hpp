@@ -90,6 +90,20 @@ struct Generation {
   double generateSeconds = 0;  // every later step, sampling included
 };
 
+// A text's perplexity as llama.cpp's llama-perplexity computes it, so the figures compare: the
+// tokens (bos first, as the vocabulary says) cut into chunks of `context`, each chunk a fresh
+// sequence whose first token becomes bos (where the vocabulary adds one), and in each chunk the second half's tokens scored
+// (positions context/2 .. context-2 predicting the next); perplexity = exp(mean negative log
+// likelihood). Tokens past the last whole chunk are left out.
+struct Perplexity {
+  double perplexity = 0;
+  double meanNll = 0;       // natural log
+  int64_t scored = 0;       // tokens scored
+  int64_t chunks = 0;
+  int64_t context = 0;
+  double seconds = 0;
+};
+
 class LanguageModel {
  public:
   // Reads the file's hyper-parameters, tokenizer and weights. Throws Unsupported naming the
@@ -109,6 +123,9 @@ class LanguageModel {
 
   // Logits [ids.size(), vocab] of a fresh sequence, positions 0.. (one batch).
   std::vector<float> logits(std::span<const int32_t> ids);
+  // The perplexity of `text` over chunks of `context` tokens (0: contextLength()); the text must
+  // hold at least two chunks (InvalidArgument naming "text"), as llama-perplexity asks.
+  Perplexity perplexity(std::string_view text, int64_t context = 0);
   // Tokenizes `prompt` (bos as the vocabulary says) and samples up to maxTokens more.
   Generation generate(std::string_view prompt, const GenerateOptions& options = {});
   Generation generate(std::span<const int32_t> promptIds, const GenerateOptions& options = {});
