@@ -13,6 +13,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: tools/gpu_compilers.sh BUILD_DIR [OUT_DIR]}" && pwd)
 out=${2:-$build/gpu-compilers}
 mkdir -p "$out"
+# Mesa 25 unpacked inside the build folder (MESA25_DIR overrides), nothing installed.
+export MESA25_DIR=${MESA25_DIR:-$build/mesa25}
 MESA25_DRIVER=radv source "$repo/tools/mesa25_env.sh" > "$out/mesa25.log" 2>&1
 chips=(navi31 navi21)
 
