@@ -18,14 +18,14 @@ with CUDA events (median). Three tables, each with the device copy bandwidth as 
 Exit status 1 when a vkattn check fails or a vkattn run errs. On a machine without a CUDA PyTorch
 the PyTorch columns are left out (the vkattn figures still run and are checked).
 """
-import argparse
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median_ms, require_vkattn, vkattn_bench, vkattn_parser  # noqa: E402
 
 try:
     import torch
@@ -35,10 +35,7 @@ except ImportError:  # pragma: no cover - reported to the user
 
 
 def parse_args():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--vkattn", default=os.path.join(here, "..", "build", "vkattn"), help="the vkattn binary")
-    p.add_argument("--device", help="vkattn device (index or name substring)")
+    p = vkattn_parser(__doc__.split("\n")[0])
     p.add_argument("--tables", default="decode,linear,rows", help="comma-separated: decode, linear, rows")
     p.add_argument("--decode-lengths", default="4096,16384,65536,131072", help="Lk of the decode table")
     p.add_argument("--decode-heads", default="32,8", help="query heads, K/V heads")
@@ -65,33 +62,8 @@ def parse_args():
     a.linear_shapes = [tuple(int(v) for v in s.split("x")) for s in a.linear_shapes.split(",")]
     a.rows_shape = tuple(int(v) for v in a.rows_shape.split("x"))
     a.rope_shape = tuple(int(v) for v in a.rope_shape.split("x"))
-    if not os.access(a.vkattn, os.X_OK):
-        p.error(f"--vkattn: {a.vkattn} is not an executable (build the project first)")
+    require_vkattn(p, a)
     return a
-
-
-def vkattn_bench(args, workdir, kernel, *flags, env=None):
-    """One verified `vkattn bench` run (with `env` added to the environment): its JSON report, with
-    'ok' and, on failure, 'error'."""
-    path = os.path.join(workdir, "bench.json")
-    if os.path.exists(path):
-        os.remove(path)
-    cmd = [args.vkattn, "bench", kernel, *map(str, flags), "--repeats", args.repeats, "--baseline-repeats", 0,
-           "--json", path] + (["--device", args.device] if args.device else [])
-    try:
-        r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=args.timeout,
-                           env={**os.environ, **(env or {})})
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"timed out after {args.timeout:g} s"}
-    if not os.path.exists(path):
-        lines = [l for l in r.stderr.strip().splitlines() if l.strip()]
-        return {"ok": False, "error": lines[-1] if lines else f"exit {r.returncode}"}
-    with open(path) as f:
-        result = json.load(f)
-    result["ok"] = r.returncode == 0 and result["passed"]
-    if not result["ok"]:
-        result["error"] = f"max |error| {result['max_abs_error']:.3g} over tolerance {result['tolerance']:.3g}"
-    return result
 
 
 class Peer:
@@ -104,18 +76,7 @@ class Peer:
                       else "no CUDA PyTorch")
 
     def ms(self, fn):
-        with torch.no_grad():
-            for _ in range(3):
-                fn()
-            times = []
-            for _ in range(self.repeats):
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                fn()
-                end.record()
-                torch.cuda.synchronize()
-                times.append(start.elapsed_time(end))
-        return statistics.median(times)
+        return median_ms(torch, fn, self.repeats, cuda=True)
 
     def rand(self, *shape, dtype=None):
         return torch.rand(*shape, device="cuda", dtype=dtype or torch.float16) * 2 - 1

@@ -20,17 +20,17 @@ the device cannot run (coopmat without the extension) is reported, not failed.
 
     /usr/bin/python3 bench/compare_torch_sdpa.py --vkattn build/vkattn --variants tiled,coopmat --out sdpa.md
 """
-import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median_ms, require_vkattn, vkattn_parser  # noqa: E402
 
 try:
     import torch
@@ -43,10 +43,7 @@ TOLERANCE = {"f16": (2e-3, 5e-3), "f32": (2e-5, 1e-4)}
 
 
 def parse_args():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--vkattn", default=os.path.join(here, "..", "build", "vkattn"), help="the vkattn binary")
-    p.add_argument("--device", help="vkattn device (index or name substring)")
+    p = vkattn_parser(__doc__.split("\n")[0])
     p.add_argument("--variants", default="auto,coopmat", help="comma-separated: auto, rows, tiled, coopmat")
     p.add_argument("--dims", default="64,128")
     p.add_argument("--lengths", default="512,1024,2048,4096,8192,16384")
@@ -69,8 +66,7 @@ def parse_args():
     a.dims = [int(x) for x in a.dims.split(",")]
     a.lengths = [int(x) for x in a.lengths.split(",")]
     a.causal_flags = {"both": [False, True], "yes": [True], "no": [False]}[a.causal]
-    if not os.access(a.vkattn, os.X_OK):
-        p.error(f"--vkattn: {a.vkattn} is not an executable (build the project first)")
+    require_vkattn(p, a)
     return a
 
 
@@ -154,23 +150,7 @@ class Torch:
         return make(), make(), make()
 
     def time_ms(self, fn, repeats):
-        with torch.no_grad():
-            for _ in range(3):
-                fn()
-            times = []
-            for _ in range(repeats):
-                if self.cuda:
-                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    fn()
-                    end.record()
-                    torch.cuda.synchronize()
-                    times.append(start.elapsed_time(end))
-                else:
-                    t0 = time.perf_counter()
-                    fn()
-                    times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
+        return median_ms(torch, fn, repeats, self.cuda)
 
     def measure(self, b, h, length, d, causal, repeats):
         q, k, v = self.inputs(b, h, length, d, seed=length + d)

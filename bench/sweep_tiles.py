@@ -16,23 +16,19 @@ defaults in runtime/src/ops (attention_shapes.cpp, matmul_kernel.cpp) come from 
 
     python3 bench/sweep_tiles.py --vkattn build/vkattn --out sweep.md
 """
-import argparse
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_torch_kernels import vkattn_bench  # noqa: E402
+from bench_common import require_vkattn, vkattn_bench, vkattn_parser  # noqa: E402
 
 ATTENTION_TILES = ["4x64x2", "4x32x2", "4x64x1", "4x32x1", "2x64x2", "2x32x2", "4x16x2", "2x32x1"]
 MATMUL_TILES = ["4x32x2", "4x32x1", "2x32x2", "2x32x1", "4x16x2", "2x16x2", "2x16x1"]
 
 
 def parse_args():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--vkattn", default=os.path.join(here, "..", "build", "vkattn"), help="the vkattn binary")
-    p.add_argument("--device", help="vkattn device (index or name substring)")
+    p = vkattn_parser(__doc__.split("\n")[0])
     p.add_argument("--attention", default="2x16x4096x128", help="BxHxLxD of the attention rows")
     p.add_argument("--linear", default="4096x4096x4096", help="MxNxK of the linear rows")
     p.add_argument("--repeats", type=int, default=20, help="timed runs of each configuration (median reported)")
@@ -46,8 +42,7 @@ def parse_args():
     a.linear = [int(v) for v in a.linear.split("x")]
     if len(a.attention) != 4 or len(a.linear) != 3:
         p.error("--attention takes BxHxLxD and --linear MxNxK")
-    if not os.access(a.vkattn, os.X_OK):
-        p.error(f"--vkattn: {a.vkattn} is not an executable (build the project first)")
+    require_vkattn(p, a)
     return a
 
 
