@@ -167,29 +167,48 @@ std::vector<const Pipeline*> PipelineLibrary::all() const {
   return pipelines;
 }
 
-std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pipeline& pipeline) {
-  if (!device.capturesPipelineStatistics()) return {};
-  VkDevice dev = device.handle();
+namespace {
+
+// The names of `pipeline`'s executables (one per shader stage the driver built), and for each of
+// them the VkPipelineExecutableInfoKHR that its statistics and representations are asked with.
+struct Executable {
+  std::string name;
+  VkPipelineExecutableInfoKHR info;
+};
+std::vector<Executable> executablesOf(VkDevice dev, const Pipeline& pipeline) {
   auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
       vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
-  auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
-      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
-  if (!properties || !statistics) return {};
+  if (!properties) return {};
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   info.pipeline = pipeline.handle();
   uint32_t count = 0;
   checkVk(properties(dev, &info, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
-  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-  checkVk(properties(dev, &info, &count, executables.data()), "vkGetPipelineExecutablePropertiesKHR");
-  std::vector<PipelineStatistic> out;
+  std::vector<VkPipelineExecutablePropertiesKHR> found(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  checkVk(properties(dev, &info, &count, found.data()), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<Executable> out;
   for (uint32_t e = 0; e < count; ++e) {
     VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     which.pipeline = pipeline.handle();
     which.executableIndex = e;
+    out.push_back({found[e].name, which});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pipeline& pipeline) {
+  if (!device.capturesPipelineStatistics()) return {};
+  VkDevice dev = device.handle();
+  auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!statistics) return {};
+  std::vector<PipelineStatistic> out;
+  for (const Executable& e : executablesOf(dev, pipeline)) {
     uint32_t n = 0;
-    checkVk(statistics(dev, &which, &n, nullptr), "vkGetPipelineExecutableStatisticsKHR");
+    checkVk(statistics(dev, &e.info, &n, nullptr), "vkGetPipelineExecutableStatisticsKHR");
     std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-    checkVk(statistics(dev, &which, &n, stats.data()), "vkGetPipelineExecutableStatisticsKHR");
+    checkVk(statistics(dev, &e.info, &n, stats.data()), "vkGetPipelineExecutableStatisticsKHR");
     for (uint32_t i = 0; i < n; ++i) {
       double value = 0;
       switch (stats[i].format) {
@@ -199,7 +218,7 @@ std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pi
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = stats[i].value.f64; break;
         default: break;
       }
-      out.push_back({executables[e].name, stats[i].name, value});
+      out.push_back({e.name, stats[i].name, value});
     }
   }
   return out;
@@ -208,36 +227,25 @@ std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pi
 std::vector<PipelineRepresentation> pipelineRepresentations(const Device& device, const Pipeline& pipeline) {
   if (!device.capturesPipelineStatistics()) return {};
   VkDevice dev = device.handle();
-  auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
-      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
   auto representations = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
       vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableInternalRepresentationsKHR"));
-  if (!properties || !representations) return {};
-  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
-  info.pipeline = pipeline.handle();
-  uint32_t count = 0;
-  checkVk(properties(dev, &info, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
-  std::vector<VkPipelineExecutablePropertiesKHR> executables(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-  checkVk(properties(dev, &info, &count, executables.data()), "vkGetPipelineExecutablePropertiesKHR");
+  if (!representations) return {};
   std::vector<PipelineRepresentation> out;
-  for (uint32_t e = 0; e < count; ++e) {
-    VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-    which.pipeline = pipeline.handle();
-    which.executableIndex = e;
+  for (const Executable& e : executablesOf(dev, pipeline)) {
     uint32_t n = 0;
-    checkVk(representations(dev, &which, &n, nullptr), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    checkVk(representations(dev, &e.info, &n, nullptr), "vkGetPipelineExecutableInternalRepresentationsKHR");
     std::vector<VkPipelineExecutableInternalRepresentationKHR> texts(
         n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
-    checkVk(representations(dev, &which, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    checkVk(representations(dev, &e.info, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
     std::vector<std::string> data(n);
     for (uint32_t i = 0; i < n; ++i) {  // the sizes are known now: fetch the text itself
       data[i].resize(texts[i].dataSize);
       texts[i].pData = data[i].data();
     }
-    checkVk(representations(dev, &which, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
+    checkVk(representations(dev, &e.info, &n, texts.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
     for (uint32_t i = 0; i < n; ++i) {
       if (texts[i].isText && !data[i].empty() && data[i].back() == '\0') data[i].pop_back();
-      out.push_back({executables[e].name, texts[i].name, texts[i].isText == VK_TRUE, std::move(data[i])});
+      out.push_back({e.name, texts[i].name, texts[i].isText == VK_TRUE, std::move(data[i])});
     }
   }
   return out;
