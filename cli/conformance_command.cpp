@@ -193,6 +193,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   std::vector<char*> argv;
   for (auto& s : gtestArgs) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
+  argv.push_back(nullptr);  // argv[argc] is null, as GoogleTest's flag parser expects
   ::testing::InitGoogleTest(&argc, argv.data());  // registers the parameterized cases too
   if (a.has("--quick"))
     if (const std::string slow = exhaustiveCases(); !slow.empty()) excluded += ":" + slow;

@@ -178,6 +178,29 @@ std::size_t argmax(const double* row, int64_t n) {
   return static_cast<std::size_t>(std::max_element(row, row + n) - row);
 }
 
+// Greedy generation with the KV cache: every step's logits equal the last row of a fresh forward
+// pass of the reference over everything fed so far, and each token is the reference's argmax.
+void expectStepsMatchFullPasses(LanguageModel& model, const BuiltModel& built, const std::vector<int32_t>& prompt,
+                                std::size_t steps) {
+  GenerateOptions options;
+  options.maxTokens = static_cast<int64_t>(steps);
+  options.logits = true;
+  const Generation g = model.generate(prompt, options);
+  ASSERT_EQ(g.ids.size(), steps);
+  ASSERT_EQ(g.logits.size(), steps * ModelBuilder::kVocab);
+  std::vector<int32_t> fed = prompt;
+  for (std::size_t step = 0; step < g.ids.size(); ++step) {
+    const std::vector<double> ref = reference::decoderLogitsRef(built.weights, fed);
+    const double* last = ref.data() + (fed.size() - 1) * ModelBuilder::kVocab;
+    const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
+                                 g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
+    EXPECT_TRUE(allClose(got, std::vector<double>(last, last + ModelBuilder::kVocab), kLogitAtol, kLogitRtol))
+        << "step " << step;
+    EXPECT_EQ(static_cast<std::size_t>(g.ids[step]), argmax(last, ModelBuilder::kVocab)) << "step " << step;
+    fed.push_back(g.ids[step]);
+  }
+}
+
 TEST_F(VkattnTest, LlamaLogitsMatchTheDoubleReference) {
   expectLogitsMatch(ctx(), ModelSpec{}, "llama", 1);
 }
@@ -194,22 +217,7 @@ TEST_F(VkattnTest, Qwen3HeadNormsAndAHeadDimApartFromTheWidth) {
   expectLogitsMatch(ctx(), spec, "qwen3", 7);
   const BuiltModel built = ModelBuilder(spec, 8).write("qwen3_steps");
   LanguageModel model(ctx(), built.path);
-  const std::vector<int32_t> prompt = someIds(4, 8);
-  GenerateOptions options;
-  options.maxTokens = 4;
-  options.logits = true;
-  const Generation g = model.generate(prompt, options);
-  ASSERT_EQ(g.ids.size(), 4u);
-  std::vector<int32_t> fed = prompt;
-  for (std::size_t step = 0; step < g.ids.size(); ++step) {
-    const std::vector<double> ref = reference::decoderLogitsRef(built.weights, fed);
-    const double* last = ref.data() + (fed.size() - 1) * ModelBuilder::kVocab;
-    const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
-                                 g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
-    EXPECT_TRUE(allClose(got, std::vector<double>(last, last + ModelBuilder::kVocab), kLogitAtol, kLogitRtol))
-        << "step " << step;
-    fed.push_back(g.ids[step]);
-  }
+  expectStepsMatchFullPasses(model, built, someIds(4, 8), 4);
   // Keys normalized, rotated, then encoded into a bf16 cache: within bf16's rounding.
   LanguageModel bf16(ctx(), built.path, {.kvFormat = DType::BF16});
   const std::vector<int32_t> ids = someIds(9, 9);
@@ -323,24 +331,7 @@ TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
   // forward pass over everything fed so far, and the tokens are the reference's argmax.
   const BuiltModel built = ModelBuilder(ModelSpec{}, 5).write("steps");
   LanguageModel model(ctx(), built.path);
-  const std::vector<int32_t> prompt = someIds(5, 5);
-  GenerateOptions options;
-  options.maxTokens = 6;
-  options.logits = true;
-  const Generation g = model.generate(prompt, options);
-  ASSERT_EQ(g.ids.size(), 6u);
-  ASSERT_EQ(g.logits.size(), 6u * ModelBuilder::kVocab);
-  std::vector<int32_t> fed = prompt;
-  for (std::size_t step = 0; step < g.ids.size(); ++step) {
-    const std::vector<double> ref = reference::decoderLogitsRef(built.weights, fed);
-    const double* last = ref.data() + (fed.size() - 1) * ModelBuilder::kVocab;
-    const std::vector<float> got(g.logits.begin() + static_cast<std::ptrdiff_t>(step * ModelBuilder::kVocab),
-                                 g.logits.begin() + static_cast<std::ptrdiff_t>((step + 1) * ModelBuilder::kVocab));
-    EXPECT_TRUE(allClose(got, std::vector<double>(last, last + ModelBuilder::kVocab), kLogitAtol, kLogitRtol))
-        << "step " << step;
-    EXPECT_EQ(static_cast<std::size_t>(g.ids[step]), argmax(last, ModelBuilder::kVocab)) << "step " << step;
-    fed.push_back(g.ids[step]);
-  }
+  expectStepsMatchFullPasses(model, built, someIds(5, 5), 6);
   std::filesystem::remove(built.path);
 }
 

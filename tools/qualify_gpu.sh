@@ -239,19 +239,18 @@ else
   report "Skipped: \`$python\` has no CUDA or ROCm PyTorch." ""
 fi
 
-step "kernels beside PyTorch"
-report "## Decode, linear and row kernels beside PyTorch" ""
-kernel_args=(--vkattn "$vkattn" --out "$build/kernels.md")
-[ "$quick" = 1 ] && kernel_args+=(--quick)
-"$python" bench/compare_torch_kernels.py "${kernel_args[@]}" >> "$log" 2>&1 || report "compare_torch_kernels.py failed (see $log)" ""
-[ -f "$build/kernels.md" ] && { cat "$build/kernels.md" >> "$out"; report ""; }
-
-step "kernel and tile sweep"
-report "## Kernel and tile sweep" ""
-sweep_args=(--vkattn "$vkattn" --out "$build/sweep.md")
-[ "$quick" = 1 ] && sweep_args+=(--quick)
-"$python" bench/sweep_tiles.py "${sweep_args[@]}" >> "$log" 2>&1 || report "sweep_tiles.py: a run failed its check (see $log)" ""
-[ -f "$build/sweep.md" ] && { cat "$build/sweep.md" >> "$out"; report ""; }
+# One of bench/'s scripts, its Markdown table appended to the report: title, script, table name.
+python_table() {
+  local title="$1" script="$2" name="$3"
+  step "$title"
+  report "## $title" ""
+  local args=(--vkattn "$vkattn" --out "$build/$name.md")
+  [ "$quick" = 1 ] && args+=(--quick)
+  "$python" "bench/$script" "${args[@]}" >> "$log" 2>&1 || report "$script: a run failed or missed its check (see $log)" ""
+  [ -f "$build/$name.md" ] && { cat "$build/$name.md" >> "$out"; report ""; }
+}
+python_table "Decode, linear and row kernels beside PyTorch" compare_torch_kernels.py kernels
+python_table "Kernel and tile sweep" sweep_tiles.py sweep
 
 bench() {  # name, filter
   local name="$1" filter="$2"

@@ -51,15 +51,13 @@ std::string pieceBytes(const TextTokenizer& tokenizer, int32_t id) {
   return tokenizer.decode(std::span<const int32_t>(&id, 1), {.renderSpecial = true});
 }
 
-py::list pieces(const TextTokenizer& tokenizer, const std::vector<int32_t>& ids) {
+// Each token of `ids` alone: as text (U+FFFD for bytes that are no character) or as its bytes.
+py::list pieces(const TextTokenizer& tokenizer, const std::vector<int32_t>& ids, bool asBytes = false) {
   py::list out;
-  for (int32_t id : ids) out.append(replacingText(pieceBytes(tokenizer, id)));
-  return out;
-}
-
-py::list pieceBytesList(const TextTokenizer& tokenizer, const std::vector<int32_t>& ids) {
-  py::list out;
-  for (int32_t id : ids) out.append(py::bytes(pieceBytes(tokenizer, id)));
+  for (int32_t id : ids) {
+    const std::string bytes = pieceBytes(tokenizer, id);
+    out.append(asBytes ? py::object(py::bytes(bytes)) : py::object(replacingText(bytes)));
+  }
   return out;
 }
 
@@ -97,12 +95,12 @@ class PyModel {
  public:
   PyModel(const std::string& path, int64_t contextLength, DType kvFormat)
       : m_path(path), m_options{.contextLength = contextLength, .kvFormat = kvFormat}, m_tokenizer(loadTokenizer(path)) {
-    try {
-      onDevice([&](Context& ctx) { return &model(ctx); });  // loads now, so a bad file fails here
+    std::string warning;
+    try {  // loads now, so a bad file fails here
+      warning = onDevice([&](Context& ctx) { return model(ctx).contextWarning(); });
     } catch (const InvalidArgument& e) {
       throw py::value_error("'" + pythonName(e.argument()) + "' " + e.problem());
     }
-    const std::string warning = onDevice([&](Context& ctx) { return model(ctx).contextWarning(); });
     if (!warning.empty() && PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) < 0) throw py::error_already_set();
   }
   ~PyModel() {
@@ -151,7 +149,7 @@ class PyModel {
     out.ids = g.ids;
     out.promptTokens = pieces(*m_tokenizer, g.promptIds);
     out.tokens = pieces(*m_tokenizer, g.ids);
-    out.tokenBytes = pieceBytesList(*m_tokenizer, g.ids);
+    out.tokenBytes = pieces(*m_tokenizer, g.ids, true);
     out.endOfSequence = g.endOfSequence;
     out.endReason = toString(g.end);
     if (logits)
