@@ -2,8 +2,8 @@
 // counts half the pairs, a causal decode step all of them), each case verified against the
 // double-precision reference first, and reported as a ratio to the project's naive three-pass
 // path (S = QKᵀ to memory, softmax, SV) timed in the same process; paged-cache and K/V-format
-// cases against the same kernel on the dense f32 cache; the decode kernel against the rows kernel. The measuring code is
-// measure/measurements.cpp, shared with `vkattn bench attention`.
+// cases against the same kernel on the dense f32 cache; the decode kernel against the rows kernel. The measuring code
+// is measure/measurements.cpp, shared with `vkattn bench attention`.
 #include "report.hpp"
 
 namespace {
@@ -14,10 +14,10 @@ void BM_Attention(benchmark::State& state, measure::AttentionCase c) {
   bench::report(state, measure::measureAttention(bench::context(), c));
 }
 
-#define VKATTN_ATTENTION_BENCH(name, ...)                                                     \
-  BENCHMARK_CAPTURE(BM_Attention, name, measure::AttentionCase{__VA_ARGS__})                  \
-      ->UseManualTime()                                                                       \
-      ->Iterations(1)                                                                         \
+#define VKATTN_ATTENTION_BENCH(name, ...)                                    \
+  BENCHMARK_CAPTURE(BM_Attention, name, measure::AttentionCase{__VA_ARGS__}) \
+      ->UseManualTime()                                                      \
+      ->Iterations(1)                                                        \
       ->Unit(benchmark::kMillisecond)
 
 VKATTN_ATTENTION_BENCH(h8_l1024_d64_f32, .heads = 8, .queries = 1024, .len = 1024, .dim = 64);
@@ -31,16 +31,16 @@ VKATTN_ATTENTION_BENCH(h8_l1024_d64_coopmat_f16, .heads = 8, .queries = 1024, .l
 VKATTN_ATTENTION_BENCH(h8_l1024_d128_coopmat_f16, .heads = 8, .queries = 1024, .len = 1024, .dim = 128,
                        .dtype = DType::F16, .variant = AttentionVariant::Coopmat);
 VKATTN_ATTENTION_BENCH(decode_h8_lk16384_d128_f32, .heads = 8, .queries = 1, .len = 16384, .dim = 128, .causal = true);
-VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128,
-                       .kvHeads = 8, .causal = true);
+VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_f32, .heads = 32, .queries = 1, .len = 4096, .dim = 128, .kvHeads = 8,
+                       .causal = true);
 // The GPU decode kernel (lanes split each key's head dim, 16-byte loads) against the rows
 // kernel's decode mode, which Auto keeps on CPU drivers.
 VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_decode_vs_rows_f32, .heads = 32, .queries = 1, .len = 4096,
                        .dim = 128, .kvHeads = 8, .causal = true, .variant = AttentionVariant::Decode,
                        .against = AttentionVariant::Rows);
 VKATTN_ATTENTION_BENCH(decode_h32_kv8_lk4096_d128_decode_vs_rows_f16, .heads = 32, .queries = 1, .len = 4096,
-                       .dim = 128, .kvHeads = 8, .causal = true, .dtype = DType::F16, .variant = AttentionVariant::Decode,
-                       .against = AttentionVariant::Rows);
+                       .dim = 128, .kvHeads = 8, .causal = true, .dtype = DType::F16,
+                       .variant = AttentionVariant::Decode, .against = AttentionVariant::Rows);
 VKATTN_ATTENTION_BENCH(decode_h8_lk16384_d128_decode_vs_rows_f32, .heads = 8, .queries = 1, .len = 16384, .dim = 128,
                        .causal = true, .variant = AttentionVariant::Decode, .against = AttentionVariant::Rows);
 // The same decode step over a paged cache (blocks of 256 keys, shuffled), against the dense one.

@@ -40,7 +40,9 @@ double copyGbps(std::size_t bytes) {
   Context& ctx = bench::context();
   const int64_t floats = static_cast<int64_t>(bytes / 2 / 4 / 4 * 4);
   Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
-  return cache[bytes] = static_cast<double>(bytes) / timeOnDevice(ctx, [&] { copy(ctx, a, b); }, 20).medianNs;
+  return cache[bytes] = static_cast<double>(bytes) / timeOnDevice(
+                                                         ctx, [&] { copy(ctx, a, b); }, 20)
+                                                         .medianNs;
 }
 
 enum class Op { Gelu, SwiGlu, Add, Embedding };
@@ -52,7 +54,8 @@ void BM_Elementwise(benchmark::State& state, Op op) {
   auto x = reference::randomValues(count, 5, -4.0f, 4.0f), u = reference::randomValues(count, 6);
   Tensor tx = ctx.tensor({rows, cols}, x), tu = ctx.tensor({rows, cols}, u), y = ctx.tensor({rows, cols});
   std::vector<int32_t> ids(static_cast<std::size_t>(rows));
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7919) % static_cast<std::size_t>(rows));
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    ids[i] = static_cast<int32_t>((i * 7919) % static_cast<std::size_t>(rows));
   Tensor tids = Tensor::fromHostInt(ctx.device(), {rows}, ids);
   std::function<void()> run;
   std::vector<double> ref(count);
@@ -74,7 +77,8 @@ void BM_Elementwise(benchmark::State& state, Op op) {
     run = [&] { embedding(ctx, tx, tids, y); };
     for (std::size_t t = 0; t < ids.size(); ++t)
       for (std::size_t d = 0; d < static_cast<std::size_t>(cols); ++d)
-        ref[t * static_cast<std::size_t>(cols) + d] = x[static_cast<std::size_t>(ids[t]) * static_cast<std::size_t>(cols) + d];
+        ref[t * static_cast<std::size_t>(cols) + d] =
+            x[static_cast<std::size_t>(ids[t]) * static_cast<std::size_t>(cols) + d];
     bytes = 2 * count * 4;
   }
   run();

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "vkattn/reference/attention_reference.hpp"
@@ -70,7 +70,9 @@ void BM_PerCall(benchmark::State& state, const Case& c) {
   state.counters["arena_allocations"] = static_cast<double>(ctx.arena->recorder().scratchArena().allocations());
 }
 
-std::vector<float> values(std::size_t n, uint64_t seed) { return reference::randomValues(n, seed); }
+std::vector<float> values(std::size_t n, uint64_t seed) {
+  return reference::randomValues(n, seed);
+}
 
 // RoPE on one decode token's q (its phase steps are an uploaded table).
 const Case kRope{[](Context& c) {
@@ -94,19 +96,18 @@ reference::AttentionProblem smallProblem() {
   p.scale = 0.25;
   return p;
 }
-const Case kNaive{[](Context& c) {
-                    static const std::vector<float> q = values(2 * 8 * 16, 2), k = values(2 * 9 * 16, 3),
-                                                    v = values(2 * 9 * 16, 4);
-                    return attentionNaive(c, c.tensor({1, 2, 8, 16}, q), c.tensor({1, 2, 9, 16}, k),
-                                          c.tensor({1, 2, 9, 16}, v))
-                        .download();
-                  },
-                  [] {
-                    return reference::attentionRef(smallProblem(), values(2 * 8 * 16, 2), values(2 * 9 * 16, 3),
-                                                   values(2 * 9 * 16, 4))
-                        .out;
-                  },
-                  2e-5, 1e-4, 200};
+const Case kNaive{
+    [](Context& c) {
+      static const std::vector<float> q = values(2 * 8 * 16, 2), k = values(2 * 9 * 16, 3), v = values(2 * 9 * 16, 4);
+      return attentionNaive(c, c.tensor({1, 2, 8, 16}, q), c.tensor({1, 2, 9, 16}, k), c.tensor({1, 2, 9, 16}, v))
+          .download();
+    },
+    [] {
+      return reference::attentionRef(smallProblem(), values(2 * 8 * 16, 2), values(2 * 9 * 16, 3),
+                                     values(2 * 9 * 16, 4))
+          .out;
+    },
+    2e-5, 1e-4, 200};
 
 // A decode step of a Llama-sized layer with its K/V resident: H32/Hkv8, Lk 4096, D 128, f32, key
 // splits (their partial records come from the arena).
@@ -121,24 +122,24 @@ reference::AttentionProblem decodeProblem() {
   p.scale = 1.0 / std::sqrt(128.0);
   return p;
 }
-const Case kDecode{[](Context& c) {
-                     static const std::vector<float> q = values(32 * 128, 5), k = values(8 * 4096 * 128, 6),
-                                                     v = values(8 * 4096 * 128, 7);
-                     static std::map<Context*, std::pair<Tensor, Tensor>> cache;
-                     auto& kv = cache[&c];
-                     if (!kv.first.buffer().size()) {
-                       kv.first = c.tensor({1, 8, 4096, 128}, k);
-                       kv.second = c.tensor({1, 8, 4096, 128}, v);
-                     }
-                     return attention(c, c.tensor({1, 32, 1, 128}, q), kv.first, kv.second, {.keySplits = 16})
-                         .download();
-                   },
-                   [] {
-                     return reference::attentionRef(decodeProblem(), values(32 * 128, 5), values(8 * 4096 * 128, 6),
-                                                    values(8 * 4096 * 128, 7))
-                         .out;
-                   },
-                   2e-5, 1e-4, 30};
+const Case kDecode{
+    [](Context& c) {
+      static const std::vector<float> q = values(32 * 128, 5), k = values(8 * 4096 * 128, 6),
+                                      v = values(8 * 4096 * 128, 7);
+      static std::map<Context*, std::pair<Tensor, Tensor>> cache;
+      auto& kv = cache[&c];
+      if (!kv.first.buffer().size()) {
+        kv.first = c.tensor({1, 8, 4096, 128}, k);
+        kv.second = c.tensor({1, 8, 4096, 128}, v);
+      }
+      return attention(c, c.tensor({1, 32, 1, 128}, q), kv.first, kv.second, {.keySplits = 16}).download();
+    },
+    [] {
+      return reference::attentionRef(decodeProblem(), values(32 * 128, 5), values(8 * 4096 * 128, 6),
+                                     values(8 * 4096 * 128, 7))
+          .out;
+    },
+    2e-5, 1e-4, 30};
 
 BENCHMARK_CAPTURE(BM_PerCall, rope_decode_token_h8_d64, kRope)->UseManualTime()->Iterations(1);
 BENCHMARK_CAPTURE(BM_PerCall, naive_attention_h2_l8_d16, kNaive)->UseManualTime()->Iterations(1);

@@ -1,8 +1,8 @@
 #include "arguments.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cctype>
 #include <cstdlib>
 
 #include "vkattn/core/error.hpp"
@@ -58,7 +58,8 @@ int64_t Arguments::integer(const std::string& flag, int64_t fallback, int64_t mi
   // strtoll, not a cast from number(): a double beyond int64 would make the cast undefined.
   char* end = nullptr;
   errno = 0;
-  const long long n = v->empty() || std::isspace(static_cast<unsigned char>(v->front())) ? 0 : std::strtoll(v->c_str(), &end, 10);
+  const long long n =
+      v->empty() || std::isspace(static_cast<unsigned char>(v->front())) ? 0 : std::strtoll(v->c_str(), &end, 10);
   if (!end || end != v->c_str() + v->size()) throw InvalidArgument(flag, "expected a whole number, got '" + *v + "'");
   if (errno == ERANGE || n < min || n > max) throw InvalidArgument(flag, "is " + *v + ", expected " + range);
   return n;

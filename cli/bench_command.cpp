@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "arguments.hpp"
@@ -15,8 +14,11 @@ namespace vkattn::cli {
 using namespace vkattn::measure;
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
-  Arguments a(args, {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim", "--page-size", "--kv-dtype", "--kernel", "--against", "--json", "--repeats", "--baseline-repeats"},
-              {"--f16", "--causal"});
+  Arguments a(
+      args,
+      {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim",
+       "--page-size", "--kv-dtype", "--kernel", "--against", "--json", "--repeats", "--baseline-repeats"},
+      {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
   const std::string kernel = a.positional()[0];
@@ -30,7 +32,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
   Context ctx({.device = options.device});
   Measurement m;
   if (kernel == "rope") {
-    m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype, repeats);
+    m = measureRope(ctx, count("--batch", 1), count("--heads", 16), count("--len", 1024), count("--dim", 128), dtype,
+                    repeats);
   } else if (kernel == "attention") {
     const int64_t len = count("--len", 1024);
     const int64_t pageSize = a.integer("--page-size", 0, 0, std::numeric_limits<int32_t>::max());
@@ -50,21 +53,23 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
       if (!named) throw InvalidArgument(flag, "'" + *name + "', expected " + std::string(kAttentionVariantNames));
       return named;
     };
-    m = measureAttention(ctx, {.batch = count("--batch", 1),
-                               .heads = count("--heads", 8),
-                               .queries = count("--queries", len),
-                               .len = len,
-                               .dim = count("--dim", 64),
-                               .kvHeads = count("--kv-heads", count("--heads", 8)),
-                               .causal = a.has("--causal"),
-                               .dtype = dtype,
-                               .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
-                               .pageSize = pageSize,
-                               .kvDtype = kvDtype,
-                               .against = variantOf("--against")},
+    m = measureAttention(ctx,
+                         {.batch = count("--batch", 1),
+                          .heads = count("--heads", 8),
+                          .queries = count("--queries", len),
+                          .len = len,
+                          .dim = count("--dim", 64),
+                          .kvHeads = count("--kv-heads", count("--heads", 8)),
+                          .causal = a.has("--causal"),
+                          .dtype = dtype,
+                          .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
+                          .pageSize = pageSize,
+                          .kvDtype = kvDtype,
+                          .against = variantOf("--against")},
                          repeats);
   } else if (kernel == "linear") {
-    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype, MatmulVariant::Auto, repeats);
+    m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype, MatmulVariant::Auto,
+                      repeats);
   } else {
     m = measureRowOp(ctx, kernel, count("--rows", 4096), count("--cols", 1024), dtype, repeats);
   }
@@ -75,11 +80,18 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
   if (auto path = a.get("--json")) {
     std::ofstream out(*path);
     if (!out) throw InvalidArgument("--json", "cannot write " + *path);
-    nlohmann::ordered_json report = {
-        {"device", ctx.info().name}, {"kernel", m.kernel},          {"variant", m.variant},
-        {"shape", m.shape},          {"checked", m.checked},        {"max_abs_error", m.error.maxAbs},
-        {"tolerance", m.tolerance},  {"passed", m.passed()},        {"median_ms", m.medianMs},
-        {"unit", m.unit},            {"rate", m.rate},              {"baseline", m.baseline}};
+    nlohmann::ordered_json report = {{"device", ctx.info().name},
+                                     {"kernel", m.kernel},
+                                     {"variant", m.variant},
+                                     {"shape", m.shape},
+                                     {"checked", m.checked},
+                                     {"max_abs_error", m.error.maxAbs},
+                                     {"tolerance", m.tolerance},
+                                     {"passed", m.passed()},
+                                     {"median_ms", m.medianMs},
+                                     {"unit", m.unit},
+                                     {"rate", m.rate},
+                                     {"baseline", m.baseline}};
     const bool ran = m.baselineSkipped.empty();
     report["baseline_rate"] = ran ? nlohmann::ordered_json(m.baselineRate) : nlohmann::ordered_json();
     report["ratio"] = ran ? nlohmann::ordered_json(m.rate / m.baselineRate) : nlohmann::ordered_json();

@@ -1,9 +1,9 @@
 // `vkattn conformance`: the shader conformance suite (the same cases as the tests) on the chosen
 // device, with a progress bar and a per-kernel table of cases, passes and the worst error as a
 // fraction of the tolerance. Exit status 1 if any case fails.
+#include <fcntl.h>
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,17 +12,16 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "exhaustive_tier.hpp"
 #include "vkattn/conformance/case_record.hpp"
 #include "vkattn/conformance/shared_context.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
-#include "exhaustive_tier.hpp"
 
 namespace vkattn::cli {
 namespace {
@@ -129,7 +128,8 @@ class TableListener : public ::testing::EmptyTestEventListener {
     } else if (kernel != m_lastKernel || seconds >= kSlowCaseSeconds || m_done == m_total) {
       // Elsewhere (a log file) a line whenever the kernel changes, and for each slow case.
       std::fprintf(stderr, "[%d/%d %d:%02d] %s", m_done, m_total, elapsed / 60, elapsed % 60, kernel.c_str());
-      if (seconds >= kSlowCaseSeconds) std::fprintf(stderr, " (%s.%s took %.1f s)", info.test_suite_name(), info.name(), seconds);
+      if (seconds >= kSlowCaseSeconds)
+        std::fprintf(stderr, " (%s.%s took %.1f s)", info.test_suite_name(), info.name(), seconds);
       std::fprintf(stderr, "\n");
     }
     m_lastKernel = kernel;
@@ -153,11 +153,10 @@ void writeJson(const std::string& path, const std::string& device, const std::st
                const std::string& coopmat2, const std::map<std::string, KernelRow>& rows) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("--json", "cannot write " + path);
-  nlohmann::ordered_json report = {
-      {"device", device},
-      {"cooperative_matrix", coopmat},
-      {"cooperative_matrix_2", coopmat2},
-      {"kernels", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json report = {{"device", device},
+                                   {"cooperative_matrix", coopmat},
+                                   {"cooperative_matrix_2", coopmat2},
+                                   {"kernels", nlohmann::ordered_json::array()}};
   for (const auto& [name, r] : rows) {
     nlohmann::ordered_json skips = nlohmann::ordered_json::array();
     for (const auto& [which, why] : r.skips) skips.push_back({{"case", which}, {"why", why}});
@@ -193,7 +192,7 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
   std::vector<char*> argv;
   for (auto& s : gtestArgs) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
-  argv.push_back(nullptr);  // argv[argc] is null, as GoogleTest's flag parser expects
+  argv.push_back(nullptr);                        // argv[argc] is null, as GoogleTest's flag parser expects
   ::testing::InitGoogleTest(&argc, argv.data());  // registers the parameterized cases too
   if (a.has("--quick"))
     if (const std::string slow = exhaustiveCases(); !slow.empty()) excluded += ":" + slow;
@@ -240,15 +239,14 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
     return 2;
   }
 
-  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s; cooperative matrix 2: %s\n\n",
-              device.c_str(), a.has("--quick") ? "quick" : "full", coopmat.c_str(), coopmat2.c_str());
+  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s; cooperative matrix 2: %s\n\n", device.c_str(),
+              a.has("--quick") ? "quick" : "full", coopmat.c_str(), coopmat2.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
   std::printf("%-36s %6s %7s %8s %7s %16s\n", "kernel", "cases", "passed", "skipped", "failed", "worst err / tol");
   int passed = 0, skipped = 0, failed = 0;
   for (const auto& [name, r] : table->rows()) {
-    std::printf("%-36s %6d %7d %8d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.failed(),
-                r.worstRatio);
+    std::printf("%-36s %6d %7d %8d %7d %16.3f\n", name.c_str(), r.cases, r.passed, r.skipped, r.failed(), r.worstRatio);
     passed += r.passed;
     skipped += r.skipped;
     failed += r.failed();
@@ -257,7 +255,8 @@ int conformanceCommand(const CommonOptions& options, const std::vector<std::stri
     for (const auto& f : r.failures) std::printf("FAILED %s: %s\n", name.c_str(), f.c_str());
   if (a.has("--verbose"))
     for (const auto& [name, r] : table->rows())
-      for (const auto& [which, why] : r.skips) std::printf("skipped %s: %s: %s\n", name.c_str(), which.c_str(), why.c_str());
+      for (const auto& [which, why] : r.skips)
+        std::printf("skipped %s: %s: %s\n", name.c_str(), which.c_str(), why.c_str());
   std::printf("\n%d passed, %d skipped%s, %d failed\n", passed, skipped,
               skipped && !a.has("--verbose") ? " (--verbose says why)" : "", failed);
   if (auto path = a.get("--json")) writeJson(*path, device, coopmat, coopmat2, table->rows());

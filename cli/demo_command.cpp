@@ -23,9 +23,9 @@ void translateSample(Context& ctx) {
   const std::string english = "The agreement on the European Economic Area was signed in August 1992.";
   model.translate(english);  // the first call creates the pipelines
   const Translation t = model.translate(english);
-  std::cout << "\ntranslate: " << english << "\n       ->  " << t.text << "\n           ("
-            << t.targetTokens.size() << " tokens in " << t.seconds * 1e3 << " ms, "
-            << static_cast<double>(t.targetTokens.size()) / t.seconds << " tokens/s)\n";
+  std::cout << "\ntranslate: " << english << "\n       ->  " << t.text << "\n           (" << t.targetTokens.size()
+            << " tokens in " << t.seconds * 1e3 << " ms, " << static_cast<double>(t.targetTokens.size()) / t.seconds
+            << " tokens/s)\n";
 }
 
 }  // namespace

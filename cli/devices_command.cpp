@@ -17,17 +17,18 @@ int devicesCommand(const CommonOptions& options) {
     const DeviceInfo& d = devices[i];
     char vendor[16];
     std::snprintf(vendor, sizeof vendor, "0x%04x", d.vendorId);
-    std::cout << (i == chosen ? "* " : "  ") << i << ": " << d.name << " (" << toString(d.kind) << ", vendor "
-              << vendor << ", " << d.driverName << " " << d.driverInfo << ")\n"
+    std::cout << (i == chosen ? "* " : "  ") << i << ": " << d.name << " (" << toString(d.kind) << ", vendor " << vendor
+              << ", " << d.driverName << " " << d.driverInfo << ")\n"
               << "     Vulkan " << VK_API_VERSION_MAJOR(d.apiVersion) << "." << VK_API_VERSION_MINOR(d.apiVersion)
               << "." << VK_API_VERSION_PATCH(d.apiVersion) << ", kernel profile " << toString(d.defaultProfile())
               << "\n"
               << "     subgroup " << d.subgroupSize << " (" << d.minSubgroupSize << ".." << d.maxSubgroupSize
               << "), arithmetic " << (d.subgroupArithmetic ? "yes" : "no") << ", shuffle "
               << (d.subgroupShuffle ? "yes" : "no") << "\n"
-              << "     shared memory " << d.maxSharedMemoryBytes / 1024 << " KiB, workgroup <= "
-              << d.maxWorkgroupInvocations << ", storage buffer <= " << d.maxStorageBufferRange / (1024 * 1024)
-              << " MiB, push constants " << d.maxPushConstantsSize << " B\n"
+              << "     shared memory " << d.maxSharedMemoryBytes / 1024
+              << " KiB, workgroup <= " << d.maxWorkgroupInvocations
+              << ", storage buffer <= " << d.maxStorageBufferRange / (1024 * 1024) << " MiB, push constants "
+              << d.maxPushConstantsSize << " B\n"
               << "     fp16 arithmetic " << (d.shaderFloat16 ? "yes" : "no") << ", fp16 storage "
               << (d.storageBuffer16BitAccess ? "yes" : "no") << ", int8 " << (d.shaderInt8 ? "yes" : "no")
               << ", timestamps " << (d.timestamps ? "yes (" + std::to_string(d.timestampValidBits) + " bits)" : "no")
@@ -41,8 +42,8 @@ int devicesCommand(const CommonOptions& options) {
     if (d.nvCooperativeMatrix2) {
       const CooperativeMatrix2Features& f = d.cooperativeMatrix2;
       auto yes = [](bool b) { return b ? "yes" : "no"; };
-      std::cout << "     cooperative matrix 2: flexible dimensions " << yes(f.flexibleDimensions) << " (<= "
-                << d.flexibleMaxDimension << "), reductions " << yes(f.reductions) << ", conversions "
+      std::cout << "     cooperative matrix 2: flexible dimensions " << yes(f.flexibleDimensions)
+                << " (<= " << d.flexibleMaxDimension << "), reductions " << yes(f.reductions) << ", conversions "
                 << yes(f.conversions) << ", per-element operations " << yes(f.perElementOperations)
                 << ", tensor addressing " << yes(f.tensorAddressing) << ", block loads " << yes(f.blockLoads)
                 << ", workgroup scope " << yes(f.workgroupScope) << "\n";
@@ -68,8 +69,9 @@ int devicesCommand(const CommonOptions& options) {
                    "units)\n";
     // Decode sizing: split-K fills busyWorkgroups; the lane split needs a known subgroup size.
     const LaneSplitSubgroup lanes = laneSplitSubgroup(d);
-    std::cout << "     compute units " << computeUnitsFor(d) << " (" << computeUnitsSource(d) << "); decode: split-K to "
-              << busyWorkgroups(d) << " workgroups, >= " << minKeysPerSplit(d) << " keys per split, ";
+    std::cout << "     compute units " << computeUnitsFor(d) << " (" << computeUnitsSource(d)
+              << "); decode: split-K to " << busyWorkgroups(d) << " workgroups, >= " << minKeysPerSplit(d)
+              << " keys per split, ";
     if (lanes.size)
       std::cout << "lanes split keys in subgroups of " << lanes.size << (lanes.required ? " (required)" : "") << "\n";
     else
@@ -80,8 +82,7 @@ int devicesCommand(const CommonOptions& options) {
       std::cout << " (modules " << coopmatShader("attention_coopmat", choice.flavour) << "_f16, "
                 << coopmatShader("matmul_coopmat", choice.flavour) << "_f16)";
     std::cout << "\n     cooperative-matrix-2 attention: " << describe(coopmat2ChoiceFor(d)) << "\n";
-    if (d.loopIterationLimit)
-      std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
+    if (d.loopIterationLimit) std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
   }
   std::cout << "(* = the device vkattn uses; override with --device or VKATTN_DEVICE)\n";
   return 0;

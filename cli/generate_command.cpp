@@ -31,7 +31,9 @@ std::size_t wholeCharacters(const std::string& text) {
   return end;
 }
 
-double rate(std::size_t tokens, double seconds) { return seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0; }
+double rate(std::size_t tokens, double seconds) {
+  return seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0;
+}
 
 }  // namespace
 
@@ -109,8 +111,7 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
               << " layers, d " << c.modelDim << ", " << c.heads << " heads (" << c.kvHeads << " for K/V) of "
               << c.headDim << ", vocab " << c.vocab << ", context " << model.contextLength() << ", K/V cache "
               << toString(modelOptions.kvFormat) << "\n";
-  if (logitsPath)
-    io::writeNpy(*logitsPath, {static_cast<int64_t>(g.logits.size()) / c.vocab, c.vocab}, g.logits);
+  if (logitsPath) io::writeNpy(*logitsPath, {static_cast<int64_t>(g.logits.size()) / c.vocab, c.vocab}, g.logits);
   return 0;
 }
 

@@ -63,7 +63,8 @@ namespace vkattn::cli {
 
 // Exit status of one command; 2 for an unknown command or argument.
 int dispatchCommand(const std::string& command, const CommonOptions& options, const std::vector<std::string>& rest) {
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
+      std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
     usage(std::cout);  // every command's options, the one asked about among them
     return 0;
   }
@@ -99,8 +100,10 @@ int main(int argc, char** argv) {
   vkattn::cli::CommonOptions options;
   std::vector<std::string> rest;
   for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--device") && i + 1 < argc) options.device = argv[++i];
-    else rest.emplace_back(argv[i]);
+    if (!std::strcmp(argv[i], "--device") && i + 1 < argc)
+      options.device = argv[++i];
+    else
+      rest.emplace_back(argv[i]);
   }
   try {
     const int status = vkattn::cli::dispatchCommand(command, options, rest);

@@ -24,7 +24,9 @@ CatalogEntry linearEntry(std::string label, DType activations, DType weights, in
           }};
 }
 
-const char* dtypeName(DType dtype) { return dtype == DType::F16 ? "f16" : "f32"; }
+const char* dtypeName(DType dtype) {
+  return dtype == DType::F16 ? "f16" : "f32";
+}
 
 }  // namespace
 
@@ -46,17 +48,17 @@ std::vector<CatalogEntry> pipelineCatalog() {
   entries.push_back(attentionEntry("attention decode f16 D128 GQA 4:1", DType::F16, 128, true, 32, 8, 1, 4096));
   // Dense layers: prompts (tiles; cooperative matrices for f16) and decode (one row).
   for (DType dtype : {DType::F16, DType::F32}) {
-    entries.push_back(linearEntry(std::string("linear ") + dtypeName(dtype) + " 512x4096x4096", dtype, dtype, 512,
-                                  4096, 4096));
-    entries.push_back(linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096,
-                                  4096));
+    entries.push_back(
+        linearEntry(std::string("linear ") + dtypeName(dtype) + " 512x4096x4096", dtype, dtype, 512, 4096, 4096));
+    entries.push_back(
+        linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
   }
   // Weights in block formats, decoded as they load: matrix-vector (decode) and tiled (prompts).
   for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K})
     for (int64_t rows : {1, 64})
-      entries.push_back(linearEntry(std::string("linear ") + toString(format) + " weights " + std::to_string(rows) +
-                                        "x4096x4096",
-                                    DType::F32, format, rows, 4096, 4096));
+      entries.push_back(
+          linearEntry(std::string("linear ") + toString(format) + " weights " + std::to_string(rows) + "x4096x4096",
+                      DType::F32, format, rows, 4096, 4096));
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

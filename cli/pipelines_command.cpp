@@ -13,10 +13,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "arguments.hpp"
 #include "commands.hpp"
@@ -33,7 +32,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool isSpill(const std::string& name) { return lower(name).find("spill") != std::string::npos; }
+bool isSpill(const std::string& name) {
+  return lower(name).find("spill") != std::string::npos;
+}
 
 // Matrix-unit instructions in an ISA listing, by vendor: AMD RDNA3+ (WMMA, sparse SWMMAC), AMD
 // CDNA (MFMA), NVIDIA SASS (HMMA, and Hopper's warpgroup MMA).
@@ -63,7 +64,9 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
   setenv("VKATTN_PIPELINE_STATISTICS", "1", 1);
   // Compile-only, with the GPU kernels Auto picks on a GPU, and no pipeline cache (a pipeline
   // from the cache carries no statistics).
-  Context ctx({.device = options.device, .profile = KernelProfile::Gpu, .pipelineCache = std::filesystem::path(),
+  Context ctx({.device = options.device,
+               .profile = KernelProfile::Gpu,
+               .pipelineCache = std::filesystem::path(),
                .compileOnly = true});
   const std::string driver = ctx.info().driverName + (ctx.info().driverInfo.empty() ? "" : " " + ctx.info().driverInfo);
   std::cout << "pipeline statistics on " << ctx.info().name << " (" << driver << ")\n";
@@ -125,11 +128,12 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
               << (m.matrixInstructions ? std::to_string(*m.matrixInstructions) : std::string("no ISA text"))
               << (m.spills ? "  SPILL" : "") << "\n";
     spills += m.spills;
-    report["modules"].push_back({{"module", name},
-                                 {"entry", m.entries.front()},
-                                 {"statistics", m.statistics},
-                                 {"matrix_instructions", m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions)
-                                                                              : nlohmann::ordered_json()}});
+    report["modules"].push_back(
+        {{"module", name},
+         {"entry", m.entries.front()},
+         {"statistics", m.statistics},
+         {"matrix_instructions",
+          m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions) : nlohmann::ordered_json()}});
   }
   std::cout << modules.size() << " pipelines compiled";
   if (spills) std::cout << "; " << spills << " statistic(s) report spills: those kernels need fewer registers here";

@@ -70,9 +70,11 @@ int runCommand(const CommonOptions& options, const std::vector<std::string>& arg
       y = rmsNorm(ctx, x, o);
     }
   } else if (op == "rope") {
-    RopeOptions o{.theta = a.number("--theta", 10000.0), .interleaved = a.has("--interleaved"),
+    RopeOptions o{.theta = a.number("--theta", 10000.0),
+                  .interleaved = a.has("--interleaved"),
                   .rotaryDim = a.integer("--rotary-dim", 0, 0, std::numeric_limits<int32_t>::max()),
-                  .positionOffset = a.integer("--offset", 0, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())};
+                  .positionOffset = a.integer("--offset", 0, std::numeric_limits<int32_t>::min(),
+                                              std::numeric_limits<int32_t>::max())};
     std::optional<Tensor> positions;
     if (auto p = a.get("--positions")) {
       NpyArray arr = readNpy(*p);

@@ -69,7 +69,7 @@ int warmupCommand(const CommonOptions& options, const std::vector<std::string>& 
   const std::vector<WarmupLane> lanes = {
       {{
            {"translation model: loading weights",
-           [&](Context& c) { model = std::make_unique<TranslationModel>(c, modelDir); }},
+            [&](Context& c) { model = std::make_unique<TranslationModel>(c, modelDir); }},
            {"translation model: translate", [&](Context&) { model->translate(sentence); }},
            {"translation model: translate with attention maps",
             [&](Context&) {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "vkattn/io/npy.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace {
 

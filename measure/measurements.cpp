@@ -27,7 +27,9 @@ std::vector<float> sample(std::size_t count, uint64_t seed, float lo, float hi, 
 double copyRate(Context& ctx, std::size_t bytes, int repeats) {
   const int64_t floats = static_cast<int64_t>((bytes / 2 + 15) / 16 * 4);
   Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
-  return static_cast<double>(2 * floats * 4) / timeOnDevice(ctx, [&] { copy(ctx, a, b); }, repeats).medianNs;
+  return static_cast<double>(2 * floats * 4) / timeOnDevice(
+                                                   ctx, [&] { copy(ctx, a, b); }, repeats)
+                                                   .medianNs;
 }
 
 // The largest allowed error over `expected` under `tol`.
@@ -54,7 +56,8 @@ void appendCheckedRows(const reference::AttentionProblem& problem, const std::ve
                        const std::vector<double>& ref, std::vector<float>& gotChecked, std::vector<double>& expected) {
   for (std::size_t bh = 0; bh < problem.batch * problem.headsQ; ++bh)
     for (std::size_t i = 0; i < problem.lq; ++i) {
-      if (!problem.rows.empty() && std::find(problem.rows.begin(), problem.rows.end(), i) == problem.rows.end()) continue;
+      if (!problem.rows.empty() && std::find(problem.rows.begin(), problem.rows.end(), i) == problem.rows.end())
+        continue;
       const std::size_t at = (bh * problem.lq + i) * problem.dv;
       gotChecked.insert(gotChecked.end(), got.begin() + static_cast<std::ptrdiff_t>(at),
                         got.begin() + static_cast<std::ptrdiff_t>(at + problem.dv));
@@ -74,8 +77,10 @@ Measurement memoryBound(Context& ctx, std::string kernel, Checked checked, const
   const double ns = timeOnDevice(ctx, op, repeats.kernel).medianNs;
   m.rate = bytes / ns;
   m.medianMs = ns * 1e-6;
-  if (repeats.baseline > 0) m.baselineRate = copyRate(ctx, static_cast<std::size_t>(bytes), repeats.baseline);
-  else m.baselineSkipped = "not asked for";
+  if (repeats.baseline > 0)
+    m.baselineRate = copyRate(ctx, static_cast<std::size_t>(bytes), repeats.baseline);
+  else
+    m.baselineSkipped = "not asked for";
   return m;
 }
 
@@ -87,14 +92,17 @@ Measurement measureRowOp(Context& ctx, const std::string& kernel, int64_t rows, 
   Tensor x = ctx.tensor({rows, cols}, values, dtype), y = ctx.tensor({rows, cols}, dtype);
   const auto c = static_cast<std::size_t>(cols);
   if (kernel == "softmax")
-    return memoryBound(ctx, kernel, Checked::Softmax, x, y, [&] { softmax(ctx, x, y, {.scale = 0.125f}); },
-                       reference::softmaxRef(values, c, 0.125, nullptr, {}), repeats);
+    return memoryBound(
+        ctx, kernel, Checked::Softmax, x, y, [&] { softmax(ctx, x, y, {.scale = 0.125f}); },
+        reference::softmaxRef(values, c, 0.125, nullptr, {}), repeats);
   if (kernel == "layer_norm")
-    return memoryBound(ctx, kernel, Checked::LayerNorm, x, y, [&] { layerNorm(ctx, x, y); },
-                       reference::layerNormRef(values, c, nullptr, nullptr, 1e-5), repeats);
+    return memoryBound(
+        ctx, kernel, Checked::LayerNorm, x, y, [&] { layerNorm(ctx, x, y); },
+        reference::layerNormRef(values, c, nullptr, nullptr, 1e-5), repeats);
   if (kernel == "rms_norm")
-    return memoryBound(ctx, kernel, Checked::RmsNorm, x, y, [&] { rmsNorm(ctx, x, y); },
-                       reference::rmsNormRef(values, c, nullptr, 1e-6), repeats);
+    return memoryBound(
+        ctx, kernel, Checked::RmsNorm, x, y, [&] { rmsNorm(ctx, x, y); },
+        reference::rmsNormRef(values, c, nullptr, 1e-6), repeats);
   throw InvalidArgument("kernel", "'" + kernel + "' is not softmax, layer_norm or rms_norm");
 }
 
@@ -104,8 +112,9 @@ Measurement measureRope(Context& ctx, int64_t batch, int64_t heads, int64_t len,
   Tensor x = ctx.tensor({batch, heads, len, dim}, values, dtype), y = ctx.tensor({batch, heads, len, dim}, dtype);
   std::vector<int64_t> positions(static_cast<std::size_t>(batch * len));
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i) % len;
-  return memoryBound(ctx, "rope", Checked::Rope, x, y, [&] { rope(ctx, x, y); },
-                     reference::ropeRef(values, batch, heads, len, dim, dim, false, 10000.0, positions), repeats);
+  return memoryBound(
+      ctx, "rope", Checked::Rope, x, y, [&] { rope(ctx, x, y); },
+      reference::ropeRef(values, batch, heads, len, dim, dim, false, 10000.0, positions), repeats);
 }
 
 Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repeats) {
@@ -131,16 +140,16 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
     formatK = ctx.tensor({batch, kvHeads, len, dim}, k, kvDtype);
     formatV = ctx.tensor({batch, kvHeads, len, dim}, v, kvDtype);
   }
-  TensorView kRead = kvDtype != dtype ? formatK.view() : tk.view(), vRead = kvDtype != dtype ? formatV.view() : tv.view();
+  TensorView kRead = kvDtype != dtype ? formatK.view() : tk.view(),
+             vRead = kvDtype != dtype ? formatV.view() : tv.view();
   Tensor pagedK, pagedV, table;
   if (c.pageSize > 0) {
     if (len % c.pageSize != 0) throw InvalidArgument("pageSize", "must divide the length");
     const auto pages = static_cast<std::size_t>(c.pageSize);
     auto paged = [&](const std::vector<float>& x, Tensor& into) {
-      const reference::PagedCache p = reference::pageCache(x, static_cast<std::size_t>(batch),
-                                                           static_cast<std::size_t>(kvHeads),
-                                                           static_cast<std::size_t>(len), static_cast<std::size_t>(dim),
-                                                           pages, 0, 0.0f, 7);
+      const reference::PagedCache p =
+          reference::pageCache(x, static_cast<std::size_t>(batch), static_cast<std::size_t>(kvHeads),
+                               static_cast<std::size_t>(len), static_cast<std::size_t>(dim), pages, 0, 0.0f, 7);
       into = ctx.tensor({static_cast<int64_t>(p.numBlocks), c.pageSize, kvHeads, dim}, p.cache, kvDtype);
       return p.table;
     };
@@ -188,8 +197,9 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   m.tolerance = largestAllowed(expected, tol);
 
   const double flops = reference::attentionFlops(batch, heads, queries, len, dim, dim, c.causal, true);
-  const double ns =
-      timeOnDevice(ctx, [&] { attention(ctx, tq, kRead, vRead, out, options); }, repeats.kernel).medianNs;
+  const double ns = timeOnDevice(
+                        ctx, [&] { attention(ctx, tq, kRead, vRead, out, options); }, repeats.kernel)
+                        .medianNs;
   m.rate = flops / ns;
   m.medianMs = ns * 1e-6;
   if (repeats.baseline <= 0) {
@@ -200,14 +210,18 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
     Tensor baselineOut = ctx.tensor({batch, heads, queries, dim}, dtype);
     AttentionOptions other = options;
     if (c.against) other.variant = *c.against;
-    const double baselineNs = timeOnDevice(ctx, [&] {
-                                if (c.against)
-                                  attention(ctx, tq, kRead, vRead, baselineOut, other);
-                                else if (againstDense)
-                                  attention(ctx, tq, tk, tv, baselineOut, dense);
-                                else
-                                  attentionNaive(ctx, tq, tk, tv, baselineOut, dense);
-                              }, repeats.baseline).medianNs;
+    const double baselineNs = timeOnDevice(
+                                  ctx,
+                                  [&] {
+                                    if (c.against)
+                                      attention(ctx, tq, kRead, vRead, baselineOut, other);
+                                    else if (againstDense)
+                                      attention(ctx, tq, tk, tv, baselineOut, dense);
+                                    else
+                                      attentionNaive(ctx, tq, tk, tv, baselineOut, dense);
+                                  },
+                                  repeats.baseline)
+                                  .medianNs;
     m.baselineRate = flops / baselineNs;
     m.baselineMedianMs = baselineNs * 1e-6;
   } catch (const Error& e) {  // its Lq×Lk scores do not fit the device's buffers
@@ -230,7 +244,9 @@ Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repe
   // Packed [total, H, D] as the [1, H, total, D] views attention takes.
   Tensor tq = ctx.tensor({total, heads, dim}, q, c.dtype), tk = ctx.tensor({total, heads, dim}, k, c.dtype),
          tv = ctx.tensor({total, heads, dim}, v, c.dtype), out = ctx.tensor({total, heads, dim}, c.dtype);
-  auto packed = [](const Tensor& t) { return t.view().reshaped({1, t.shape()[0], t.shape()[1], t.shape()[2]}).permuted({0, 2, 1, 3}); };
+  auto packed = [](const Tensor& t) {
+    return t.view().reshaped({1, t.shape()[0], t.shape()[1], t.shape()[2]}).permuted({0, 2, 1, 3});
+  };
   auto sequence = [&](const Tensor& t, std::size_t b) {
     return packed(t).sliced(2, offsets[b], offsets[b + 1] - offsets[b]);
   };
@@ -279,8 +295,10 @@ Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repe
   m.error = reference::compare(gotChecked, expected, tol.atol, tol.rtol);
   m.tolerance = largestAllowed(expected, tol);
 
-  const double ns = timeOnDevice(ctx, [&] { attention(ctx, packed(tq), packed(tk), packed(tv), packed(out), options); },
-                                 repeats.kernel).medianNs;
+  const double ns =
+      timeOnDevice(
+          ctx, [&] { attention(ctx, packed(tq), packed(tk), packed(tv), packed(out), options); }, repeats.kernel)
+          .medianNs;
   m.rate = flops / ns;
   m.medianMs = ns * 1e-6;
   if (repeats.baseline <= 0) {
@@ -288,10 +306,15 @@ Measurement measureVarlenPrefill(Context& ctx, const VarlenCase& c, Repeats repe
     return m;
   }
   const AttentionOptions one{.causal = true, .alignment = MaskAlignment::BottomRight};
-  const double baselineNs = timeOnDevice(ctx, [&] {
-                              for (std::size_t b = 0; b < c.lengths.size(); ++b)
-                                attention(ctx, sequence(tq, b), sequence(tk, b), sequence(tv, b), sequence(out, b), one);
-                            }, repeats.baseline).medianNs;
+  const double baselineNs =
+      timeOnDevice(
+          ctx,
+          [&] {
+            for (std::size_t b = 0; b < c.lengths.size(); ++b)
+              attention(ctx, sequence(tq, b), sequence(tk, b), sequence(tv, b), sequence(out, b), one);
+          },
+          repeats.baseline)
+          .medianNs;
   m.baselineRate = flops / baselineNs;
   m.baselineMedianMs = baselineNs * 1e-6;
   return m;
@@ -329,8 +352,10 @@ Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType d
   }
   std::vector<float> xRows, got = y.download(), gotRows;
   for (const std::size_t r : rows) {
-    xRows.insert(xRows.end(), x.begin() + static_cast<std::ptrdiff_t>(r * uk), x.begin() + static_cast<std::ptrdiff_t>((r + 1) * uk));
-    gotRows.insert(gotRows.end(), got.begin() + static_cast<std::ptrdiff_t>(r * un), got.begin() + static_cast<std::ptrdiff_t>((r + 1) * un));
+    xRows.insert(xRows.end(), x.begin() + static_cast<std::ptrdiff_t>(r * uk),
+                 x.begin() + static_cast<std::ptrdiff_t>((r + 1) * uk));
+    gotRows.insert(gotRows.end(), got.begin() + static_cast<std::ptrdiff_t>(r * un),
+                   got.begin() + static_cast<std::ptrdiff_t>((r + 1) * un));
   }
   const reference::MatmulRef ref = reference::linearRef(xRows, w, rows.size(), un, uk, &b, Activation::Gelu, nullptr);
   result.error = reference::compareDot(gotRows, ref, tol.atol, tol.rtol, tol.dotRtol);
@@ -338,14 +363,18 @@ Measurement measureLinear(Context& ctx, int64_t m, int64_t n, int64_t k, DType d
     result.tolerance =
         std::max(result.tolerance, tol.atol + tol.rtol * std::abs(ref.value[i]) + tol.dotRtol * ref.absDot[i]);
   const double flops = reference::matmulFlops(m, n, k);
-  const double ns = timeOnDevice(ctx, [&] { run(variant); }, repeats.kernel).medianNs;
+  const double ns = timeOnDevice(
+                        ctx, [&] { run(variant); }, repeats.kernel)
+                        .medianNs;
   result.rate = flops / ns;
   result.medianMs = ns * 1e-6;
   if (repeats.baseline <= 0) {
     result.baselineSkipped = "not asked for";
     return result;
   }
-  const double naiveNs = timeOnDevice(ctx, [&] { run(MatmulVariant::Naive); }, repeats.baseline).medianNs;
+  const double naiveNs = timeOnDevice(
+                             ctx, [&] { run(MatmulVariant::Naive); }, repeats.baseline)
+                             .medianNs;
   result.baselineRate = flops / naiveNs;
   result.baselineMedianMs = naiveNs * 1e-6;
   return result;

@@ -19,7 +19,7 @@ namespace vkattn::measure {
 struct Measurement {
   std::string kernel, shape;
   reference::ErrorStats error;
-  double tolerance = 0.0;               // the largest allowed |error| over the checked outputs
+  double tolerance = 0.0;                 // the largest allowed |error| over the checked outputs
   double rate = 0.0, baselineRate = 0.0;  // GB/s, or GFLOP/s for attention and linear
   const char* unit = "GB/s";
   const char* baseline = "copy";

@@ -77,10 +77,10 @@ int read(const std::string& path, const std::filesystem::path& out) {
 }
 
 GgmlType typeNamed(const std::string& name) {
-  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_K,
-                     GgmlType::Q5_K, GgmlType::Q6_K})
-    if (vkattn::ggmlTypeName(t) == name) return t;
-  throw vkattn::InvalidArgument("TYPE", "'" + name + "' is not F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K or Q6_K");
+  for (uint32_t id = 0; id < 64; ++id)  // ggml's ids (ggml_types.hpp)
+    if (const auto traits = vkattn::ggmlTypeTraits(id); traits && traits->name == name)
+      if (vkattn::ggmlCanQuantize(static_cast<GgmlType>(id))) return static_cast<GgmlType>(id);
+  throw vkattn::InvalidArgument("TYPE", "'" + name + "' is not one of " + vkattn::ggmlStorageFormatTypeNames());
 }
 
 int quantize(const std::string& type, const std::string& in, const std::string& out) {

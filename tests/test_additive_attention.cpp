@@ -4,12 +4,12 @@
 #include <limits>
 
 #include "support/compare.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/additive_attention.hpp"
 #include "vkattn/reference/additive_attention_reference.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
-#include "support/test_context.hpp"
-#include "vkattn/ops/additive_attention.hpp"
-#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -17,7 +17,8 @@ namespace {
 
 const Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
 
-const double kAtol = toleranceFor(Checked::AdditiveAttention, DType::F32).atol, kRtol = toleranceFor(Checked::AdditiveAttention, DType::F32).rtol;
+const double kAtol = toleranceFor(Checked::AdditiveAttention, DType::F32).atol,
+             kRtol = toleranceFor(Checked::AdditiveAttention, DType::F32).rtol;
 
 using Problem = AdditiveProblem;
 
@@ -51,7 +52,9 @@ class AdditiveAttention : public VkattnTest {
   }
 };
 
-TEST_F(AdditiveAttention, QueryAndKeySizesDiffer) { run(Problem{}); }
+TEST_F(AdditiveAttention, QueryAndKeySizesDiffer) {
+  run(Problem{});
+}
 
 TEST_F(AdditiveAttention, OddAndLargerShapes) {
   run(Problem{.B = 1, .Lq = 1, .Lk = 1, .Dq = 1, .Dk = 3, .Dv = 1, .A = 1});
@@ -100,8 +103,11 @@ TEST_F(AdditiveAttention, BadInputNamesTheArgument) {
   expectArgument([&] { additiveAttention(ctx(), q, k, val, wq, ctx().tensor({8, 9}), v); }, "w_k");
   expectArgument([&] { additiveAttention(ctx(), q, ctx().tensor({3, 7, 10}), val, wq, wk, v); }, "key");
   expectArgument([&] { additiveAttention(ctx(), q, k, ctx().tensor({2, 6, 3}), wq, wk, v); }, "value");
-  expectArgument([&] { additiveAttention(ctx(), q, k, val, wq, wk, v, {.bias = ctx().tensor({2, 5, 6}).view()}); },
-                 "bias");
+  expectArgument(
+      [&] {
+        additiveAttention(ctx(), q, k, val, wq, wk, v, {.bias = ctx().tensor({2, 5, 6}).view()});
+      },
+      "bias");
   Tensor nanQ = ctx().tensor({2, 5, 6}, std::vector<float>(60, NAN));
   expectArgument([&] { additiveAttention(ctx(), nanQ, k, val, wq, wk, v); }, "query");
   Tensor nanV = ctx().tensor({8}, std::vector<float>(8, NAN));

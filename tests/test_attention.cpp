@@ -16,15 +16,15 @@
 #include <utility>
 
 #include "support/attention_check.hpp"
-#include "vkattn/core/coopmat_selection.hpp"
-#include "vkattn/core/pipeline.hpp"
 #include "support/compare.hpp"
 #include "support/invalid_argument_of.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/core/pipeline.hpp"
+#include "vkattn/ops/attention.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
-#include "support/test_context.hpp"
-#include "vkattn/ops/attention.hpp"
-#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -71,8 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Sweep, AttentionHeadDim,
                                                               Family::Coopmat2, Family::Decode),
                                             ::testing::Values(16, 40, 64, 80, 96, 128, 256)),
                          [](const ::testing::TestParamInfo<std::tuple<Family, int>>& info) {
-                           return familyName(std::get<0>(info.param)) + "__d" +
-                                  std::to_string(std::get<1>(info.param));
+                           return familyName(std::get<0>(info.param)) + "__d" + std::to_string(std::get<1>(info.param));
                          });
 
 TEST_P(Attention, DkDiffersFromDv) {
@@ -216,7 +215,7 @@ TEST_P(AttentionFragmentKernel, MatchesReference) {
   const Path path = GetParam();
   if (path == Path::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
     GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
-  const bool hardware = path == Path::Coopmat ? ctx().info().cooperativeMatrixF16
+  const bool hardware = path == Path::Coopmat    ? ctx().info().cooperativeMatrixF16
                         : path == Path::Coopmat2 ? coopmat2ChoiceFor(ctx().info()).usable
                                                  : true;
   if (!hardware) {
@@ -406,8 +405,7 @@ TEST_P(Attention, OutputViewsIntoALargerBuffer) {
     const int64_t elements = offset + B * H * Lq * stride;
     for (Path path : paths()) {
       SCOPED_TRACE(std::string(pathName(path)) + ", output offset " + std::to_string(offset));
-      Tensor buffer =
-          ctx().tensor({elements}, std::vector<float>(static_cast<std::size_t>(elements), 0.0f), storage());
+      Tensor buffer = ctx().tensor({elements}, std::vector<float>(static_cast<std::size_t>(elements), 0.0f), storage());
       const TensorView out{
           &buffer.buffer(), storage(), {B, H, Lq, D}, {H * Lq * stride, Lq * stride, stride, 1}, offset};
       AttentionOptions o = optionsFor(pr);
@@ -673,7 +671,8 @@ TEST(AttentionSplits, EverySplitCountSharesOneCombinePipeline) {
     check(fresh, Path::Rows, pr, in, o, DType::F32);
   }
   int combines = 0;
-  for (const Pipeline* pipeline : fresh.pipelines().all()) combines += pipeline->name().rfind("attention_combine", 0) == 0;
+  for (const Pipeline* pipeline : fresh.pipelines().all())
+    combines += pipeline->name().rfind("attention_combine", 0) == 0;
   EXPECT_EQ(combines, 1);
 }
 

@@ -121,7 +121,7 @@ TEST_F(AttentionDecodeKernel, AutoPicksItOnGpusForFewQueryRows) {
   };
   EXPECT_EQ(variant(gpu, 1, 64), AttentionVariant::Decode);
   EXPECT_EQ(variant(gpu, 8, 128), AttentionVariant::Decode);
-  EXPECT_EQ(variant(gpu, 1, 30), AttentionVariant::Rows);  // not whole words: the rows kernel's decode mode
+  EXPECT_EQ(variant(gpu, 1, 30), AttentionVariant::Rows);   // not whole words: the rows kernel's decode mode
   EXPECT_EQ(variant(gpu, 9, 64), AttentionVariant::Tiled);  // f32: no matrix units
   EXPECT_EQ(variant(cpu, 1, 64), AttentionVariant::Rows);
   // What it picks is what runs: Auto's decode output on the GPU-class context matches the reference.

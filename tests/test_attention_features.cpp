@@ -33,7 +33,8 @@ class AttentionAnyHeadDim : public VkattnTest, public ::testing::WithParamInterf
 TEST_P(AttentionAnyHeadDim, MatchesReference) {
   const auto [dk, dv] = GetParam();
   const bool large = std::max(dk, dv) > 256;
-  auto pr = problem(2, 4, 2, large ? 9 : 19, large ? 23 : 37, static_cast<std::size_t>(dk), static_cast<std::size_t>(dv));
+  auto pr =
+      problem(2, 4, 2, large ? 9 : 19, large ? 23 : 37, static_cast<std::size_t>(dk), static_cast<std::size_t>(dv));
   pr.causal = true;
   pr.bottomRight = true;
   Inputs in = makeInputs(ctx(), pr, DType::F32, 300 + static_cast<uint64_t>(dk));
@@ -52,8 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, AttentionAnyHeadDim,
 TEST_F(VkattnTest, AttentionOddHeadDimF16AndDecode) {
   // f16 storage with a partial last word, and the decode mode (1 row, split keys) at dim 40 / 24.
   auto pr = problem(1, 2, 1, 13, 29, 12, 20);
-  checkPaths(ctx(), {Path::Rows, Path::Tiled}, pr, makeInputs(ctx(), pr, DType::F16, 310), optionsFor(pr),
-             DType::F16);
+  checkPaths(ctx(), {Path::Rows, Path::Tiled}, pr, makeInputs(ctx(), pr, DType::F16, 310), optionsFor(pr), DType::F16);
   auto decode = problem(2, 4, 1, 1, 2500, 40, 24);
   Inputs in = makeInputs(ctx(), decode, DType::F32, 311);
   check(ctx(), Path::Rows, decode, in, optionsFor(decode), DType::F32);
@@ -106,7 +106,8 @@ TEST_F(VkattnTest, AttentionSoftcapBoundsLargeLogits) {
     auto pr = problem(2, 4, 2, 21, 45, 64, 64);
     pr.softcap = cap;
     Inputs in = makeInputs(ctx(), pr, DType::F32, 330, 3.0f);
-    for (Path path : {Path::Rows, Path::Tiled, Path::Naive}) check(ctx(), path, pr, in, optionsFor(pr), DType::F32, 3.0);
+    for (Path path : {Path::Rows, Path::Tiled, Path::Naive})
+      check(ctx(), path, pr, in, optionsFor(pr), DType::F32, 3.0);
   }
 }
 
@@ -210,8 +211,8 @@ TEST_F(VkattnTest, AttentionWeightsWithSoftcapAndAlibi) {
   addHeadTerms(ctx(), pr, o, terms, false, true);
   Inputs in = makeInputs(ctx(), pr, DType::F32, 360, 2.0f);
   const AttentionResult ref = attentionRef(pr, in.q, in.k, in.v);
-  EXPECT_TRUE(allClose(attentionWeights(ctx(), in.tq, in.tk, {}, o).download(), ref.probs, kWeights.atol,
-                       kWeights.rtol));
+  EXPECT_TRUE(
+      allClose(attentionWeights(ctx(), in.tq, in.tk, {}, o).download(), ref.probs, kWeights.atol, kWeights.rtol));
 }
 
 TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
@@ -247,8 +248,7 @@ TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
 class AttentionFragmentFeatures : public VkattnTest, public ::testing::WithParamInterface<Family> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures,
-                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2,
-                                           Family::Decode),
+                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2, Family::Decode),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {
@@ -369,7 +369,8 @@ TEST_F(VkattnTest, AttentionReadsAPagedCache) {
       s.keySplits = splits;
       check(ctx(), Path::Rows, pr, in, s, c.dtype);
       // The decode kernel reads whole 16-byte words: head dim 30 is the rows kernel's alone.
-      if (c.dk % 8 == 0 && familySkipReason(ctx(), Family::Decode).empty()) check(ctx(), Path::Decode, pr, in, s, c.dtype);
+      if (c.dk % 8 == 0 && familySkipReason(ctx(), Family::Decode).empty())
+        check(ctx(), Path::Decode, pr, in, s, c.dtype);
     }
   }
 }
@@ -395,8 +396,9 @@ TEST_F(VkattnTest, AttentionAlignsToEachKeyLength) {
     checkPaths(ctx(), paths, pr, in, o);
   }
   Tensor q = ctx().tensor({1, 1, 2, 8}, randomValues(16, 1)), k = ctx().tensor({1, 1, 4, 8}, randomValues(32, 2));
-  EXPECT_EQ(invalidArgumentOf([&] { attention(ctx(), q, k, k, {.alignment = MaskAlignment::BottomRightOfKeyLengths}); }),
-            "alignment");
+  EXPECT_EQ(
+      invalidArgumentOf([&] { attention(ctx(), q, k, k, {.alignment = MaskAlignment::BottomRightOfKeyLengths}); }),
+      "alignment");
 }
 
 TEST_F(VkattnTest, AttentionPagedCacheRefusals) {

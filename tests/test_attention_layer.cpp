@@ -5,12 +5,12 @@
 #include <cmath>
 
 #include "support/compare.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/models/attention_layer.hpp"
 #include "vkattn/reference/attention_layer_reference.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
-#include "support/test_context.hpp"
-#include "vkattn/models/attention_layer.hpp"
-#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -19,7 +19,8 @@ namespace {
 const Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
 
 // f32 reference path: worst observed ~1e-6; projections sum 96 products per output.
-const double kAtol = toleranceFor(Checked::AttentionLayer, DType::F32).atol, kRtol = toleranceFor(Checked::AttentionLayer, DType::F32).rtol;
+const double kAtol = toleranceFor(Checked::AttentionLayer, DType::F32).atol,
+             kRtol = toleranceFor(Checked::AttentionLayer, DType::F32).rtol;
 
 using LayerCase = AttentionLayerProblem;
 using HostWeights = AttentionLayerHostWeights;
@@ -27,10 +28,10 @@ using HostWeights = AttentionLayerHostWeights;
 HostWeights makeWeights(const LayerCase& c, uint64_t seed) {
   const int64_t dh = c.d / c.heads, qw = c.heads * dh, kvw = c.kvHeads * dh;
   const float s = 1.0f / std::sqrt(static_cast<float>(c.d));
-  return {randomValues(qw * c.d, seed, -s, s),       randomValues(kvw * c.d, seed + 1, -s, s),
-          randomValues(kvw * c.d, seed + 2, -s, s),  randomValues(c.d * qw, seed + 3, -s, s),
-          randomValues(qw, seed + 4, -0.1f, 0.1f),   randomValues(kvw, seed + 5, -0.1f, 0.1f),
-          randomValues(kvw, seed + 6, -0.1f, 0.1f),  randomValues(c.d, seed + 7, -0.1f, 0.1f)};
+  return {randomValues(qw * c.d, seed, -s, s),      randomValues(kvw * c.d, seed + 1, -s, s),
+          randomValues(kvw * c.d, seed + 2, -s, s), randomValues(c.d * qw, seed + 3, -s, s),
+          randomValues(qw, seed + 4, -0.1f, 0.1f),  randomValues(kvw, seed + 5, -0.1f, 0.1f),
+          randomValues(kvw, seed + 6, -0.1f, 0.1f), randomValues(c.d, seed + 7, -0.1f, 0.1f)};
 }
 
 MultiHeadAttention makeLayer(Context& ctx, const LayerCase& c, const HostWeights& w) {
@@ -78,10 +79,29 @@ TEST_P(AttentionLayer, MatchesReference) {
   EXPECT_TRUE(allClose(probs.download(), expectedProbs, kWeights.atol, kWeights.rtol));
 }
 
-LayerCase mha() { return {}; }
-LayerCase gqa(int64_t kv) { LayerCase c; c.kvHeads = kv; return c; }
-LayerCase cross(int64_t kv) { LayerCase c; c.kvHeads = kv; c.cross = true; c.len = 5; c.sourceLen = 11; return c; }
-LayerCase causal(int64_t kv, bool rope) { LayerCase c; c.kvHeads = kv; c.causal = true; c.rope = rope; return c; }
+LayerCase mha() {
+  return {};
+}
+LayerCase gqa(int64_t kv) {
+  LayerCase c;
+  c.kvHeads = kv;
+  return c;
+}
+LayerCase cross(int64_t kv) {
+  LayerCase c;
+  c.kvHeads = kv;
+  c.cross = true;
+  c.len = 5;
+  c.sourceLen = 11;
+  return c;
+}
+LayerCase causal(int64_t kv, bool rope) {
+  LayerCase c;
+  c.kvHeads = kv;
+  c.causal = true;
+  c.rope = rope;
+  return c;
+}
 
 INSTANTIATE_TEST_SUITE_P(Variants, AttentionLayer,
                          ::testing::Values(mha(), gqa(3), gqa(2), gqa(1), cross(6), cross(2), causal(6, false),
@@ -116,7 +136,8 @@ TEST_F(VkattnTest, ChosenHeadsWeightsComeWithTheOutput) {
 TEST_F(VkattnTest, ChosenHeadsWeightsUnderAMask) {
   auto [c, w, layer, x, tx] = layerWithInput(ctx(), gqa(3), 51, 53);
   std::vector<int32_t> keep(static_cast<std::size_t>(c.batch * c.len * c.len));
-  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7919 % 5 != 0) || i % static_cast<std::size_t>(c.len) == 0;
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    keep[i] = (i * 7919 % 5 != 0) || i % static_cast<std::size_t>(c.len) == 0;
   Tensor mask = Tensor::fromHostInt(ctx().device(), {c.batch, 1, c.len, c.len}, keep);
   Tensor fused = layer.forward(ctx(), tx, tx, {.keepMask = mask.view()});
   Tensor probs;
@@ -129,8 +150,9 @@ TEST_F(VkattnTest, ChosenHeadsWeightsUnderAMask) {
       if (!keep[static_cast<std::size_t>(b * c.len * c.len + i)]) {
         EXPECT_EQ(p[static_cast<std::size_t>(b * c.len * c.len + i)], 0.0f) << "sequence " << b << " cell " << i;
       }
-  Tensor perHead = Tensor::fromHostInt(ctx().device(), {c.batch, c.heads, c.len, c.len},
-                                       std::vector<int32_t>(static_cast<std::size_t>(c.batch * c.heads * c.len * c.len), 1));
+  Tensor perHead =
+      Tensor::fromHostInt(ctx().device(), {c.batch, c.heads, c.len, c.len},
+                          std::vector<int32_t>(static_cast<std::size_t>(c.batch * c.heads * c.len * c.len), 1));
   EXPECT_THROW(layer.forward(ctx(), tx, tx, {.keepMask = perHead.view(), .weights = &probs, .weightHeads = {2}}),
                Unsupported);
   Tensor all = layer.forward(ctx(), tx, tx, {.keepMask = perHead.view(), .weights = &probs});

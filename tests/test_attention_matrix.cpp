@@ -27,8 +27,8 @@ struct MatrixCase {
 
 std::string nameOf(const MatrixCase& c) {
   std::ostringstream s;
-  s << "d" << c.dk << "_" << c.dv << "_h" << c.heads << "_gqa" << c.gqa << "_q" << c.queries << "_kv" << c.keys
-    << "_b" << c.batch << "_" << toString(c.q) << "_kv_" << toString(c.kv) << (c.mask ? "_mask" : "")
+  s << "d" << c.dk << "_" << c.dv << "_h" << c.heads << "_gqa" << c.gqa << "_q" << c.queries << "_kv" << c.keys << "_b"
+    << c.batch << "_" << toString(c.q) << "_kv_" << toString(c.kv) << (c.mask ? "_mask" : "")
     << (c.sinks ? "_sinks" : "") << (c.alibi ? "_alibi" : "") << (c.softcap > 0 ? "_softcap" : "");
   return s.str();
 }
@@ -56,7 +56,8 @@ TEST_P(AttentionMatrix, MatchesReference) {
     pr.bias = &mask;
     pr.biasDims[0] = c.batch;
     pr.biasDims[2] = c.queries;
-    tMask = ctx().tensor({static_cast<int64_t>(c.batch), 1, static_cast<int64_t>(c.queries), static_cast<int64_t>(c.keys)}, mask);
+    tMask = ctx().tensor(
+        {static_cast<int64_t>(c.batch), 1, static_cast<int64_t>(c.queries), static_cast<int64_t>(c.keys)}, mask);
     o.bias = tMask.view();
   }
   Inputs in = makeInputs(ctx(), pr, c.q, 900);
@@ -93,8 +94,7 @@ TEST_F(VkattnTest, AttentionMatrixMlaValueIsAViewOfKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Ggml, AttentionMatrix,
-    ::testing::Values(MatrixCase{40, 40, 4, 1, 1, 113, true},
-                      MatrixCase{64, 64, 8, 4, 3, 512, false, true, true},
+    ::testing::Values(MatrixCase{40, 40, 4, 1, 1, 113, true}, MatrixCase{64, 64, 8, 4, 3, 512, false, true, true},
                       MatrixCase{80, 80, 4, 1, 32, 113, false, false, false, 50.0, DType::F16, DType::F16},
                       MatrixCase{96, 96, 12, 12, 75, 113, true, false, true},
                       MatrixCase{112, 112, 4, 2, 1, 1024, false, true, false, 0.0, DType::F32, DType::BF16},

@@ -29,7 +29,9 @@ std::vector<float> sequenceRows(const std::vector<float>& packed, int64_t heads,
 }
 
 // A packed [total, H, D] tensor as the [1, H, total, D] view attention takes.
-TensorView packedView(const Tensor& t) { return t.view().reshaped({1, t.shape()[0], t.shape()[1], t.shape()[2]}).permuted({0, 2, 1, 3}); }
+TensorView packedView(const Tensor& t) {
+  return t.view().reshaped({1, t.shape()[0], t.shape()[1], t.shape()[2]}).permuted({0, 2, 1, 3});
+}
 
 struct VarlenCase {
   std::vector<int32_t> lq, lk;
@@ -93,9 +95,9 @@ void checkVarlen(Context& ctx, const VarlenCase& c, uint64_t seed) {
       for (int64_t h = 0; h < c.hq; ++h)
         wantLse.insert(wantLse.end(), static_cast<std::size_t>(c.lq[b]), c.sinks ? sinks[h] : -INFINITY);
     } else {
-      AttentionProblem pr = problem(1, static_cast<std::size_t>(c.hq), static_cast<std::size_t>(c.hkv),
-                                    static_cast<std::size_t>(c.lq[b]), static_cast<std::size_t>(c.lk[b]),
-                                    static_cast<std::size_t>(c.dk), static_cast<std::size_t>(c.dv));
+      AttentionProblem pr =
+          problem(1, static_cast<std::size_t>(c.hq), static_cast<std::size_t>(c.hkv), static_cast<std::size_t>(c.lq[b]),
+                  static_cast<std::size_t>(c.lk[b]), static_cast<std::size_t>(c.dk), static_cast<std::size_t>(c.dv));
       pr.scale = 0.3;
       pr.causal = c.causal;
       pr.bottomRight = c.alignment != MaskAlignment::TopLeft;
@@ -105,17 +107,19 @@ void checkVarlen(Context& ctx, const VarlenCase& c, uint64_t seed) {
                                    slopes.begin() + (c.alibiPerSequence ? b * c.hq : 0) + c.hq);
       if (c.sinks) pr.sinks = &sinks;
       if (c.alibi) pr.alibiSlopes = &seqSlopes;
-      const AttentionResult ref = attentionRef(pr, sequenceRows(q, c.hq, c.dk, cq[b], c.lq[b]),
-                                               sequenceRows(k, c.hkv, c.dk, ck[b], c.lk[b]),
-                                               sequenceRows(v, c.hkv, c.dv, ck[b], c.lk[b]));
+      const AttentionResult ref =
+          attentionRef(pr, sequenceRows(q, c.hq, c.dk, cq[b], c.lq[b]), sequenceRows(k, c.hkv, c.dk, ck[b], c.lk[b]),
+                       sequenceRows(v, c.hkv, c.dv, ck[b], c.lk[b]));
       for (int64_t h = 0; h < c.hq; ++h)  // [1, H, lq, Dv] -> packed [lq, H, Dv]
         for (int64_t i = 0; i < c.lq[b]; ++i)
           for (int64_t d = 0; d < c.dv; ++d)
-            want[static_cast<std::size_t>((i * c.hq + h) * c.dv + d)] = ref.out[static_cast<std::size_t>((h * c.lq[b] + i) * c.dv + d)];
+            want[static_cast<std::size_t>((i * c.hq + h) * c.dv + d)] =
+                ref.out[static_cast<std::size_t>((h * c.lq[b] + i) * c.dv + d)];
       wantLse = ref.lse;
     }
     const auto first = got.begin() + cq[b] * c.hq * c.dv;
-    EXPECT_TRUE(allClose(std::vector<float>(first, first + static_cast<int64_t>(want.size())), want, tol.atol, tol.rtol));
+    EXPECT_TRUE(
+        allClose(std::vector<float>(first, first + static_cast<int64_t>(want.size())), want, tol.atol, tol.rtol));
     std::vector<float> seqLse;
     for (int64_t h = 0; h < c.hq; ++h)
       for (int64_t i = 0; i < c.lq[b]; ++i) seqLse.push_back(gotLse[static_cast<std::size_t>(h * totalQ + cq[b] + i)]);
@@ -132,12 +136,26 @@ TEST_F(VkattnTest, AttentionVarlenPrompts) {
   c.lk = {5, 3, 4, 20, 2};
   checkVarlen(ctx(), c, 801);
   // Windows, softcap and ALiBi per sequence; not causal; split keys.
-  VarlenCase w{.lq = {4, 11, 1}, .lk = {40, 11, 70}, .causal = false, .windowLeft = 6, .alibiPerSequence = true,
-               .softcap = 20.0f, .keySplits = 3};
+  VarlenCase w{.lq = {4, 11, 1},
+               .lk = {40, 11, 70},
+               .causal = false,
+               .windowLeft = 6,
+               .alibiPerSequence = true,
+               .softcap = 20.0f,
+               .keySplits = 3};
   checkVarlen(ctx(), w, 802);
   // Dk != Dv, f16, no sinks or ALiBi.
-  checkVarlen(ctx(), {.lq = {6, 2}, .lk = {9, 13}, .hq = 4, .hkv = 4, .dk = 24, .dv = 40, .sinks = false,
-                      .alibi = false, .dtype = DType::F16}, 803);
+  checkVarlen(ctx(),
+              {.lq = {6, 2},
+               .lk = {9, 13},
+               .hq = 4,
+               .hkv = 4,
+               .dk = 24,
+               .dv = 40,
+               .sinks = false,
+               .alibi = false,
+               .dtype = DType::F16},
+              803);
 }
 
 TEST_F(VkattnTest, AttentionVarlenDecode) {
@@ -158,7 +176,10 @@ TEST_F(VkattnTest, AttentionVarlenRefusals) {
     return invalidArgumentOf([&] { attention(c, q, k, k, o); });
   };
   EXPECT_EQ(with([](AttentionOptions& o) { o.cuSeqlensK.reset(); }), "cuSeqlensK");
-  EXPECT_EQ(with([](AttentionOptions& o) { o.cuSeqlensQ = std::vector<int32_t>{0, 2, 5}; }), "cuSeqlensQ");  // not q's 6
+  EXPECT_EQ(with([](AttentionOptions& o) {
+              o.cuSeqlensQ = std::vector<int32_t>{0, 2, 5};
+            }),
+            "cuSeqlensQ");  // not q's 6
   EXPECT_EQ(with([](AttentionOptions& o) { o.cuSeqlensQ = std::vector<int32_t>{0, 4, 2, 6}; }), "cuSeqlensQ");
   EXPECT_EQ(with([](AttentionOptions& o) { o.cuSeqlensK = std::vector<int32_t>{1, 4, 9}; }), "cuSeqlensK");
   EXPECT_EQ(with([](AttentionOptions& o) { o.cuSeqlensK = std::vector<int32_t>{0, 9}; }), "cuSeqlensK");

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <limits>
 
-#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/rope.hpp"
 #include "vkattn/ops/row_ops.hpp"
+#include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;

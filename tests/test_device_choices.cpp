@@ -35,8 +35,8 @@ DeviceInfo gpu() {
   info.name = "fake GPU";
   info.kind = DeviceKind::Discrete;
   info.subgroupSize = info.minSubgroupSize = info.maxSubgroupSize = 32;
-  info.subgroupOperations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
-                            VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  info.subgroupOperations =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   info.shaderFloat16 = info.storageBuffer16BitAccess = info.vulkanMemoryModel = true;
   info.computeSubgroupSizeControl = true;
   return info;
@@ -105,7 +105,8 @@ TEST(CoopmatChoice, TheLargestUsableKhrShapeOfEachVendor) {
     DeviceInfo info = gpu();
     info.subgroupSize = info.minSubgroupSize = info.maxSubgroupSize = v.subgroup;
     info.khrCooperativeMatrix = true;
-    for (const auto& s : v.shapes) info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Khr, s[0], s[1], s[2]));
+    for (const auto& s : v.shapes)
+      info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Khr, s[0], s[1], s[2]));
     const CoopmatChoice c = chooseCoopmat(info);
     EXPECT_EQ(c.flavour, CoopmatFlavour::Khr) << v.name << ": " << c.reason;
     EXPECT_EQ((std::array<uint32_t, 3>{c.m, c.n, c.k}), v.chosen) << v.name;
@@ -161,6 +162,33 @@ TEST(CoopmatChoice, VaryingSubgroupSizeNeedsSizeControl) {
   EXPECT_EQ(c.subgroupSize, 32u);
 }
 
+// Where the subgroup size varies, the kernels run at the matrix units' width: 32 on NVIDIA and AMD
+// (wave32), the fragment's N on Intel (Xe2's 8x16x16: 16; Xe-HPG's 8x8x16: 8), never Intel's 32.
+TEST(CoopmatChoice, IntelRunsAtItsMatrixEngineWidth) {
+  struct Case {
+    uint32_t vendor;
+    std::array<uint32_t, 3> shape;
+    uint32_t subgroup;
+  };
+  const Case cases[] = {{kVendorIntel, {8, 16, 16}, 16},
+                        {kVendorIntel, {8, 8, 16}, 8},
+                        {0x1002, {16, 16, 16}, 32},
+                        {kVendorNvidia, {16, 16, 16}, 32}};
+  for (const Case& c : cases) {
+    DeviceInfo info = gpu();
+    info.vendorId = c.vendor;
+    info.minSubgroupSize = 8;
+    info.maxSubgroupSize = 64;
+    info.subgroupSize = 32;
+    info.khrCooperativeMatrix = true;
+    info.cooperativeMatrixShapes.push_back(f16Shape(CoopmatFlavour::Khr, c.shape[0], c.shape[1], c.shape[2]));
+    const CoopmatChoice choice = chooseCoopmat(info);
+    EXPECT_EQ(choice.flavour, CoopmatFlavour::Khr) << choice.reason;
+    EXPECT_EQ(choice.subgroupSize, c.subgroup) << std::hex << c.vendor;
+    EXPECT_TRUE(choice.requireSubgroupSize);
+  }
+}
+
 // SPIR-V 1.5 allows the KHR instructions only in pipelines with full subgroups.
 TEST(CoopmatChoice, KhrNeedsFullSubgroupsThroughSizeControl) {
   DeviceInfo info = withKhr(gpu());
@@ -182,7 +210,6 @@ TEST(CoopmatChoice, MissingFp16OrMemoryModelMeansNone) {
   info.storageBuffer16BitAccess = false;
   EXPECT_EQ(chooseCoopmat(info).flavour, CoopmatFlavour::None);
 }
-
 
 // VK_NV_cooperative_matrix2 on top of KHR: what lavapipe 26 and NVIDIA report, and each missing piece
 // refused by name.
@@ -236,11 +263,9 @@ TEST(Coopmat2Choice, MissingPiecesAreNamed) {
             std::string::npos);
   EXPECT_NE(reasonWith([](DeviceInfo& i) { i.khrCooperativeMatrix = false; }).find("VK_KHR_cooperative_matrix"),
             std::string::npos);
-  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.apiVersion = VK_API_VERSION_1_2; }).find("SPIR-V 1.6"),
-            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.apiVersion = VK_API_VERSION_1_2; }).find("SPIR-V 1.6"), std::string::npos);
   EXPECT_NE(reasonWith([](DeviceInfo& i) { i.maintenance4 = false; }).find("maintenance4"), std::string::npos);
-  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.flexibleShapes[0].cType = "f16"; }).find("flexible"),
-            std::string::npos);
+  EXPECT_NE(reasonWith([](DeviceInfo& i) { i.flexibleShapes[0].cType = "f16"; }).find("flexible"), std::string::npos);
   EXPECT_NE(reasonWith([](DeviceInfo& i) { i.flexibleShapes[0].m = 64; }).find("granularities"), std::string::npos);
   EXPECT_NE(reasonWith([](DeviceInfo& i) { i.computeSubgroupSizeControl = false; }).find("subgroup size control"),
             std::string::npos);
@@ -278,7 +303,8 @@ TEST_F(VkattnTest, InstanceEnablesPortabilityEnumerationWhereTheLoaderOffersIt) 
   std::vector<VkExtensionProperties> extensions(count);
   vkEnumerateInstanceExtensionProperties(nullptr, &count, extensions.data());
   bool offered = false;
-  for (const auto& e : extensions) offered = offered || std::string(e.extensionName) == "VK_KHR_portability_enumeration";
+  for (const auto& e : extensions)
+    offered = offered || std::string(e.extensionName) == "VK_KHR_portability_enumeration";
   EXPECT_EQ(ctx().device().instance().portabilityEnumeration(), offered);
 }
 
@@ -360,6 +386,11 @@ TEST(DecodeParallelism, LaneSplitNeedsAKnownSubgroupSize) {
   intel.maxSubgroupSize = 16;
   EXPECT_EQ(laneSplitSubgroup(intel).size, 16u);
   EXPECT_TRUE(laneSplitSubgroup(intel).required);
+  intel.vendorId = kVendorIntel;  // Arc: 8..32, and 16 chosen (at 32 the decode lanes would spill)
+  intel.maxSubgroupSize = 32;
+  EXPECT_EQ(laneSplitSubgroup(intel).size, 16u);
+  intel.vendorId = 0;  // another vendor with the same range takes 32
+  EXPECT_EQ(laneSplitSubgroup(intel).size, 32u);
   amd.computeSubgroupSizeControl = false;  // varies, cannot be required: one lane per row
   EXPECT_EQ(laneSplitSubgroup(amd).size, 0u);
   nv.subgroupArithmetic = false;
@@ -406,7 +437,8 @@ TEST(NanPreserve, DeclaredForTheFloatWidthsAModuleUses) {
   const auto entry = instructionsOf(patched, kOpEntryPoint);
   ASSERT_EQ(entry.size(), 1u);
   bool onMain = false;
-  for (const auto& mode : instructionsOf(patched, kOpExecutionMode)) onMain = onMain || (mode[0] == entry[0][1] && mode[1] == 4461);
+  for (const auto& mode : instructionsOf(patched, kOpExecutionMode))
+    onMain = onMain || (mode[0] == entry[0][1] && mode[1] == 4461);
   EXPECT_TRUE(onMain);
   EXPECT_EQ(withNanPreserve(patched, true, true), patched);  // idempotent
   EXPECT_EQ(withNanPreserve(f32, false, false), original);   // the device preserves nothing
@@ -447,7 +479,8 @@ TEST_F(CoopmatAuto, GpusWithMatrixUnitsPreferThem) {
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], naive[i], 4e-3) << i;
   EXPECT_EQ(gpu.pipelines().built(coopmat), units);
   EXPECT_EQ(gpu.pipelines().built("attention_tiled_f16"), !units);
-  Tensor a = gpu.tensor({33, 64}, values(33 * 64, 4), DType::F16), w = gpu.tensor({48, 64}, values(48 * 64, 5), DType::F16);
+  Tensor a = gpu.tensor({33, 64}, values(33 * 64, 4), DType::F16),
+         w = gpu.tensor({48, 64}, values(48 * 64, 5), DType::F16);
   const std::vector<float> y = linear(gpu, a, w).download();
   const std::vector<float> yNaive = linear(gpu, a, w, {.variant = MatmulVariant::Naive}).download();
   for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], yNaive[i], 2e-2) << i;

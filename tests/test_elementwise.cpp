@@ -5,20 +5,22 @@
 #include <functional>
 
 #include "support/compare.hpp"
+#include "support/test_context.hpp"
+#include "vkattn/core/error.hpp"
+#include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/embedding.hpp"
 #include "vkattn/reference/linear_reference.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
-#include "support/test_context.hpp"
-#include "vkattn/ops/elementwise.hpp"
-#include "vkattn/ops/embedding.hpp"
-#include "vkattn/core/error.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
 namespace {
 
-const double kAtolF32 = toleranceFor(Checked::Elementwise, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Elementwise, DType::F32).rtol;
-const double kAtolF16 = toleranceFor(Checked::Elementwise, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Elementwise, DType::F16).rtol;
+const double kAtolF32 = toleranceFor(Checked::Elementwise, DType::F32).atol,
+             kRtolF32 = toleranceFor(Checked::Elementwise, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Elementwise, DType::F16).atol,
+             kRtolF16 = toleranceFor(Checked::Elementwise, DType::F16).rtol;
 
 constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh,
                                        Activation::Silu};
@@ -45,7 +47,8 @@ TEST_P(Elementwise, ActivationsF32AndF16) {
 
 TEST_P(Elementwise, SwiGlu) {
   const int64_t n = GetParam();
-  auto g = randomValues(static_cast<std::size_t>(n), 20 + n, -8.0f, 8.0f), u = randomValues(static_cast<std::size_t>(n), 21);
+  auto g = randomValues(static_cast<std::size_t>(n), 20 + n, -8.0f, 8.0f),
+       u = randomValues(static_cast<std::size_t>(n), 21);
   std::vector<double> ref(g.size());
   for (std::size_t i = 0; i < g.size(); ++i) ref[i] = activationRef(g[i], Activation::Silu) * u[i];
   EXPECT_TRUE(allClose(swiglu(ctx(), ctx().tensor({n}, g), ctx().tensor({n}, u)).download(), ref, kAtolF32, kRtolF32));
@@ -58,7 +61,8 @@ TEST_P(Elementwise, SwiGlu) {
 TEST_P(Elementwise, AddSameShapeAndBroadcastRow) {
   const int64_t cols = GetParam(), rows = 3;
   const auto count = static_cast<std::size_t>(rows * cols);
-  auto a = randomValues(count, 30 + cols), b = randomValues(count, 31), row = randomValues(static_cast<std::size_t>(cols), 32);
+  auto a = randomValues(count, 30 + cols), b = randomValues(count, 31),
+       row = randomValues(static_cast<std::size_t>(cols), 32);
   std::vector<double> same(count), bcast(count);
   for (std::size_t i = 0; i < count; ++i) {
     same[i] = static_cast<float>(a[i] + b[i]);  // one fp32 rounding, as the kernel
@@ -116,25 +120,63 @@ TEST_F(VkattnTest, ElementwiseAndEmbeddingBadInput) {
   expectInvalid("b", [&] { add(c, a, c.tensor({4, 6}, randomValues(24, 3), DType::F16)); });
   expectInvalid("y", [&] { add(c, a, b, c.tensor({4, 5})); });
   expectInvalid("up", [&] { swiglu(c, a, c.tensor({24})); });
-  expectInvalid("x", [&] { activation(c, Activation::Relu, Tensor::fromHostInt(c.device(), {2}, std::vector<int32_t>{1, 2})); });
+  expectInvalid("x", [&] {
+    activation(c, Activation::Relu, Tensor::fromHostInt(c.device(), {2}, std::vector<int32_t>{1, 2}));
+  });
   auto nanAt = [&](Shape shape, std::size_t at) {
     auto v = randomValues(static_cast<std::size_t>(elementCount(shape)), 4);
     v[at] = NAN;
     return c.tensor(shape, v);
   };
-  expectInvalid("x", [&] { activation(c, Activation::Relu, nanAt({4, 6}, 5)); }, "NaN");
-  expectInvalid("gate", [&] { swiglu(c, nanAt({4, 6}, 23), b); }, "NaN");
-  expectInvalid("up", [&] { swiglu(c, a, nanAt({4, 6}, 0)); }, "NaN");
-  expectInvalid("a", [&] { add(c, nanAt({4, 6}, 9), b); }, "NaN");
-  expectInvalid("b", [&] { add(c, a, nanAt({6}, 2)); }, "NaN");
+  expectInvalid(
+      "x",
+      [&] {
+        activation(c, Activation::Relu, nanAt({4, 6}, 5));
+      },
+      "NaN");
+  expectInvalid(
+      "gate",
+      [&] {
+        swiglu(c, nanAt({4, 6}, 23), b);
+      },
+      "NaN");
+  expectInvalid(
+      "up",
+      [&] {
+        swiglu(c, a, nanAt({4, 6}, 0));
+      },
+      "NaN");
+  expectInvalid(
+      "a",
+      [&] {
+        add(c, nanAt({4, 6}, 9), b);
+      },
+      "NaN");
+  expectInvalid(
+      "b", [&] { add(c, a, nanAt({6}, 2)); }, "NaN");
 
   Tensor table = c.tensor({10, 8}, randomValues(80, 5));
-  auto ids = [&](std::vector<int32_t> v) { return Tensor::fromHostInt(c.device(), {static_cast<int64_t>(v.size())}, v); };
-  expectInvalid("ids", [&] { embedding(c, table, ids({1, 10, 2})); }, "outside [0, 10)");
-  expectInvalid("ids", [&] { embedding(c, table, ids({-1})); }, "outside [0, 10)");
+  auto ids = [&](std::vector<int32_t> v) {
+    return Tensor::fromHostInt(c.device(), {static_cast<int64_t>(v.size())}, v);
+  };
+  expectInvalid(
+      "ids",
+      [&] {
+        embedding(c, table, ids({1, 10, 2}));
+      },
+      "outside [0, 10)");
+  expectInvalid(
+      "ids", [&] { embedding(c, table, ids({-1})); }, "outside [0, 10)");
   expectInvalid("ids", [&] { embedding(c, table, c.tensor({3})); });  // f32 ids
-  expectInvalid("table", [&] { embedding(c, nanAt({10, 8}, 17), ids({2})); }, "NaN");
-  expectInvalid("positions", [&] { embedding(c, table, ids({1, 2, 3}), {.positions = c.tensor({4, 8}).view(), .positionOffset = 2}); });
+  expectInvalid(
+      "table",
+      [&] {
+        embedding(c, nanAt({10, 8}, 17), ids({2}));
+      },
+      "NaN");
+  expectInvalid("positions", [&] {
+    embedding(c, table, ids({1, 2, 3}), {.positions = c.tensor({4, 8}).view(), .positionOffset = 2});
+  });
   expectInvalid("positions", [&] { embedding(c, table, ids({1}), {.positions = c.tensor({4, 7}).view()}); });
   expectInvalid("positionOffset", [&] { embedding(c, table, ids({1}), {.positionOffset = 1}); });
   // A bad id leaves zeros in its row and reads nothing out of bounds; the next call is clean.

@@ -49,7 +49,8 @@ TEST_P(EncodeStorage, MatchesTheHostEncoderAndKeepsTheBytesAround) {
     double quantum;
     if (block > 1) {
       double amax = 0;
-      for (int64_t j = i / block * block; j < (i / block + 1) * block; ++j) amax = std::max(amax, double(std::fabs(values[j])));
+      for (int64_t j = i / block * block; j < (i / block + 1) * block; ++j)
+        amax = std::max(amax, double(std::fabs(values[j])));
       quantum = amax / (c.dtype == DType::Q8_0 ? 127.0 : 8.0) * 1.001;
     } else {
       quantum = std::fabs(want[i]) * (c.dtype == DType::F16 ? 0x1p-10 : 0x1p-7) + 1e-7;
@@ -62,7 +63,8 @@ TEST_P(EncodeStorage, MatchesTheHostEncoderAndKeepsTheBytesAround) {
 
 INSTANTIATE_TEST_SUITE_P(Windows, EncodeStorage,
                          ::testing::Values(EncodeCase{DType::F16, 100, 0, 100}, EncodeCase{DType::F16, 101, 3, 95},
-                                           EncodeCase{DType::BF16, 77, 1, 75}, EncodeCase{DType::Q8_0, 32 * 9, 32, 32 * 5},
+                                           EncodeCase{DType::BF16, 77, 1, 75},
+                                           EncodeCase{DType::Q8_0, 32 * 9, 32, 32 * 5},
                                            EncodeCase{DType::Q8_0, 32 * 8, 32 * 3, 32 * 3},
                                            EncodeCase{DType::Q4_0, 32 * 9, 32, 32 * 7},
                                            EncodeCase{DType::Q4_0, 32 * 5, 0, 32}),

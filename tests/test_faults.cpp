@@ -25,10 +25,22 @@ struct NamedOp {
 std::vector<NamedOp> everyOp() {
   auto values = [](std::size_t n, uint64_t seed) { return randomValues(n, seed); };
   return {
-      {"softmax", [=](Context& c) { return softmax(c, c.tensor({3, 40}, values(120, 1))).download(); }},
-      {"layer_norm", [=](Context& c) { return layerNorm(c, c.tensor({3, 40}, values(120, 2))).download(); }},
-      {"rms_norm", [=](Context& c) { return rmsNorm(c, c.tensor({3, 40}, values(120, 3))).download(); }},
-      {"rope", [=](Context& c) { return rope(c, c.tensor({1, 2, 5, 8}, values(80, 4))).download(); }},
+      {"softmax",
+       [=](Context& c) {
+         return softmax(c, c.tensor({3, 40}, values(120, 1))).download();
+       }},
+      {"layer_norm",
+       [=](Context& c) {
+         return layerNorm(c, c.tensor({3, 40}, values(120, 2))).download();
+       }},
+      {"rms_norm",
+       [=](Context& c) {
+         return rmsNorm(c, c.tensor({3, 40}, values(120, 3))).download();
+       }},
+      {"rope",
+       [=](Context& c) {
+         return rope(c, c.tensor({1, 2, 5, 8}, values(80, 4))).download();
+       }},
       {"attention",
        [=](Context& c) {
          Tensor q = c.tensor({1, 2, 7, 16}, values(224, 5)), k = c.tensor({1, 2, 9, 16}, values(288, 6)),
@@ -58,8 +70,11 @@ std::vector<NamedOp> everyOp() {
          return linear(c, x, w, {.activation = Activation::Gelu}).download();
        }},
       {"swiglu",
-       [=](Context& c) { return swiglu(c, c.tensor({33}, values(33, 18)), c.tensor({33}, values(33, 19))).download(); }},
-      {"add", [=](Context& c) { return add(c, c.tensor({33}, values(33, 20)), c.tensor({33}, values(33, 21))).download(); }},
+       [=](Context& c) {
+         return swiglu(c, c.tensor({33}, values(33, 18)), c.tensor({33}, values(33, 19))).download();
+       }},
+      {"add",
+       [=](Context& c) { return add(c, c.tensor({33}, values(33, 20)), c.tensor({33}, values(33, 21))).download(); }},
       {"embedding",
        [=](Context& c) {
          Tensor table = c.tensor({6, 8}, values(48, 22));

@@ -92,6 +92,18 @@ GgufWriter everyMetadataType(uint32_t alignment = 32) {
   return w;
 }
 
+TEST(GgmlTypes, StorageFormatsAreTheTypesVkattnComputesWith) {
+  EXPECT_EQ(ggmlStorageFormatTypeNames(), "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K");
+  EXPECT_EQ(ggmlStorageFormat(GgmlType::Q4_K), DType::Q4_K);
+  EXPECT_EQ(ggmlStorageFormat(GgmlType::BF16), DType::BF16);
+  for (GgmlType other : {GgmlType::Q4_1, GgmlType::Q8_1, GgmlType::I32, GgmlType::IQ4_NL, GgmlType::F64}) {
+    EXPECT_FALSE(ggmlStorageFormat(other)) << ggmlTypeName(other);
+    EXPECT_FALSE(ggmlCanDequantize(other)) << ggmlTypeName(other);
+  }
+  EXPECT_EQ(ggmlStorageBytes(GgmlType::Q6_K, 512), 2u * 210u);  // ggml's block_q6_K
+  EXPECT_EQ(ggmlStorageBytes(GgmlType::Q4_0, 64), 2u * 18u);    // ggml's block_q4_0
+}
+
 TEST(Gguf, EveryMetadataTypeRoundTrips) {
   const GgufFile f = GgufFile::fromBytes(everyMetadataType().bytes(), "meta.gguf");
   const GgufMetadata& m = f.metadata();

@@ -35,8 +35,8 @@ std::vector<float> roundTrip(DType dtype, const std::vector<float>& x) {
 TEST(StorageFormats, Bf16RoundsToNearestEven) {
   EXPECT_EQ(floatToBf16(1.0f), 0x3f80);
   EXPECT_EQ(floatToBf16(-2.0f), 0xc000);
-  EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f), 0x3f80);           // halfway, even below
-  EXPECT_EQ(floatToBf16(1.0f + 3 * 0x1p-8f), 0x3f82);       // halfway, even above
+  EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f), 0x3f80);             // halfway, even below
+  EXPECT_EQ(floatToBf16(1.0f + 3 * 0x1p-8f), 0x3f82);         // halfway, even above
   EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);  // past halfway
   EXPECT_EQ(floatToBf16(std::numeric_limits<float>::infinity()), 0x7f80);
   EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBf16(std::numeric_limits<float>::quiet_NaN()))));
@@ -52,7 +52,7 @@ TEST(StorageFormats, Q8_0BlockLayout) {
   const auto bytes = encodeValues(DType::Q8_0, x);
   ASSERT_EQ(bytes.size(), 34u);
   EXPECT_EQ(u16At(bytes, 0), floatToHalf(16.0f / 127.0f));
-  EXPECT_EQ(static_cast<int8_t>(bytes[2]), -127);      // -16 * 127 / 16
+  EXPECT_EQ(static_cast<int8_t>(bytes[2]), -127);  // -16 * 127 / 16
   EXPECT_EQ(static_cast<int8_t>(bytes[2 + 16]), 0);
   EXPECT_EQ(static_cast<int8_t>(bytes[2 + 31]), 119);  // round(15 * 127 / 16 = 119.06)
   EXPECT_EQ(static_cast<int8_t>(bytes[2 + 24]), 64);   // round(8 * 127 / 16 = 63.5): away from zero
@@ -67,9 +67,9 @@ TEST(StorageFormats, Q4_0BlockLayout) {
   ASSERT_EQ(bytes.size(), 18u);
   EXPECT_EQ(u16At(bytes, 0), floatToHalf(2.0f));
   // Byte i: element i (low nibble), element i + 16 (high); nibble = min(15, floor(x / 2 + 8.5)).
-  EXPECT_EQ(static_cast<uint8_t>(bytes[2]), 0x80);      // -16 -> 0, 0 -> 8
-  EXPECT_EQ(static_cast<uint8_t>(bytes[2 + 3]), 0xa2);  // -13 -> 2, 3 -> 10
-  EXPECT_EQ(static_cast<uint8_t>(bytes[2 + 15]), 0xf8); // -1 -> 8, 15 -> 16 clamped to 15
+  EXPECT_EQ(static_cast<uint8_t>(bytes[2]), 0x80);       // -16 -> 0, 0 -> 8
+  EXPECT_EQ(static_cast<uint8_t>(bytes[2 + 3]), 0xa2);   // -13 -> 2, 3 -> 10
+  EXPECT_EQ(static_cast<uint8_t>(bytes[2 + 15]), 0xf8);  // -1 -> 8, 15 -> 16 clamped to 15
   const auto y = decodeValues(DType::Q4_0, bytes, 32);
   EXPECT_EQ(y[0], -16.0f);
   EXPECT_EQ(y[31], 14.0f);

@@ -160,7 +160,8 @@ class ModelBuilder {
 
 std::vector<int32_t> someIds(std::size_t n, int32_t salt) {
   std::vector<int32_t> ids;
-  for (std::size_t i = 0; i < n; ++i) ids.push_back(static_cast<int32_t>((i * 37 + static_cast<std::size_t>(salt) * 11 + 5) % ModelBuilder::kVocab));
+  for (std::size_t i = 0; i < n; ++i)
+    ids.push_back(static_cast<int32_t>((i * 37 + static_cast<std::size_t>(salt) * 11 + 5) % ModelBuilder::kVocab));
   return ids;
 }
 
@@ -212,8 +213,8 @@ TEST_F(VkattnTest, Qwen2BiasesRotateHalfAndMqa) {
 TEST_F(VkattnTest, Qwen3HeadNormsAndAHeadDimApartFromTheWidth) {
   // Qwen3: each q and k head RMSNorm-ed before RoPE (keys as they enter the cache, so a step by
   // step generation checks that path too); 4 heads of 32 over a width of 64.
-  const ModelSpec spec{.arch = "qwen3", .modelDim = 64, .heads = 4, .kvHeads = 2, .headDim = 32, .rotaryDim = 32,
-                       .theta = 1000000.0};
+  const ModelSpec spec{
+      .arch = "qwen3", .modelDim = 64, .heads = 4, .kvHeads = 2, .headDim = 32, .rotaryDim = 32, .theta = 1000000.0};
   expectLogitsMatch(ctx(), spec, "qwen3", 7);
   const BuiltModel built = ModelBuilder(spec, 8).write("qwen3_steps");
   LanguageModel model(ctx(), built.path);
@@ -272,8 +273,15 @@ TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
     expectLogitsMatch(ctx(), ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = type}, ggmlTypeName(type), 4);
   // The K-quants: super-blocks of 256 along every matrix's input dimension.
   for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K})
-    expectLogitsMatch(ctx(), ModelSpec{.layers = 1, .modelDim = 256, .ffnDim = 256, .heads = 4, .kvHeads = 2,
-                                       .headDim = 64, .rotaryDim = 64, .matrices = type},
+    expectLogitsMatch(ctx(),
+                      ModelSpec{.layers = 1,
+                                .modelDim = 256,
+                                .ffnDim = 256,
+                                .heads = 4,
+                                .kvHeads = 2,
+                                .headDim = 64,
+                                .rotaryDim = 64,
+                                .matrices = type},
                       ggmlTypeName(type), 4);
 }
 
@@ -283,7 +291,8 @@ TEST_F(VkattnTest, KeyValueCacheFormats) {
   const BuiltModel built = ModelBuilder(ModelSpec{.headDim = 32, .rotaryDim = 32}, 10).write("kvformats");
   const std::vector<int32_t> ids = someIds(13, 10);
   const std::vector<double> ref = reference::decoderLogitsRef(built.weights, ids);
-  for (const auto& [format, atol] : {std::pair{DType::BF16, 5e-3}, std::pair{DType::Q8_0, 1.5e-2}, std::pair{DType::Q4_0, 0.2}}) {
+  for (const auto& [format, atol] :
+       {std::pair{DType::BF16, 5e-3}, std::pair{DType::Q8_0, 1.5e-2}, std::pair{DType::Q4_0, 0.2}}) {
     LanguageModel model(ctx(), built.path, {.kvFormat = format});
     EXPECT_TRUE(allClose(model.logits(ids), ref, atol, 0.0)) << toString(format);
     GenerateOptions options;
@@ -453,8 +462,7 @@ TEST_F(VkattnTest, FilesVkattnCannotRunAreClearErrors) {
     std::filesystem::remove(built.path);
   }
   {
-    const BuiltModel built =
-        ModelBuilder(spec, 9).write("yarn", {}, {{"llama.rope.scaling.type", GgufValue("yarn")}});
+    const BuiltModel built = ModelBuilder(spec, 9).write("yarn", {}, {{"llama.rope.scaling.type", GgufValue("yarn")}});
     try {
       LanguageModel model(ctx(), built.path);
       ADD_FAILURE() << "yarn rope scaling loaded";

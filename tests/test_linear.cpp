@@ -11,20 +11,24 @@
 #include <tuple>
 
 #include "support/dot_compare.hpp"
-#include "vkattn/reference/reference.hpp"
-#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/ops/linear.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
 namespace {
 
 // The tolerance every matmul kernel header documents: atol + rtol |ref| + dotRtol sum_k |a b|.
-const double kAtolF32 = toleranceFor(Checked::Linear, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Linear, DType::F32).rtol, kDotF32 = toleranceFor(Checked::Linear, DType::F32).dotRtol;
-const double kAtolF16 = toleranceFor(Checked::Linear, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Linear, DType::F16).rtol, kDotF16 = toleranceFor(Checked::Linear, DType::F16).dotRtol;
+const double kAtolF32 = toleranceFor(Checked::Linear, DType::F32).atol,
+             kRtolF32 = toleranceFor(Checked::Linear, DType::F32).rtol,
+             kDotF32 = toleranceFor(Checked::Linear, DType::F32).dotRtol;
+const double kAtolF16 = toleranceFor(Checked::Linear, DType::F16).atol,
+             kRtolF16 = toleranceFor(Checked::Linear, DType::F16).rtol,
+             kDotF16 = toleranceFor(Checked::Linear, DType::F16).dotRtol;
 
 constexpr Activation kActivations[] = {Activation::None, Activation::Relu, Activation::Gelu, Activation::GeluTanh,
                                        Activation::Silu};
@@ -82,11 +86,12 @@ void LinearTest::checkLinear(int64_t m, int64_t n, int64_t k, uint64_t seed) {
   Tensor hy = linear(ctx(), hx, hw,
                      {.bias = hb.view(), .activation = Activation::Silu, .residual = hr.view(), .variant = variant()});
   EXPECT_EQ(hy.dtype(), DType::F16);
-  EXPECT_TRUE(dotClose(hy.download(), linearRef(xh, wh, M, N, K, &bh, Activation::Silu, &rh), kAtolF16, kRtolF16, kDotF16));
+  EXPECT_TRUE(
+      dotClose(hy.download(), linearRef(xh, wh, M, N, K, &bh, Activation::Silu, &rh), kAtolF16, kRtolF16, kDotF16));
 }
 
 TEST_P(LinearTest, OddShapes) {
-  const Shape3 shapes[] = {{1, 1, 1}, {5, 7, 33}, {7, 33, 5}, {33, 5, 7}, {1, 100, 1000}, {100, 33, 100},
+  const Shape3 shapes[] = {{1, 1, 1},    {5, 7, 33},    {7, 33, 5},    {33, 5, 7},   {1, 100, 1000}, {100, 33, 100},
                            {1000, 5, 7}, {4099, 7, 33}, {5, 4099, 33}, {7, 5, 4099}, {33, 100, 1000}};
   uint64_t seed = 10;
   for (auto [m, n, k] : shapes) checkLinear(m, n, k, seed += 10);
@@ -121,8 +126,8 @@ TEST_P(LinearTest, LeadingDimsStridedRowsAndInPlaceResidual) {
   // y += x W^T, with the residual bound to y itself.
   Tensor tx = ctx().tensor({2, 3, k}, x), ty = ctx().tensor({2, 3, n}, r);
   linear(ctx(), tx, tw, ty, {.residual = ty.view(), .variant = variant()});
-  EXPECT_TRUE(dotClose(ty.download(), linearRef(x, w, 6, n, k, nullptr, Activation::None, &r), kAtolF32, kRtolF32,
-                       kDotF32));
+  EXPECT_TRUE(
+      dotClose(ty.download(), linearRef(x, w, 6, n, k, nullptr, Activation::None, &r), kAtolF32, kRtolF32, kDotF32));
 }
 
 TEST_P(LinearTest, BatchedMatmulBothLayoutsOfB) {
@@ -135,11 +140,13 @@ TEST_P(LinearTest, BatchedMatmulBothLayoutsOfB) {
     Tensor tkn = ctx().tensor({3, k, n}, bkn), tnk = ctx().tensor({3, n, k}, bkn);
     Tensor c = matmul(ctx(), ta, tkn, {.alpha = 0.5f, .variant = variant()});
     EXPECT_EQ(c.shape(), (Shape{3, m, n}));
-    EXPECT_TRUE(dotClose(c.download(), matmulRef(a, bkn, batch, M, N, K, false, false, 0.5), kAtolF32, kRtolF32, kDotF32));
+    EXPECT_TRUE(
+        dotClose(c.download(), matmulRef(a, bkn, batch, M, N, K, false, false, 0.5), kAtolF32, kRtolF32, kDotF32));
     Tensor ct = matmul(ctx(), ta, tnk, {.transposeB = true, .variant = variant()});
     EXPECT_TRUE(dotClose(ct.download(), matmulRef(a, bkn, batch, M, N, K, true), kAtolF32, kRtolF32, kDotF32));
     // One B for every batch entry (batch dim 1), and plain rank 2.
-    Tensor one = ctx().tensor({1, k, n}, std::vector<float>(bkn.begin(), bkn.begin() + static_cast<std::ptrdiff_t>(K * N)));
+    Tensor one =
+        ctx().tensor({1, k, n}, std::vector<float>(bkn.begin(), bkn.begin() + static_cast<std::ptrdiff_t>(K * N)));
     EXPECT_TRUE(dotClose(matmul(ctx(), ta, one, {.variant = variant()}).download(),
                          matmulRef(a, bkn, batch, M, N, K, false, true), kAtolF32, kRtolF32, kDotF32));
     Tensor a2 = ctx().tensor({m, k}, std::vector<float>(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(M * K)));
@@ -159,11 +166,13 @@ TEST_P(LinearTest, GridsPastTheDispatchLimit) {
   const uint64_t limit = ctx().info().maxWorkgroupCount[0];
   // 65535 on most drivers; GPUs with 2^31 - 1 (NVIDIA) are never passed by a shape that fits memory.
   if (static_cast<uint64_t>(m / 64) <= limit)
-    GTEST_SKIP() << "this device dispatches up to " << limit << " workgroups along x: no shape that fits in memory passes it";
+    GTEST_SKIP() << "this device dispatches up to " << limit
+                 << " workgroups along x: no shape that fits in memory passes it";
   auto x = randomValues(static_cast<std::size_t>(m), 90), w = randomValues(2, 91);
   Tensor y = linear(ctx(), ctx().tensor({m, k}, x), ctx().tensor({n, k}, w), {.variant = variant()});
-  EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, static_cast<std::size_t>(m), 2, 1, nullptr, Activation::None, nullptr),
-                       kAtolF32, kRtolF32, kDotF32));
+  EXPECT_TRUE(dotClose(y.download(),
+                       linearRef(x, w, static_cast<std::size_t>(m), 2, 1, nullptr, Activation::None, nullptr), kAtolF32,
+                       kRtolF32, kDotF32));
 }
 
 void expectInvalid(const std::string& argument, const std::function<void()>& call) {
@@ -229,9 +238,11 @@ TEST_F(VkattnTest, RowsKernelWithoutSubgroupShuffles) {
   for (auto [m, n, k] : {Shape3{5, 7, 33}, Shape3{33, 100, 64}, Shape3{70, 300, 129}}) {
     const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
     auto x = randomValues(M * K, 80 + M), w = randomValues(N * K, 81 + N), b = randomValues(N, 82);
-    Tensor y = linear(gpu, gpu.tensor({m, k}, x), gpu.tensor({n, k}, w),
-                      {.bias = gpu.tensor({n}, b).view(), .activation = Activation::Relu, .variant = MatmulVariant::Rows});
-    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Relu, nullptr), kAtolF32, kRtolF32, kDotF32));
+    Tensor y =
+        linear(gpu, gpu.tensor({m, k}, x), gpu.tensor({n, k}, w),
+               {.bias = gpu.tensor({n}, b).view(), .activation = Activation::Relu, .variant = MatmulVariant::Rows});
+    EXPECT_TRUE(
+        dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Relu, nullptr), kAtolF32, kRtolF32, kDotF32));
     Tensor c = matmul(gpu, gpu.tensor({m, k}, x), gpu.tensor({k, n}, w), {.variant = MatmulVariant::Rows});
     EXPECT_TRUE(dotClose(c.download(), matmulRef(x, w, 1, M, N, K, false), kAtolF32, kRtolF32, kDotF32));
   }
@@ -274,13 +285,15 @@ TEST_F(VkattnTest, SmallProductsShareOneLightPipeline) {
   // their first dispatch instead of one per shape; the results stay those of the reference.
   Context cpu({.profile = KernelProfile::CpuDriver});
   const std::size_t before = cpu.pipelines().size();
-  for (auto [m, n, k] : {Shape3{1, 128, 128}, Shape3{2, 256, 128}, Shape3{3, 128, 256}, Shape3{16, 526, 128},
-                         Shape3{9, 40, 64}}) {
+  for (auto [m, n, k] :
+       {Shape3{1, 128, 128}, Shape3{2, 256, 128}, Shape3{3, 128, 256}, Shape3{16, 526, 128}, Shape3{9, 40, 64}}) {
     const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
     auto x = randomValues(M * K, 90 + M), w = randomValues(N * K, 91 + N), b = randomValues(N, 92);
-    Tensor y = linear(cpu, cpu.tensor({m, k}, x), cpu.tensor({n, k}, w),
-                      {.bias = cpu.tensor({n}, b).view(), .activation = Activation::Gelu, .variant = MatmulVariant::Rows});
-    EXPECT_TRUE(dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Gelu, nullptr), kAtolF32, kRtolF32, kDotF32))
+    Tensor y =
+        linear(cpu, cpu.tensor({m, k}, x), cpu.tensor({n, k}, w),
+               {.bias = cpu.tensor({n}, b).view(), .activation = Activation::Gelu, .variant = MatmulVariant::Rows});
+    EXPECT_TRUE(
+        dotClose(y.download(), linearRef(x, w, M, N, K, &b, Activation::Gelu, nullptr), kAtolF32, kRtolF32, kDotF32))
         << m << "x" << n << "x" << k;
   }
   EXPECT_EQ(cpu.pipelines().size() - before, 1u);
@@ -291,9 +304,9 @@ TEST_F(VkattnTest, SmallProductsShareOneLightPipeline) {
 // refused by name), and with emulated fragments wherever those run. Shapes leave partial fragments
 // and tiles on every side, for 8- and 16-wide fragments alike.
 constexpr Shape3 kFragmentShapes[] = {
-    {1, 1, 1},     {5, 7, 33},     {8, 8, 8},      {16, 16, 16},    {17, 9, 31},     {64, 64, 64},   {65, 63, 17},
-    {100, 33, 100}, {32, 384, 128}, {1, 384, 128}, {3, 1000, 64},   {1000, 3, 64},   {33, 65, 129},  {128, 128, 128},
-    {24, 40, 56},  {200, 8, 16},   {9, 200, 72},   {2, 2, 2000},    {257, 130, 1000}, {1024, 1024, 1024}};
+    {1, 1, 1},      {5, 7, 33},     {8, 8, 8},     {16, 16, 16},  {17, 9, 31},      {64, 64, 64},      {65, 63, 17},
+    {100, 33, 100}, {32, 384, 128}, {1, 384, 128}, {3, 1000, 64}, {1000, 3, 64},    {33, 65, 129},     {128, 128, 128},
+    {24, 40, 56},   {200, 8, 16},   {9, 200, 72},  {2, 2, 2000},  {257, 130, 1000}, {1024, 1024, 1024}};
 
 // "kernel_coopmat__m5n7k33": the variant's conformance row, then the shape.
 std::string fragmentMatmulName(const ::testing::TestParamInfo<std::tuple<MatmulVariant, std::size_t>>& info) {
@@ -302,7 +315,8 @@ std::string fragmentMatmulName(const ::testing::TestParamInfo<std::tuple<MatmulV
          std::to_string(std::get<1>(s)) + "k" + std::to_string(std::get<2>(s));
 }
 
-class FragmentMatmul : public VkattnTest, public ::testing::WithParamInterface<std::tuple<MatmulVariant, std::size_t>> {};
+class FragmentMatmul : public VkattnTest,
+                       public ::testing::WithParamInterface<std::tuple<MatmulVariant, std::size_t>> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul,
                          ::testing::Combine(::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated),
@@ -319,7 +333,8 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
   if (variant == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
     GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
   if (variant == MatmulVariant::Coopmat && !ctx().info().cooperativeMatrixF16) {
-    Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16), w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
+    Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16),
+           w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
     try {
       linear(ctx(), x, w, opts());
       ADD_FAILURE() << "the cooperative-matrix kernel ran on a device without it";
@@ -344,8 +359,8 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
     LinearOptions o = opts(act);
     o.bias = tb.view();
     o.residual = tr.view();
-    EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, o).download(), linearRef(x, w, M, N, K, &b, act, &r), kAtolF16,
-                         kRtolF16, kDotF16));
+    EXPECT_TRUE(dotClose(linear(ctx(), tx, tw, o).download(), linearRef(x, w, M, N, K, &b, act, &r), kAtolF16, kRtolF16,
+                         kDotF16));
   }
   // B as [K, N], batched.
   Tensor a3 = ctx().tensor({1, m, k}, x, DType::F16), bkn = ctx().tensor({1, k, n}, w, DType::F16);

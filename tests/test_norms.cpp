@@ -1,17 +1,19 @@
 // LayerNorm and RMSNorm conformance against the double reference on odd shapes, with and
 // without affine parameters, f32 and f16 storage, and rows long enough to need a workgroup.
 #include "support/compare.hpp"
-#include "vkattn/reference/reference.hpp"
-#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/ops/row_ops.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
 namespace {
 
-const double kAtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).atol, kRtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).rtol;  // RMSNorm shares them
-const double kAtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).atol, kRtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).rtol;
+const double kAtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).atol,
+             kRtolF32 = toleranceFor(Checked::LayerNorm, DType::F32).rtol;  // RMSNorm shares them
+const double kAtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).atol,
+             kRtolF16 = toleranceFor(Checked::LayerNorm, DType::F16).rtol;
 
 using Shape2 = std::tuple<int64_t, int64_t>;
 class Norms : public VkattnTest, public ::testing::WithParamInterface<Shape2> {};
@@ -51,8 +53,8 @@ TEST_P(Norms, F16Storage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OddShapes, Norms,
-                         ::testing::Values(Shape2{1, 1}, Shape2{3, 7}, Shape2{7, 33}, Shape2{33, 1000},
-                                           Shape2{2, 4097}, Shape2{1000, 3}, Shape2{1, 300000}));
+                         ::testing::Values(Shape2{1, 1}, Shape2{3, 7}, Shape2{7, 33}, Shape2{33, 1000}, Shape2{2, 4097},
+                                           Shape2{1000, 3}, Shape2{1, 300000}));
 
 TEST_F(VkattnTest, LayerNormConstantRowIsZero) {
   // Zero variance: the output is (x - mean) * rsqrt(eps) = 0 exactly, then the bias.

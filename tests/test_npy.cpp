@@ -1,13 +1,13 @@
 // The .npy reader: round trips, and clear errors (never a crash) on corrupt or truncated files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
-#include "vkattn/io/npy.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/npy.hpp"
 
 namespace vkattn::io {
 namespace {
@@ -69,7 +69,10 @@ TEST(Npy, RandomByteFlipsNeverCrash) {
     try {
       NpyArray a = readNpy(path);
       // Accepted only if it is self-consistent.
-      EXPECT_EQ(a.data.size(), static_cast<std::size_t>(elementCount(a.shape)) * (a.descr == "<f2" ? 2 : a.descr == "<f8" || a.descr == "<i8" ? 8 : 4));
+      EXPECT_EQ(a.data.size(),
+                static_cast<std::size_t>(elementCount(a.shape)) * (a.descr == "<f2"                       ? 2
+                                                                   : a.descr == "<f8" || a.descr == "<i8" ? 8
+                                                                                                          : 4));
     } catch (const InvalidArgument&) {
       ++rejected;
     }

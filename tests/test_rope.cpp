@@ -1,11 +1,11 @@
 // RoPE conformance against the double reference: both pair layouts, partial rotary dims, GQA
 // head counts, position tensors and offsets, large positions, strided [B, L, H, D] views, f16.
 #include "support/compare.hpp"
-#include "vkattn/reference/reference.hpp"
-#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/rope.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -75,8 +75,12 @@ TEST_F(VkattnTest, RopeFrequencyDivisors) {
   for (std::size_t i = 0; i < divisors.size(); ++i) divisors[i] = i % 3 == 0 ? 0.125 : 1.0 + 3.5 * double(i);
   Tensor tx = ctx().tensor({B, H, L, D}, x);
   for (bool interleaved : {false, true}) {
-    Tensor ty = rope(ctx(), tx, {.theta = 500000.0, .interleaved = interleaved, .rotaryDim = rotary,
-                                 .positionOffset = 1000, .frequencyDivisors = divisors});
+    Tensor ty = rope(ctx(), tx,
+                     {.theta = 500000.0,
+                      .interleaved = interleaved,
+                      .rotaryDim = rotary,
+                      .positionOffset = 1000,
+                      .frequencyDivisors = divisors});
     EXPECT_TRUE(allClose(ty.download(),
                          ropeRef(x, B, H, L, D, rotary, interleaved, 500000.0, offsetPositions(B, L, 1000), divisors),
                          kAtolF32, 0.0));
@@ -101,8 +105,8 @@ TEST_F(VkattnTest, RopeSharedPositionsAndNegativeOffset) {
   EXPECT_TRUE(allClose(ty.download(), ropeRef(x, B, H, L, D, D, true, 10000.0, pos64), kAtolF32, 0.0));
 
   Tensor tn = rope(ctx(), tx, {.positionOffset = -3});
-  EXPECT_TRUE(allClose(tn.download(), ropeRef(x, B, H, L, D, D, false, 10000.0, offsetPositions(B, L, -3)),
-                       kAtolF32, 0.0));
+  EXPECT_TRUE(
+      allClose(tn.download(), ropeRef(x, B, H, L, D, D, false, 10000.0, offsetPositions(B, L, -3)), kAtolF32, 0.0));
 }
 
 TEST_F(VkattnTest, RopeQueriesAndKeysWithGroupedHeads) {
@@ -112,10 +116,10 @@ TEST_F(VkattnTest, RopeQueriesAndKeysWithGroupedHeads) {
   Tensor tq = ctx().tensor({B, 8, L, D}, q), tk = ctx().tensor({B, 2, L, D}, k);
   Tensor qo = ctx().tensor({B, 8, L, D}), ko = ctx().tensor({B, 2, L, D});
   ropeQK(ctx(), tq, qo, tk, ko, {.positionOffset = 11});
-  EXPECT_TRUE(allClose(qo.download(), ropeRef(q, B, 8, L, D, D, false, 10000.0, offsetPositions(B, L, 11)),
-                       kAtolF32, 0.0));
-  EXPECT_TRUE(allClose(ko.download(), ropeRef(k, B, 2, L, D, D, false, 10000.0, offsetPositions(B, L, 11)),
-                       kAtolF32, 0.0));
+  EXPECT_TRUE(
+      allClose(qo.download(), ropeRef(q, B, 8, L, D, D, false, 10000.0, offsetPositions(B, L, 11)), kAtolF32, 0.0));
+  EXPECT_TRUE(
+      allClose(ko.download(), ropeRef(k, B, 2, L, D, D, false, 10000.0, offsetPositions(B, L, 11)), kAtolF32, 0.0));
 }
 
 TEST_F(VkattnTest, RopeOnBatchSeqHeadLayoutInPlace) {

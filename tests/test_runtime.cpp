@@ -1,16 +1,15 @@
 // The runtime's own pieces: device choice, fp16 conversion, pipeline cache persistence, batches
 // with GPU timestamps, the storage buffer limit, and the shader registry.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <random>
-#include <unistd.h>
 
 #include "support/compare.hpp"
-#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
@@ -19,6 +18,7 @@
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/timing.hpp"
 #include "vkattn/ops/row_ops.hpp"
+#include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -230,9 +230,7 @@ TEST(PipelineCache, IsWrittenAndReusedAcrossContexts) {
     EXPECT_TRUE(allClose(y.download(), softmaxRef(v, 4, 1.0, nullptr, {}), 2e-6, 1e-5));
   }
   // A corrupt cache file is ignored, not fatal.
-  {
-    std::ofstream(path, std::ios::binary) << "garbage that is not a pipeline cache";
-  }
+  { std::ofstream(path, std::ios::binary) << "garbage that is not a pipeline cache"; }
   EXPECT_NO_THROW({
     Context ctx({.pipelineCache = path});
     softmax(ctx, ctx.tensor({1, 3}, randomValues(3, 4)));

@@ -3,6 +3,7 @@
 // fuzzing: every truncation and thousands of seeded byte mutations either throw cleanly or give a
 // self-consistent file, never a crash.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cstdio>
@@ -10,13 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
-#include "vkattn/reference/reference.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 #include "vkattn/io/safetensors.hpp"
+#include "vkattn/reference/reference.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
@@ -52,22 +52,21 @@ Bytes validImage() {
   append(data, kW);  // w: [0, 24)
   std::vector<uint16_t> h;
   for (float v : kH) h.push_back(floatToHalf(v));
-  append(data, h);  // h: [24, 32)
+  append(data, h);     // h: [24, 32)
   append(data, kIds);  // ids: [32, 44)
   std::vector<uint16_t> bf = {static_cast<uint16_t>(std::bit_cast<uint32_t>(2.5f) >> 16),
                               static_cast<uint16_t>(std::bit_cast<uint32_t>(-0.125f) >> 16)};
-  append(data, bf);  // bf: [44, 48)
+  append(data, bf);                         // bf: [44, 48)
   append(data, std::vector<float>{42.0f});  // scalar: [48, 52)
-  append(data, kLong);  // long: [52, 68)
-  const std::string header =
-      R"({"__metadata__":{"format":"pt","note":"caf\u00e9 \"q\""},)"
-      R"("ids":{"dtype":"I32","shape":[3],"data_offsets":[32,44]},)"
-      R"("w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
-      R"("h":{"dtype":"F16","shape":[4],"data_offsets":[24,32]},)"
-      R"("bf":{"dtype":"BF16","shape":[2],"data_offsets":[44,48]},)"
-      R"("empty":{"dtype":"F32","shape":[0,3],"data_offsets":[48,48]},)"
-      R"("scalar":{"dtype":"F32","shape":[],"data_offsets":[48,52]},)"
-      R"("long":{"dtype":"I64","shape":[2],"data_offsets":[52,68]}})";
+  append(data, kLong);                      // long: [52, 68)
+  const std::string header = R"({"__metadata__":{"format":"pt","note":"caf\u00e9 \"q\""},)"
+                             R"("ids":{"dtype":"I32","shape":[3],"data_offsets":[32,44]},)"
+                             R"("w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+                             R"("h":{"dtype":"F16","shape":[4],"data_offsets":[24,32]},)"
+                             R"("bf":{"dtype":"BF16","shape":[2],"data_offsets":[44,48]},)"
+                             R"("empty":{"dtype":"F32","shape":[0,3],"data_offsets":[48,48]},)"
+                             R"("scalar":{"dtype":"F32","shape":[],"data_offsets":[48,52]},)"
+                             R"("long":{"dtype":"I64","shape":[2],"data_offsets":[52,68]}})";
   return image(header, data);
 }
 
@@ -146,7 +145,7 @@ TEST(Safetensors, RejectsEachKindOfCorruption) {
   expectRejected(image(R"({"t":1,"t":2})", {}), "duplicate key");
   expectRejected(image(R"([1, 2])", {}), "does not start with '{'");
   expectRejected(image(R"({"__metadata__":{"a":1}})", {}), "expected a string");
-  expectRejected(image(std::string("{\"a\":") + std::string(100000, '[') , {}), "nesting deeper");
+  expectRejected(image(std::string("{\"a\":") + std::string(100000, '['), {}), "nesting deeper");
   expectRejected(oneTensor("F32", "[2]", "[0,8]", 4), "reach past");  // truncated data
   expectRejected(oneTensor("F32", "[2]", "[0,12]", 12), "needs 8");
   expectRejected(oneTensor("F32", "[2]", "[8,0]", 8), "backwards");
@@ -156,7 +155,7 @@ TEST(Safetensors, RejectsEachKindOfCorruption) {
   expectRejected(oneTensor("F32", "[4611686018427387904, 4]", "[0,8]", 8), "too large");
   expectRejected(oneTensor("F32", "[99999999999999999999]", "[0,8]", 8), "non-negative integer");
   expectRejected(oneTensor("F32", "[2]", "[0]", 8), "data_offsets");
-  expectRejected(oneTensor("F32", "[2]", "[0,8]", 12), "cover 8");  // trailing bytes
+  expectRejected(oneTensor("F32", "[2]", "[0,8]", 12), "cover 8");               // trailing bytes
   expectRejected(oneTensor("F32", "[2]", "[4,12]", 12), "belong to no tensor");  // a gap
   expectRejected(image(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
                        R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",

@@ -4,17 +4,19 @@
 #include <limits>
 
 #include "support/compare.hpp"
-#include "vkattn/reference/reference.hpp"
-#include "vkattn/reference/tolerances.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/ops/row_ops.hpp"
+#include "vkattn/reference/reference.hpp"
+#include "vkattn/reference/tolerances.hpp"
 
 namespace vkattn::test {
 using namespace vkattn::reference;
 namespace {
 
-const double kAtolF32 = toleranceFor(Checked::Softmax, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Softmax, DType::F32).rtol;
-const double kAtolF16 = toleranceFor(Checked::Softmax, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Softmax, DType::F16).rtol;
+const double kAtolF32 = toleranceFor(Checked::Softmax, DType::F32).atol,
+             kRtolF32 = toleranceFor(Checked::Softmax, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Softmax, DType::F16).atol,
+             kRtolF16 = toleranceFor(Checked::Softmax, DType::F16).rtol;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 std::vector<std::size_t> identityRows(std::size_t rows) {

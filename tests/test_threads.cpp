@@ -27,9 +27,9 @@ int runOn(Context& ctx, int thread, int rounds) {
     const uint64_t seed = static_cast<uint64_t>(thread * 100 + round);
     const std::vector<float> x = randomValues(5 * 37, seed);
     const Tolerance st = toleranceFor(Checked::Softmax, DType::F32);
-    failures += compare(softmax(ctx, ctx.tensor({5, 37}, x)).download(), softmaxRef(x, 37, 1.0, nullptr, {}), st.atol,
-                        st.rtol)
-                    .failures > 0;
+    failures +=
+        compare(softmax(ctx, ctx.tensor({5, 37}, x)).download(), softmaxRef(x, 37, 1.0, nullptr, {}), st.atol, st.rtol)
+            .failures > 0;
 
     AttentionProblem p;
     p.batch = 1;

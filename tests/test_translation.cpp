@@ -38,7 +38,8 @@ std::vector<std::pair<std::string, std::string>> heldOut(std::size_t count) {
 TEST(Tokenizer, SplitsPunctuationAndElision) {
   EXPECT_EQ(tokenizeWords("  L'accord sur la zone, signé en août 1992. "),
             (std::vector<std::string>{"L'", "accord", "sur", "la", "zone", ",", "signé", "en", "août", "1992", "."}));
-  EXPECT_EQ(detokenizeWords({"L'", "accord", "a", "été", "signé", "d'", "abord", "?"}), "L'accord a été signé d'abord?");
+  EXPECT_EQ(detokenizeWords({"L'", "accord", "a", "été", "signé", "d'", "abord", "?"}),
+            "L'accord a été signé d'abord?");
   EXPECT_EQ(detokenizeWords(tokenizeWords(kFrench)), kFrench);
   EXPECT_TRUE(tokenizeWords(" \t\n").empty());
 }

@@ -25,7 +25,8 @@ TEST(WorkCounts, AttentionPairsMatchBruteForce) {
 
 TEST(WorkCounts, CausalDecodeSeesEveryKey) {
   // A decode step (one query, newest token) attends to the whole cache: nothing is halved.
-  EXPECT_EQ(attentionFlops(1, 8, 1, 16384, 128, 128, true, true), attentionFlops(1, 8, 1, 16384, 128, 128, false, true));
+  EXPECT_EQ(attentionFlops(1, 8, 1, 16384, 128, 128, true, true),
+            attentionFlops(1, 8, 1, 16384, 128, 128, false, true));
   EXPECT_EQ(attentionFlops(2, 3, 5, 7, 16, 32, false, false), 2.0 * (16 + 32) * 2 * 3 * 5 * 7);
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Fails on include loops between the project's components and on product code including tests.
+"""Fails on include loops between the project's components, on product code including tests, and
+on a viewer folder including a later one.
 
 A component is a header with its source (runtime/include/vkattn/core/device.hpp with
 runtime/src/core/device.cpp): a source belongs to the header of its own stem that it includes,
@@ -12,6 +13,8 @@ is checked, and system and build-generated headers (outside the source tree, or 
 folder) are left out.
 
   check_include_graph.py SOURCE_DIR BUILD_DIR [--ninja NINJA] [--deps FILE]
+
+The viewer's folders are floors, each including only itself and those before it (VIEWER_FLOORS).
 
 --deps reads a saved `ninja -t deps` output instead of running Ninja. Exit status 1 with each
 loop printed as a chain of files, 0 when there is none.
@@ -43,6 +46,18 @@ def read_deps(text, build_dir):
 def in_project(path, source_dir, build_dir):
     inside = lambda root: os.path.commonpath([path, root]) == root
     return inside(source_dir) and not inside(build_dir) and path.endswith(CODE_SUFFIXES)
+
+
+# viewer/src's folders, lowest first.
+VIEWER_FLOORS = ["spirv", "sources", "render", "platform", "app"]
+
+
+def viewer_floor(rel):
+    """The floor index of a file under viewer/src/<floor>/, or None."""
+    parts = rel.split(os.sep)
+    if len(parts) > 3 and parts[:2] == ["viewer", "src"] and parts[2] in VIEWER_FLOORS:
+        return VIEWER_FLOORS.index(parts[2])
+    return None
 
 
 def is_test_file(rel):
@@ -218,6 +233,11 @@ def main():
         for g in sorted(edges[f]):
             if is_test_file(rel(g)):
                 print(f"product code includes a test file: {rel(f)} includes {rel(g)}")
+                failures += 1
+            below, above = viewer_floor(rel(f)), viewer_floor(rel(g))
+            if below is not None and above is not None and above > below:
+                print(f"a viewer floor reaches up: {rel(f)} includes {rel(g)} "
+                      f"(floors, lowest first: {', '.join(VIEWER_FLOORS)})")
                 failures += 1
 
     files = len(edges)

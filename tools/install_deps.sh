@@ -8,7 +8,7 @@ packages=(
   libglfw3-dev libimgui-dev libstb-dev fonts-wqy-microhei xvfb xauth
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpcre2-dev
   python3 python3-dev python3-venv pybind11-dev python3-numpy python3-pytest python3-torch python3-hypothesis
-  clang libclang-rt-14-dev libfuzzer-14-dev
+  clang clang-format-14 libclang-rt-14-dev libfuzzer-14-dev ccache
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,13 +5,15 @@
 # beside PyTorch's scaled_dot_product_attention in the same command (when a CUDA or ROCm PyTorch is
 # importable), and the row-kernel, attention/decode and linear benchmarks. Needs no display.
 #
-#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--quick] [--jobs N]
-#                        [--filter PATTERN] [--no-bench] [--out REPORT.md]
+#   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--cmake-arg ARG]... [--quick]
+#                        [--jobs N] [--filter PATTERN] [--no-bench] [--out REPORT.md]
 #
 # --no-build     use an existing build in --build-dir (default: build-qualify); it needs only
 #                DIR/vkattn and DIR/share (the translation model), so a build made on another
 #                machine of the same architecture can be copied in
 # --target T     build only target T (default: everything but the viewer and the Python module)
+# --cmake-arg A  one more argument for the build's configure step (repeatable), e.g.
+#                -DVKATTN_BUILD_TESTS=OFF to build the CLI without the conformance suite
 # --quick        the quick conformance list and the smallest benchmark shapes (minutes, not an hour)
 # --jobs N       conformance in N processes at once (GoogleTest shards; default: half the cores):
 #                its double-precision references run on the CPU
@@ -35,6 +37,7 @@ cd "$(dirname "$0")/.."
 build=build-qualify
 do_build=1
 target=""
+extra_cmake_args=()
 quick=0
 jobs=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))
 filter='*'
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --target) target="$2"; shift 2 ;;
+    --cmake-arg) extra_cmake_args+=("$2"); shift 2 ;;
     --quick) quick=1; shift ;;
     --jobs) jobs="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
@@ -106,7 +110,7 @@ step() { echo "== $*" | tee -a "$log" >&2; }
 
 if [ "$do_build" = 1 ]; then
   step "building in $build ($(nproc) cores)"
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" >> "$log" 2>&1 &&
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" "${extra_cmake_args[@]}" >> "$log" 2>&1 &&
     cmake --build "$build" -j"$(nproc)" ${target:+--target "$target"} >> "$log" 2>&1 ||
     { echo "qualify_gpu: the build failed; see $log" >&2; exit 1; }
 fi

@@ -8,45 +8,13 @@
 #include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
-namespace {
-
-// The types whose layout vkattn's storage formats share (one encoder and decoder for each, in
-// core/storage_formats).
-std::optional<DType> storageFormatOf(GgmlType type) {
-  switch (type) {
-    case GgmlType::F32:
-      return DType::F32;
-    case GgmlType::F16:
-      return DType::F16;
-    case GgmlType::BF16:
-      return DType::BF16;
-    case GgmlType::Q8_0:
-      return DType::Q8_0;
-    case GgmlType::Q4_0:
-      return DType::Q4_0;
-    case GgmlType::Q4_K:
-      return DType::Q4_K;
-    case GgmlType::Q5_K:
-      return DType::Q5_K;
-    case GgmlType::Q6_K:
-      return DType::Q6_K;
-    default:
-      return std::nullopt;
-  }
-}
-
-}  // namespace
 
 bool ggmlCanDequantize(GgmlType type) noexcept {
-  return storageFormatOf(type).has_value();
+  return ggmlStorageFormat(type).has_value();
 }
 
 bool ggmlCanQuantize(GgmlType type) noexcept {
-  return storageFormatOf(type).has_value();
-}
-
-std::string ggmlDequantizableTypes() {
-  return "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K";
+  return ggmlStorageFormat(type).has_value();
 }
 
 uint64_t ggmlStorageBytes(GgmlType type, uint64_t elements) {
@@ -64,19 +32,19 @@ uint64_t ggmlStorageBytes(GgmlType type, uint64_t elements) {
 std::vector<float> dequantizeGgml(GgmlType type, std::span<const uint8_t> bytes, uint64_t elements) {
   if (!ggmlCanDequantize(type))
     throw Unsupported("dequantizing ggml type " + ggmlTypeName(type) + " is not supported (" +
-                      ggmlDequantizableTypes() + " are)");
+                      ggmlStorageFormatTypeNames() + " are)");
   if (ggmlStorageBytes(type, elements) != bytes.size())
     throw InvalidArgument("bytes", std::to_string(bytes.size()) + " bytes do not hold " + std::to_string(elements) +
                                        " " + ggmlTypeName(type) + " elements");
   if (elements == 0) return {};
-  return decodeValues(*storageFormatOf(type), std::as_bytes(bytes), static_cast<int64_t>(elements));
+  return decodeValues(*ggmlStorageFormat(type), std::as_bytes(bytes), static_cast<int64_t>(elements));
 }
 
 std::vector<uint8_t> quantizeGgml(GgmlType type, std::span<const float> values) {
-  const auto format = storageFormatOf(type);
+  const auto format = ggmlStorageFormat(type);
   if (!format)
-    throw Unsupported("quantizing to ggml type " + ggmlTypeName(type) +
-                      " is not supported (" + ggmlDequantizableTypes() + " are)");
+    throw Unsupported("quantizing to ggml type " + ggmlTypeName(type) + " is not supported (" +
+                      ggmlStorageFormatTypeNames() + " are)");
   ggmlStorageBytes(type, values.size());  // whole blocks, or InvalidArgument
   if (values.empty()) return {};
   const std::vector<std::byte> encoded = encodeValues(*format, values);

@@ -169,7 +169,7 @@ std::vector<float> GgufFile::dequantize(const std::string& name) const {
   const GgufTensorInfo& t = tensor(name);
   if (!ggmlCanDequantize(t.type))
     throw Unsupported("tensor '" + name + "' in " + m_name + ": dequantizing ggml type " + ggmlTypeName(t.type) +
-                      " is not supported (" + ggmlDequantizableTypes() + " are)");
+                      " is not supported (" + ggmlStorageFormatTypeNames() + " are)");
   return dequantizeGgml(t.type, tensorBytes(name), t.elements);
 }
 

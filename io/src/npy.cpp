@@ -68,7 +68,8 @@ NpyArray readNpy(const std::filesystem::path& path) {
   const std::size_t dataStart = headerStart + headerLength;
   if (bytes.size() - dataStart != dataBytes)
     throw InvalidArgument(name, "holds " + std::to_string(bytes.size() - dataStart) + " data bytes, shape " +
-                                    toString(array.shape) + " of " + array.descr + " needs " + std::to_string(dataBytes));
+                                    toString(array.shape) + " of " + array.descr + " needs " +
+                                    std::to_string(dataBytes));
   array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(dataStart), bytes.end());
   return array;
 }

@@ -4,10 +4,9 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
-
-#include <nlohmann/json.hpp>
 
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
@@ -33,7 +32,8 @@ using Json = nlohmann::ordered_json;  // members in file order, for messages tha
 Json parseHeader(const std::string& name, const std::string& text, int maxDepth = 64) {
   std::vector<std::vector<std::string>> keys;  // keys seen in each open object
   auto check = [&](int depth, Json::parse_event_t event, Json& value) {
-    if (depth > maxDepth) throw InvalidArgument(name, "header has nesting deeper than " + std::to_string(maxDepth) + " levels");
+    if (depth > maxDepth)
+      throw InvalidArgument(name, "header has nesting deeper than " + std::to_string(maxDepth) + " levels");
     if (event == Json::parse_event_t::object_start) keys.emplace_back();
     if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     if (event == Json::parse_event_t::key && !keys.empty()) {
@@ -65,9 +65,9 @@ std::string rangeText(uint64_t begin, uint64_t end) {
 
 std::size_t safetensorsDtypeSize(const std::string& dtype) noexcept {
   static const std::map<std::string, std::size_t> sizes = {
-      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"F8_E8M0", 1}, {"I16", 2}, {"U16", 2},
-      {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"F64", 8},     {"I64", 8}, {"U64", 8},
-      {"C64", 8}};
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"F8_E8M0", 1},
+      {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},     {"U32", 4},
+      {"F32", 4},  {"F64", 8}, {"I64", 8}, {"U64", 8},     {"C64", 8}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
@@ -109,8 +109,8 @@ void SafetensorsFile::readAt(uint64_t offset, void* dst, std::size_t bytes) cons
 
 void SafetensorsFile::parse(uint64_t totalBytes) {
   if (totalBytes < 8)
-    throw InvalidArgument(m_name, "file of " + std::to_string(totalBytes) +
-                                      " bytes is too short for the 8-byte header length");
+    throw InvalidArgument(m_name,
+                          "file of " + std::to_string(totalBytes) + " bytes is too short for the 8-byte header length");
   uint8_t lengthBytes[8];
   readAt(0, lengthBytes, 8);
   const uint64_t headerBytes = readLe64(lengthBytes);
@@ -133,8 +133,8 @@ void SafetensorsFile::parse(uint64_t totalBytes) {
       if (!value.is_object()) throw InvalidArgument(m_name, "__metadata__ is not an object");
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string())
-          throw InvalidArgument(m_name, "__metadata__ value of \"" + mk + "\" is " + std::string(mv.type_name()) +
-                                            ", expected a string");
+          throw InvalidArgument(
+              m_name, "__metadata__ value of \"" + mk + "\" is " + std::string(mv.type_name()) + ", expected a string");
         m_metadata[mk] = mv.get<std::string>();
       }
       continue;
@@ -158,15 +158,19 @@ void SafetensorsFile::parse(uint64_t totalBytes) {
     for (const auto& dim : *shape) {
       const auto d = asUint64(dim);
       if (!d) throw InvalidArgument(m_name, where + "shape holds something other than a non-negative integer");
-      if (*d == 0) empty = true;
-      else if (bytes > kMaxBytes / *d) throw InvalidArgument(m_name, where + "shape is too large (its byte size overflows)");
-      else bytes *= *d;
+      if (*d == 0)
+        empty = true;
+      else if (bytes > kMaxBytes / *d)
+        throw InvalidArgument(m_name, where + "shape is too large (its byte size overflows)");
+      else
+        bytes *= *d;
       e.shape.push_back(static_cast<int64_t>(*d));
     }
     if (empty) bytes = 0;
     const auto begin = asUint64((*offsets)[0]), end = asUint64((*offsets)[1]);
     if (!begin || !end) throw InvalidArgument(m_name, where + "data_offsets are not non-negative integers");
-    if (*end < *begin) throw InvalidArgument(m_name, where + "data_offsets " + rangeText(*begin, *end) + " run backwards");
+    if (*end < *begin)
+      throw InvalidArgument(m_name, where + "data_offsets " + rangeText(*begin, *end) + " run backwards");
     if (*end - *begin != bytes)
       throw InvalidArgument(m_name, where + "data_offsets " + rangeText(*begin, *end) + " span " +
                                         std::to_string(*end - *begin) + " bytes but shape " + toString(e.shape) +
@@ -283,9 +287,12 @@ std::vector<int32_t> SafetensorsFile::readI32(const std::string& tensor) const {
 Tensor SafetensorsFile::load(Context& ctx, const std::string& tensor) const {
   const SafetensorsEntry& e = entry(tensor);
   DType dtype;
-  if (e.dtype == "F32") dtype = DType::F32;
-  else if (e.dtype == "F16") dtype = DType::F16;
-  else if (e.dtype == "I32") dtype = DType::I32;
+  if (e.dtype == "F32")
+    dtype = DType::F32;
+  else if (e.dtype == "F16")
+    dtype = DType::F16;
+  else if (e.dtype == "I32")
+    dtype = DType::I32;
   else
     throw InvalidArgument(tensor, "dtype " + e.dtype + " in " + m_name +
                                       " cannot be loaded as a tensor: vkattn tensors hold F32, F16 or I32 (load with "

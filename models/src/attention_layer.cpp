@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/attention.hpp"
 #include "vkattn/ops/encode_storage.hpp"
-#include "vkattn/core/error.hpp"
 #include "vkattn/ops/linear.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
@@ -26,8 +26,8 @@ TensorView batched(const std::string& name, const TensorView& v, int64_t modelDi
 
 void requireWeight(const char* name, const Tensor& w, int64_t rows, int64_t cols) {
   if (w.shape() != Shape{rows, cols})
-    throw InvalidArgument(name, "must be [" + std::to_string(rows) + ", " + std::to_string(cols) + "], got " +
-                                    toString(w.shape()));
+    throw InvalidArgument(
+        name, "must be [" + std::to_string(rows) + ", " + std::to_string(cols) + "], got " + toString(w.shape()));
 }
 
 void requireBias(const char* name, const std::optional<Tensor>& b, int64_t size) {
@@ -80,7 +80,9 @@ TensorView headOf(const TensorView& v, int64_t index) {
 
 // True when a mask or bias differs per head: the fused kernel binds masks whole, so it cannot
 // take one head of such a mask.
-bool perHead(const std::optional<TensorView>& mask) { return mask && mask->rank() >= 3 && mask->dim(-3) > 1; }
+bool perHead(const std::optional<TensorView>& mask) {
+  return mask && mask->rank() >= 3 && mask->dim(-3) > 1;
+}
 
 // Attention into `out` [B, Hq, L, D] whose probabilities of `heads` (all when empty) are also
 // returned, [B, heads.size(), Lq, Lk]: those heads' scores are computed and normalised once, into
@@ -98,7 +100,8 @@ Tensor attentionKeepingWeights(Context& ctx, const TensorView& q, const TensorVi
   std::vector<bool> kept(static_cast<std::size_t>(headsQ), false);
   for (int64_t h : chosen) {
     if (h < 0 || h >= headsQ)
-      throw InvalidArgument("weightHeads", "head " + std::to_string(h) + " outside [0, " + std::to_string(headsQ) + ")");
+      throw InvalidArgument("weightHeads",
+                            "head " + std::to_string(h) + " outside [0, " + std::to_string(headsQ) + ")");
     if (kept[static_cast<std::size_t>(h)])
       throw InvalidArgument("weightHeads", "names head " + std::to_string(h) + " twice");
     kept[static_cast<std::size_t>(h)] = true;
@@ -107,8 +110,9 @@ Tensor attentionKeepingWeights(Context& ctx, const TensorView& q, const TensorVi
   for (int64_t h = 0; h < headsQ; ++h)
     if (!kept[static_cast<std::size_t>(h)]) others.push_back(h);
   if (!others.empty() && (perHead(options.keepMask) || perHead(options.bias)))
-    throw Unsupported("argument 'weightHeads': a subset of the heads under a keepMask or bias that differs per "
-                      "head; ask for every head's weights");
+    throw Unsupported(
+        "argument 'weightHeads': a subset of the heads under a keepMask or bias that differs per "
+        "head; ask for every head's weights");
   Batch run(ctx);
   Tensor weights = attentionWeights(ctx, q, k, chosen, options);
   for (std::size_t i = 0; i < chosen.size(); ++i)  // [B, Lq, Lk] x [B, Lk, D] -> [B, Lq, D]
@@ -133,8 +137,9 @@ KeyValueCache::KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity
                              DType format)
     : KeyValueCache(batch, capacity, kvHeads, headDim) {
   if (format != DType::F32 && !isKvStorageFormat(format))
-    throw InvalidArgument("format", std::string(toString(format)) + " is not a K/V cache format (f32, bf16, q8_0, "
-                                                                    "q4_0)");
+    throw InvalidArgument("format", std::string(toString(format)) +
+                                        " is not a K/V cache format (f32, bf16, q8_0, "
+                                        "q4_0)");
   if (headDim % blockElements(format) != 0)
     throw InvalidArgument("format", std::string(toString(format)) + " needs a head dim (" + std::to_string(headDim) +
                                         ") that is a multiple of " + std::to_string(blockElements(format)));
@@ -144,8 +149,7 @@ KeyValueCache::KeyValueCache(const Context& ctx, int64_t batch, int64_t capacity
   m_values = m_ownedValues->view();
 }
 
-KeyValueCache KeyValueCache::scratch(Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads,
-                                     int64_t headDim) {
+KeyValueCache KeyValueCache::scratch(Context& ctx, int64_t batch, int64_t capacity, int64_t kvHeads, int64_t headDim) {
   KeyValueCache cache(batch, capacity, kvHeads, headDim);
   cache.m_keys = ctx.scratch({batch, capacity, kvHeads * headDim});
   cache.m_values = ctx.scratch({batch, capacity, kvHeads * headDim});
@@ -156,8 +160,12 @@ TensorView KeyValueCache::rows(const TensorView& t, int64_t start, int64_t count
   return t.sliced(1, start, count);
 }
 
-TensorView KeyValueCache::keys() const { return headsView(rows(m_keys, 0, m_length), m_kvHeads, m_headDim); }
-TensorView KeyValueCache::values() const { return headsView(rows(m_values, 0, m_length), m_kvHeads, m_headDim); }
+TensorView KeyValueCache::keys() const {
+  return headsView(rows(m_keys, 0, m_length), m_kvHeads, m_headDim);
+}
+TensorView KeyValueCache::values() const {
+  return headsView(rows(m_values, 0, m_length), m_kvHeads, m_headDim);
+}
 
 MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfig& config,
                                        AttentionLayerWeights weights)
@@ -166,12 +174,12 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
   if (m_config.heads < 1) throw InvalidArgument("heads", "must be positive");
   if (m_config.kvHeads == 0) m_config.kvHeads = m_config.heads;
   if (m_config.kvHeads < 1 || m_config.heads % m_config.kvHeads != 0)
-    throw InvalidArgument("kvHeads", std::to_string(m_config.kvHeads) + " does not divide heads " +
-                                         std::to_string(m_config.heads));
+    throw InvalidArgument(
+        "kvHeads", std::to_string(m_config.kvHeads) + " does not divide heads " + std::to_string(m_config.heads));
   if (m_config.headDim == 0) {
     if (m_config.modelDim % m_config.heads != 0)
-      throw InvalidArgument("heads", std::to_string(m_config.heads) + " does not divide modelDim " +
-                                         std::to_string(m_config.modelDim));
+      throw InvalidArgument(
+          "heads", std::to_string(m_config.heads) + " does not divide modelDim " + std::to_string(m_config.modelDim));
     m_config.headDim = m_config.modelDim / m_config.heads;
   }
   const int64_t d = m_config.modelDim, q = m_config.heads * m_config.headDim, kv = m_config.kvHeads * m_config.headDim;
@@ -197,8 +205,8 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
   if (cache.m_kvHeads != m_config.kvHeads || cache.m_headDim != m_config.headDim)
     throw InvalidArgument("cache", "was made for another layer shape");
   if (batch != cache.m_batch)
-    throw InvalidArgument("source", "batch " + std::to_string(batch) + " differs from the cache's " +
-                                        std::to_string(cache.m_batch));
+    throw InvalidArgument(
+        "source", "batch " + std::to_string(batch) + " differs from the cache's " + std::to_string(cache.m_batch));
   if (cache.m_length + count > cache.m_capacity)
     throw InvalidArgument("source", std::to_string(count) + " more positions overflow the cache (" +
                                         std::to_string(cache.m_length) + " of " + std::to_string(cache.m_capacity) +
@@ -206,8 +214,9 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
   const int64_t start = cache.m_length;
   const bool encoded = cache.format() != DType::F32;
   if (m_weights.kNorm && !m_config.rope && !encoded)
-    throw Unsupported("kNorm: head norms of keys appended to an f32 cache need RoPE (which writes them into the "
-                      "cache); store the cache as bf16, q8_0 or q4_0, or add rope");
+    throw Unsupported(
+        "kNorm: head norms of keys appended to an f32 cache need RoPE (which writes them into the "
+        "cache); store the cache as bf16, q8_0 or q4_0, or add rope");
   Batch run(ctx);
   // Projects into the cache's rows, or into f32 rows that are then encoded into them. Normalized
   // keys are projected apart too: the norm runs on rows of their own, RoPE then writes them into
@@ -228,9 +237,8 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
       rope.positionOffset += start;
       const TensorView heads = headsView(rows, m_config.kvHeads, m_config.headDim);
       // In place, or from the normalized rows into the f32 cache.
-      const TensorView to = apart && !encoded ? headsView(cache.rows(store, start, count), m_config.kvHeads,
-                                                          m_config.headDim)
-                                              : heads;
+      const TensorView to =
+          apart && !encoded ? headsView(cache.rows(store, start, count), m_config.kvHeads, m_config.headDim) : heads;
       vkattn::rope(ctx, heads, to, rope);
     }
     if (encoded)
@@ -250,8 +258,8 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   const int64_t batch = x.dim(0), len = x.dim(1);
   if (out.shape != x.shape) throw InvalidArgument("out", "must have x's shape " + toString(x.shape));
   if (batch != cache.m_batch)
-    throw InvalidArgument("x", "batch " + std::to_string(batch) + " differs from the cache's " +
-                                   std::to_string(cache.m_batch));
+    throw InvalidArgument(
+        "x", "batch " + std::to_string(batch) + " differs from the cache's " + std::to_string(cache.m_batch));
   if (cache.length() == 0) throw InvalidArgument("cache", "holds no keys");
   if (call.causal && len > cache.length())
     throw InvalidArgument("x", "has more causal queries than the cache holds keys");
@@ -277,8 +285,8 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   const TensorView context = ctx.scratch({batch, len, width});
   const TensorView contextHeads = headsView(context, m_config.heads, m_config.headDim);
   if (call.weights)
-    *call.weights = attentionKeepingWeights(ctx, q, cache.keys(), cache.values(), contextHeads, call.weightHeads,
-                                            options);
+    *call.weights =
+        attentionKeepingWeights(ctx, q, cache.keys(), cache.values(), contextHeads, call.weightHeads, options);
   else
     attention(ctx, q, cache.keys(), cache.values(), contextHeads, options);
 

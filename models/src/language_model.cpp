@@ -80,9 +80,12 @@ struct LanguageModel::Impl {
       return detail::RowBlockMatrix(ctx, file, name, rows, cols, maxBytes);
     };
     const int64_t q = m.heads * m.headDim, kv = m.kvHeads * m.headDim;
-    AttentionLayerConfig attention{.modelDim = m.modelDim, .heads = m.heads, .kvHeads = m.kvHeads,
+    AttentionLayerConfig attention{.modelDim = m.modelDim,
+                                   .heads = m.heads,
+                                   .kvHeads = m.kvHeads,
                                    .headDim = m.headDim,
-                                   .rope = RopeOptions{.theta = m.ropeTheta, .interleaved = m.ropeInterleaved,
+                                   .rope = RopeOptions{.theta = m.ropeTheta,
+                                                       .interleaved = m.ropeInterleaved,
                                                        .rotaryDim = m.rotaryDim,
                                                        .frequencyDivisors = m.ropeDivisors},
                                    .headNormEps = m.normEps};
@@ -91,7 +94,8 @@ struct LanguageModel::Impl {
       const auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
         return detail::deviceMatrix(ctx, file, p + name, rows, cols);
       };
-      AttentionLayerWeights weights{matrix("attn_q.weight", q, m.modelDim), matrix("attn_k.weight", kv, m.modelDim),
+      AttentionLayerWeights weights{matrix("attn_q.weight", q, m.modelDim),
+                                    matrix("attn_k.weight", kv, m.modelDim),
                                     matrix("attn_v.weight", kv, m.modelDim),
                                     matrix("attn_output.weight", m.modelDim, q),
                                     detail::optionalVector(ctx, file, p + "attn_q.bias", q),
@@ -104,12 +108,11 @@ struct LanguageModel::Impl {
         weights.qNorm = detail::deviceVector(ctx, file, p + "attn_q_norm.weight", m.headDim);
         weights.kNorm = detail::deviceVector(ctx, file, p + "attn_k_norm.weight", m.headDim);
       }
-      layers.push_back({detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
-                        detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
-                        MultiHeadAttention(ctx, attention, std::move(weights)),
-                        blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
-                        blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim),
-                        blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
+      layers.push_back(
+          {detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
+           detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
+           MultiHeadAttention(ctx, attention, std::move(weights)), blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
+           blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim), blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
     }
     outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
     output = blocks(m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
@@ -156,7 +159,8 @@ struct LanguageModel::Impl {
     }
     const TensorView normed = rmsNorm(x, outputNorm);
     // Its last logitRows rows, as [logitRows, d] (linear takes a slice of rows).
-    const TensorView last{normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
+    const TensorView last{
+        normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
     output.apply(ctx, last, logits);
     batch.submit();
   }
@@ -168,8 +172,8 @@ struct LanguageModel::Impl {
         throw InvalidArgument(name, "token " + std::to_string(id) + " is outside the vocabulary [0, " +
                                         std::to_string(config.vocab) + ")");
     if (static_cast<int64_t>(ids.size()) > context)
-      throw InvalidArgument(name, std::to_string(ids.size()) + " tokens exceed the context length " +
-                                      std::to_string(context));
+      throw InvalidArgument(
+          name, std::to_string(ids.size()) + " tokens exceed the context length " + std::to_string(context));
   }
 
   std::vector<float> logits(std::span<const int32_t> ids) {
@@ -274,9 +278,15 @@ LanguageModel::LanguageModel(Context& ctx, const std::filesystem::path& gguf, co
 LanguageModel::~LanguageModel() = default;
 LanguageModel::LanguageModel(LanguageModel&&) noexcept = default;
 
-const LanguageModelConfig& LanguageModel::config() const noexcept { return m_impl->config; }
-const TextTokenizer& LanguageModel::tokenizer() const noexcept { return *m_impl->tokenizer; }
-int64_t LanguageModel::contextLength() const noexcept { return m_impl->context; }
+const LanguageModelConfig& LanguageModel::config() const noexcept {
+  return m_impl->config;
+}
+const TextTokenizer& LanguageModel::tokenizer() const noexcept {
+  return *m_impl->tokenizer;
+}
+int64_t LanguageModel::contextLength() const noexcept {
+  return m_impl->context;
+}
 
 std::string LanguageModel::contextWarning() const {
   const int64_t trained = m_impl->config.contextLength;
@@ -299,15 +309,17 @@ const char* toString(GenerationEnd end) noexcept {
   return "?";
 }
 
-std::vector<float> LanguageModel::logits(std::span<const int32_t> ids) { return m_impl->logits(ids); }
+std::vector<float> LanguageModel::logits(std::span<const int32_t> ids) {
+  return m_impl->logits(ids);
+}
 
 Perplexity LanguageModel::perplexity(std::string_view text, int64_t context) {
   const auto start = std::chrono::steady_clock::now();
   if (context < 0) throw InvalidArgument("context", std::to_string(context) + " must be >= 0");
   if (context == 0) context = m_impl->context;
   if (context < 4 || context > m_impl->context)
-    throw InvalidArgument("context", std::to_string(context) + " must be in 4 .. the model's context " +
-                                         std::to_string(m_impl->context));
+    throw InvalidArgument(
+        "context", std::to_string(context) + " must be in 4 .. the model's context " + std::to_string(m_impl->context));
   const std::vector<int32_t> tokens = m_impl->tokenizer->encode(text, {.addSpecial = true, .parseSpecial = false});
   if (static_cast<int64_t>(tokens.size()) < 2 * context)
     throw InvalidArgument("text", std::to_string(tokens.size()) + " tokens; a perplexity over chunks of " +
@@ -340,7 +352,8 @@ Perplexity LanguageModel::perplexity(std::string_view text, int64_t context) {
 }
 
 Generation LanguageModel::generate(std::string_view prompt, const GenerateOptions& options) {
-  const std::vector<int32_t> ids = m_impl->tokenizer->encode(prompt, {.addSpecial = true, .parseSpecial = options.parseSpecial});
+  const std::vector<int32_t> ids =
+      m_impl->tokenizer->encode(prompt, {.addSpecial = true, .parseSpecial = options.parseSpecial});
   return m_impl->generate(ids, options);
 }
 

@@ -82,13 +82,11 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
   c.heads = keys.positive("attention.head_count");
   c.kvHeads = keys.positiveOr("attention.head_count_kv", c.heads);
   if (c.heads % c.kvHeads != 0)
-    throw InvalidArgument(keys.key("attention.head_count_kv"), std::to_string(c.kvHeads) +
-                                                                   " does not divide the head count " +
-                                                                   std::to_string(c.heads));
+    throw InvalidArgument(keys.key("attention.head_count_kv"),
+                          std::to_string(c.kvHeads) + " does not divide the head count " + std::to_string(c.heads));
   if (!metadata.contains(keys.key("attention.key_length")) && c.modelDim % c.heads != 0)
-    throw InvalidArgument(keys.key("attention.head_count"), std::to_string(c.heads) +
-                                                                " does not divide embedding_length " +
-                                                                std::to_string(c.modelDim));
+    throw InvalidArgument(keys.key("attention.head_count"),
+                          std::to_string(c.heads) + " does not divide embedding_length " + std::to_string(c.modelDim));
   c.headDim = keys.positiveOr("attention.key_length", c.modelDim / c.heads);
   const int64_t valueDim = keys.positiveOr("attention.value_length", c.headDim);
   if (valueDim != c.headDim)
@@ -104,9 +102,9 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
     throw InvalidArgument(keys.key("rope.freq_base"), std::to_string(c.ropeTheta) + " must be finite and > 1");
   c.rotaryDim = keys.positiveOr("rope.dimension_count", c.headDim);
   if (c.rotaryDim > c.headDim || c.rotaryDim % 2 != 0)
-    throw InvalidArgument(keys.key("rope.dimension_count"), std::to_string(c.rotaryDim) +
-                                                                " must be even and at most the head dim " +
-                                                                std::to_string(c.headDim));
+    throw InvalidArgument(
+        keys.key("rope.dimension_count"),
+        std::to_string(c.rotaryDim) + " must be even and at most the head dim " + std::to_string(c.headDim));
   c.ropeInterleaved = c.architecture == "llama";
   c.ropeDivisors = ropeDivisors(file, keys, c.rotaryDim);
   c.attentionBiases = c.architecture == "qwen2";

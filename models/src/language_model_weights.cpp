@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/ops/linear.hpp"
@@ -13,8 +14,8 @@ namespace {
 const GgufTensorInfo& shaped(const GgufFile& file, const std::string& name, const Shape& shape) {
   const GgufTensorInfo& info = file.tensor(name);
   if (info.rowMajorShape() != shape)
-    throw InvalidArgument(name, "is " + toString(Shape(info.rowMajorShape())) + ", the model's hyper-parameters need " +
-                                    toString(shape));
+    throw InvalidArgument(
+        name, "is " + toString(Shape(info.rowMajorShape())) + ", the model's hyper-parameters need " + toString(shape));
   return info;
 }
 
@@ -27,7 +28,7 @@ Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& n
   const auto cols = static_cast<int64_t>(info.dims[0]);
   if (!ggmlCanDequantize(info.type))
     throw Unsupported("tensor '" + name + "': type " + ggmlTypeName(info.type) + " (vkattn reads " +
-                      ggmlDequantizableTypes() + ")");
+                      ggmlStorageFormatTypeNames() + ")");
   const uint64_t rowBytes = ggmlStorageBytes(info.type, static_cast<uint64_t>(cols));
   const std::span<const uint8_t> rows =
       file.tensorBytes(name).subspan(static_cast<std::size_t>(static_cast<uint64_t>(first) * rowBytes),
@@ -41,15 +42,9 @@ Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& n
 }
 
 std::optional<DType> linearWeightType(GgmlType type) noexcept {
-  switch (type) {
-    case GgmlType::F32: return DType::F32;
-    case GgmlType::Q8_0: return DType::Q8_0;
-    case GgmlType::Q4_0: return DType::Q4_0;
-    case GgmlType::Q4_K: return DType::Q4_K;
-    case GgmlType::Q5_K: return DType::Q5_K;
-    case GgmlType::Q6_K: return DType::Q6_K;
-    default: return std::nullopt;  // F16 and BF16 among them: linear takes f32 activations with f32 weights
-  }
+  // F16 and BF16 are left out: linear takes f32 activations with f32 or block-format weights.
+  const std::optional<DType> format = ggmlStorageFormat(type);
+  return format && (*format == DType::F32 || isWeightFormat(*format)) ? format : std::nullopt;
 }
 
 Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols) {
@@ -97,7 +92,7 @@ TokenEmbedding::TokenEmbedding(const GgufFile& file, int64_t vocab, int64_t dim)
   m_type = info.type;
   if (!ggmlCanDequantize(m_type))
     throw Unsupported("tensor 'token_embd.weight': type " + ggmlTypeName(m_type) + " (vkattn decodes " +
-                      ggmlDequantizableTypes() + ")");
+                      ggmlStorageFormatTypeNames() + ")");
   m_rowBytes = ggmlStorageBytes(m_type, static_cast<uint64_t>(dim));
 }
 
@@ -107,11 +102,10 @@ std::vector<float> TokenEmbedding::rows(std::span<const int32_t> ids) const {
   out.reserve(ids.size() * static_cast<std::size_t>(m_dim));
   for (int32_t id : ids) {
     if (id < 0 || id >= m_vocab)
-      throw InvalidArgument("ids", "token " + std::to_string(id) + " is outside the vocabulary [0, " +
-                                       std::to_string(m_vocab) + ")");
-    const std::vector<float> row =
-        dequantizeGgml(m_type, table.subspan(static_cast<std::size_t>(id) * m_rowBytes, m_rowBytes),
-                       static_cast<uint64_t>(m_dim));
+      throw InvalidArgument(
+          "ids", "token " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(m_vocab) + ")");
+    const std::vector<float> row = dequantizeGgml(
+        m_type, table.subspan(static_cast<std::size_t>(id) * m_rowBytes, m_rowBytes), static_cast<uint64_t>(m_dim));
     out.insert(out.end(), row.begin(), row.end());
   }
   return out;

@@ -6,8 +6,7 @@
 
 namespace vkattn::detail {
 
-ModelWeights::ModelWeights(Context& ctx, const std::filesystem::path& file)
-    : m_ctx(ctx), m_path(file), m_file(file) {}
+ModelWeights::ModelWeights(Context& ctx, const std::filesystem::path& file) : m_ctx(ctx), m_path(file), m_file(file) {}
 
 std::string ModelWeights::metadataString(const std::string& key) const {
   const auto& metadata = m_file.metadata();

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include "vkattn/models/attention_layer.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/io/safetensors.hpp"
+#include "vkattn/models/attention_layer.hpp"
 
 namespace vkattn::detail {
 

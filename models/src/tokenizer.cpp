@@ -10,9 +10,13 @@ namespace {
 
 constexpr std::string_view kPunctuation = ".,?!;:";
 
-bool isPunctuation(const std::string& token) { return token.size() == 1 && kPunctuation.find(token[0]) != std::string_view::npos; }
+bool isPunctuation(const std::string& token) {
+  return token.size() == 1 && kPunctuation.find(token[0]) != std::string_view::npos;
+}
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 void splitChunk(std::string chunk, std::vector<std::string>& out) {
   std::vector<std::string> trailing;

@@ -5,12 +5,12 @@
 #include <cstdlib>
 
 #include "model_weights.hpp"
-#include "vkattn/models/attention_layer.hpp"
-#include "vkattn/ops/embedding.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/models/attention_layer.hpp"
+#include "vkattn/models/tokenizer.hpp"
+#include "vkattn/ops/embedding.hpp"
 #include "vkattn/ops/linear.hpp"
 #include "vkattn/ops/row_ops.hpp"
-#include "vkattn/models/tokenizer.hpp"
 
 namespace vkattn {
 namespace {
@@ -52,9 +52,7 @@ struct TranslationModel::Impl {
   detail::LinearWeights generator;
 
   Impl(Context& context, const std::filesystem::path& dir)
-      : ctx(context),
-        source(Vocabulary::load(dir / "en_fr.src.txt")),
-        target(Vocabulary::load(dir / "en_fr.tgt.txt")) {
+      : ctx(context), source(Vocabulary::load(dir / "en_fr.src.txt")), target(Vocabulary::load(dir / "en_fr.tgt.txt")) {
     detail::ModelWeights weights(ctx, dir / "en_fr.safetensors");
     config = weights.translationConfig();
     sourceEmbedding = weights.tensor("src_embed.weight", {source.size(), config.modelDim});
@@ -171,7 +169,8 @@ struct TranslationModel::Impl {
     const Tensor sourceTensor = Tensor::fromHostInt(ctx.device(), {1, sourceLength}, sourceIds);
     std::vector<Tensor> encoderMaps(encoder.size());
     std::vector<KeyValueCache> crossCaches;
-    for (const DecoderLayer& layer : decoder) crossCaches.push_back(layer.crossAttention.makeCache(ctx, 1, sourceLength));
+    for (const DecoderLayer& layer : decoder)
+      crossCaches.push_back(layer.crossAttention.makeCache(ctx, 1, sourceLength));
     {
       Batch batch(ctx);
       const TensorView memory = encode(sourceTensor, options.attention ? &encoderMaps : nullptr);
@@ -236,9 +235,17 @@ Translation TranslationModel::translate(const std::string& english, const Transl
   return m_impl->translate(english, options);
 }
 
-int64_t TranslationModel::layersEncoder() const { return m_impl->config.encoderLayers; }
-int64_t TranslationModel::layersDecoder() const { return m_impl->config.decoderLayers; }
-int64_t TranslationModel::heads() const { return m_impl->config.heads; }
-int64_t TranslationModel::targetVocabSize() const { return m_impl->target.size(); }
+int64_t TranslationModel::layersEncoder() const {
+  return m_impl->config.encoderLayers;
+}
+int64_t TranslationModel::layersDecoder() const {
+  return m_impl->config.decoderLayers;
+}
+int64_t TranslationModel::heads() const {
+  return m_impl->config.heads;
+}
+int64_t TranslationModel::targetVocabSize() const {
+  return m_impl->target.size();
+}
 
 }  // namespace vkattn

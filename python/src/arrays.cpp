@@ -102,7 +102,9 @@ Tensor newTensor(Context& ctx, const ArrayInput& host, DType storedAs) {
   return t;
 }
 
-DeviceInput upload(Context& ctx, const ArrayInput& input) { return upload(ctx, input, input.dtype); }
+DeviceInput upload(Context& ctx, const ArrayInput& input) {
+  return upload(ctx, input, input.dtype);
+}
 
 DeviceInput upload(Context& ctx, const ArrayInput& input, DType storedAs) {
   if (!input.resident) return DeviceInput(newTensor(ctx, input, storedAs));

@@ -31,7 +31,7 @@ struct ArrayInput {
   Shape shape;
   DType dtype = DType::F32;
   std::string name;
-  py::object owner;                         // the vkattn.Tensor, when resident
+  py::object owner;                        // the vkattn.Tensor, when resident
   const DeviceTensor* resident = nullptr;  // owned by `owner`
   const void* data() const { return array.data(); }
 };

@@ -20,14 +20,17 @@ namespace {
 // Views a shape (..., H, L, E) as [B, H, L, E], folding the leading dims into B; a rank-2 (L, E)
 // is one head of one batch. The product cannot overflow: checkArraySize bounded every input.
 Shape asBhle(const Shape& s, const std::string& name) {
-  if (s.size() < 2) throw py::value_error("'" + name + "' must have shape (..., L, E), got rank " + std::to_string(s.size()));
+  if (s.size() < 2)
+    throw py::value_error("'" + name + "' must have shape (..., L, E), got rank " + std::to_string(s.size()));
   if (s.size() == 2) return {1, 1, s[0], s[1]};
   int64_t batch = 1;
   for (std::size_t i = 0; i + 3 < s.size(); ++i) batch *= s[i];
   return {batch, s[s.size() - 3], s[s.size() - 2], s[s.size() - 1]};
 }
 
-TensorView bhle(const TensorView& t) { return t.reshaped(asBhle(t.shape, "tensor")); }
+TensorView bhle(const TensorView& t) {
+  return t.reshaped(asBhle(t.shape, "tensor"));
+}
 
 struct Inputs {
   ArrayInput q, k, v;
@@ -85,7 +88,7 @@ MaskTensors uploadMask(Context& ctx, const MaskInput& mask, AttentionOptions& o)
 
 // An optional per-head float vector: (H,), or (B, H) when `batch` is given.
 std::optional<ArrayInput> headVector(const py::object& value, const std::string& name, const SizeLimits& limits,
-                                    std::optional<int64_t> batch, int64_t heads) {
+                                     std::optional<int64_t> batch, int64_t heads) {
   if (value.is_none()) return std::nullopt;
   ArrayInput a = floatInput(value, name, limits, DType::F32);
   if (!(a.shape == Shape{heads}) && !(batch && a.shape == Shape{*batch, heads}))
@@ -137,7 +140,8 @@ void bindAttention(py::module_& m) {
           std::optional<Tensor> lse;
           if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
           Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
-          return std::pair{std::move(result), lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
+          return std::pair{std::move(result),
+                           lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
         });
         if (!returnLse) return toPython(std::move(out));
         return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));
@@ -163,7 +167,8 @@ void bindAttention(py::module_& m) {
         if (q4[1] % k4[1] != 0) throw py::value_error("'key' heads must divide query heads");
         std::vector<int64_t> heads;
         if (!headsValue.is_none())
-          for (const py::handle h : py::cast<py::sequence>(headsValue)) heads.push_back(intArgument(h, "heads", 0, q4[1] - 1));
+          for (const py::handle h : py::cast<py::sequence>(headsValue))
+            heads.push_back(intArgument(h, "heads", 0, q4[1] - 1));
         const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
         o.scale = scaleArgument(scale);
@@ -182,16 +187,19 @@ void bindAttention(py::module_& m) {
          const py::object& wK, const py::object& v, const py::object& attnMask) {
         const SizeLimits limits = sizeLimits();
         const bool keep = isDeviceTensor(query);
-        const ArrayInput q = floatInput(query, "query", limits, DType::F32), k = floatInput(key, "key", limits, DType::F32),
-                        val = floatInput(value, "value", limits, DType::F32),
-                        wq = floatInput(wQ, "w_q", limits, DType::F32), wk = floatInput(wK, "w_k", limits, DType::F32),
-                        vv = floatInput(v, "v", limits, DType::F32);
+        const ArrayInput q = floatInput(query, "query", limits, DType::F32),
+                         k = floatInput(key, "key", limits, DType::F32),
+                         val = floatInput(value, "value", limits, DType::F32),
+                         wq = floatInput(wQ, "w_q", limits, DType::F32), wk = floatInput(wK, "w_k", limits, DType::F32),
+                         vv = floatInput(v, "v", limits, DType::F32);
         const MaskInput mask = maskInput(attnMask, limits, 1);
         return toPython(onDevice([&](Context& ctx) {
           AdditiveAttentionOptions o;
           AttentionOptions rank4;  // the masks as uploaded: [1, B|1, Lq|1, Lk]
           const MaskTensors masks = uploadMask(ctx, mask, rank4);
-          auto drop = [](const TensorView& view) { return view.reshaped(Shape(view.shape.begin() + 1, view.shape.end())); };
+          auto drop = [](const TensorView& view) {
+            return view.reshaped(Shape(view.shape.begin() + 1, view.shape.end()));
+          };
           if (rank4.keepMask) o.keepMask = drop(*rank4.keepMask);
           if (rank4.bias) o.bias = drop(*rank4.bias);
           return finish(additiveAttention(ctx, upload(ctx, q), upload(ctx, k), upload(ctx, val), upload(ctx, wq),

@@ -135,8 +135,8 @@ void bindAttentionLayer(py::module_& m) {
                                "(out, in)). num_kv_heads < num_heads gives grouped-query attention (1: multi-query). "
                                "Call with x (L, d) or (B, L, d); source defaults to x (self-attention).")
       .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&, const py::object&,
-                    const py::object&, const py::object&, const py::object&, const py::object&,
-                    const py::object&, bool, const py::object&>(),
+                    const py::object&, const py::object&, const py::object&, const py::object&, const py::object&, bool,
+                    const py::object&>(),
            py::arg("q_weight"), py::arg("k_weight"), py::arg("v_weight"), py::arg("o_weight"), py::kw_only(),
            py::arg("num_heads"), py::arg("num_kv_heads") = py::none(), py::arg("q_bias") = py::none(),
            py::arg("k_bias") = py::none(), py::arg("v_bias") = py::none(), py::arg("o_bias") = py::none(),

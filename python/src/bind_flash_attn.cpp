@@ -61,9 +61,9 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
   return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
 }
 
-py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const py::object& v,
-                               const py::object& cuQ, const py::object& cuK, const py::object& maxQ,
-                               const py::object& maxK, const py::object& dropout, const py::object& scale, bool causal,
+py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const py::object& v, const py::object& cuQ,
+                               const py::object& cuK, const py::object& maxQ, const py::object& maxK,
+                               const py::object& dropout, const py::object& scale, bool causal,
                                const py::object& window, const py::object& softcap, const py::object& alibi,
                                bool /*deterministic*/, bool returnProbs, const py::object& sinks,
                                const py::object& kvDtype) {
@@ -107,21 +107,20 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
 void bindFlashAttn(py::module_& m) {
   m.def("flash_attn_func", &flashAttnFunc, py::arg("q"), py::arg("k"), py::arg("v"), py::arg("dropout_p") = 0.0,
         py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
-        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
-        py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
-        py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
-        py::arg("kv_dtype") = py::none(),
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0, py::arg("alibi_slopes") = py::none(),
+        py::arg("deterministic") = false, py::arg("return_attn_probs") = false, py::kw_only(),
+        py::arg("sinks") = py::none(), py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_func: q (B, Lq, H, D), k and v (B, Lk, Hkv, D|Dv) -> (B, Lq, H, Dv). Causal "
         "and windows align to the bottom-right corner; window_size=(left, right), -1 unbounded; softcap 0 is off; "
-        "alibi_slopes (H,) or (B, H); sinks (H,). return_attn_probs returns (out, softmax_lse (B, H, Lq), None). kv_dtype 'bf16', 'q8_0' or "
+        "alibi_slopes (H,) or (B, H); sinks (H,). return_attn_probs returns (out, softmax_lse (B, H, Lq), None). "
+        "kv_dtype 'bf16', 'q8_0' or "
         "'q4_0' stores k and v on the device in that format (vkattn.quantize's rounding).");
   m.def("flash_attn_varlen_func", &flashAttnVarlenFunc, py::arg("q"), py::arg("k"), py::arg("v"),
         py::arg("cu_seqlens_q"), py::arg("cu_seqlens_k"), py::arg("max_seqlen_q"), py::arg("max_seqlen_k"),
         py::arg("dropout_p") = 0.0, py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
-        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0,
-        py::arg("alibi_slopes") = py::none(), py::arg("deterministic") = false,
-        py::arg("return_attn_probs") = false, py::kw_only(), py::arg("sinks") = py::none(),
-        py::arg("kv_dtype") = py::none(),
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("softcap") = 0.0, py::arg("alibi_slopes") = py::none(),
+        py::arg("deterministic") = false, py::arg("return_attn_probs") = false, py::kw_only(),
+        py::arg("sinks") = py::none(), py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_varlen_func on packed sequences: q (total_q, H, D), k and v (total_k, Hkv, "
         "D|Dv), cu_seqlens_q/k (B + 1,) int32 offsets. Every mask applies per sequence. return_attn_probs "
         "returns (out, softmax_lse (H, total_q), None). kv_dtype as flash_attn_func's.");

@@ -79,7 +79,8 @@ std::vector<VkBufferCopy> appendRegions(const CacheLayout& layout, const std::ve
 }
 
 // Writes new rows into a vkattn.Tensor cache on the device.
-void appendOnDevice(Context& ctx, const ArrayInput& rows, const CacheArg& cache, const std::vector<VkBufferCopy>& regions) {
+void appendOnDevice(Context& ctx, const ArrayInput& rows, const CacheArg& cache,
+                    const std::vector<VkBufferCopy>& regions) {
   const DeviceInput source = upload(ctx, rows, cache.dtype);
   const Tensor& target = cache.device.resident->tensor(cache.device.name);
   const std::size_t base = storageBytes(cache.dtype, source.view().offset);
@@ -269,7 +270,8 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
     for (int64_t b = 0; b < batch; ++b) layout.blocks[b] = {b};
     if (!cacheBatchIdx.is_none()) {
       const ArrayInput idx = intInput(cacheBatchIdx, "cache_batch_idx", limits, 0, kc.shape[0] - 1);
-      if (idx.shape != Shape{batch}) throw py::value_error("'cache_batch_idx' must have shape (" + std::to_string(batch) + ",)");
+      if (idx.shape != Shape{batch})
+        throw py::value_error("'cache_batch_idx' must have shape (" + std::to_string(batch) + ",)");
       for (int64_t b = 0; b < batch; ++b) layout.blocks[b] = {static_cast<const int32_t*>(idx.data())[b]};
     } else if (kc.shape[0] < batch) {
       throw py::value_error("'k_cache' has fewer rows than q's batch");
@@ -281,7 +283,8 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
       std::fill(lens.begin(), lens.end(), intArgument(cacheSeqlens, "cache_seqlens", 0, capacity));
     } else {
       const ArrayInput s = intInput(cacheSeqlens, "cache_seqlens", limits, 0, capacity);
-      if (s.shape != Shape{batch}) throw py::value_error("'cache_seqlens' must have shape (" + std::to_string(batch) + ",)");
+      if (s.shape != Shape{batch})
+        throw py::value_error("'cache_seqlens' must have shape (" + std::to_string(batch) + ",)");
       for (int64_t b = 0; b < batch; ++b) lens[b] = static_cast<const int32_t*>(s.data())[b];
     }
   }
@@ -294,8 +297,10 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
       throw py::value_error("'v_cache' is stored as " + std::string(dtypeName(vc.dtype)) + ", 'k_cache' as " +
                             dtypeName(kc.dtype));
     if (kvFormat && *kvFormat != kc.dtype)
-      throw py::value_error("'kv_dtype' " + std::string(toString(*kvFormat)) + " differs from the vkattn.Tensor "
-                            "caches' " + dtypeName(kc.dtype) + "; make them with vkattn.asarray(..., dtype=kv_dtype)");
+      throw py::value_error("'kv_dtype' " + std::string(toString(*kvFormat)) +
+                            " differs from the vkattn.Tensor "
+                            "caches' " +
+                            dtypeName(kc.dtype) + "; make them with vkattn.asarray(..., dtype=kv_dtype)");
     if (kc.dtype != hq.dtype && !isKvStorageFormat(kc.dtype))
       throw py::value_error("'k_cache' is a " + std::string(dtypeName(kc.dtype)) + " vkattn.Tensor but q is " +
                             dtypeName(hq.dtype) + "; a cache holds q's dtype or a K/V format (bf16, q8_0, q4_0)");
@@ -350,9 +355,11 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   // bottom-right alignment count keys from there (flash-attn's definition).
   std::vector<int64_t> first(static_cast<std::size_t>(batch), 0);
   if (!cacheLeftpad.is_none()) {
-    if (layout.paged) throw py::value_error("'cache_leftpad' cannot be combined with 'block_table' (nor can it in flash-attn)");
+    if (layout.paged)
+      throw py::value_error("'cache_leftpad' cannot be combined with 'block_table' (nor can it in flash-attn)");
     const ArrayInput pad = intInput(cacheLeftpad, "cache_leftpad", limits, 0, capacity);
-    if (pad.shape != Shape{batch}) throw py::value_error("'cache_leftpad' must have shape (" + std::to_string(batch) + ",)");
+    if (pad.shape != Shape{batch})
+      throw py::value_error("'cache_leftpad' must have shape (" + std::to_string(batch) + ",)");
     for (int64_t b = 0; b < batch; ++b) {
       first[b] = static_cast<const int32_t*>(pad.data())[b];
       if (first[b] > lens[b])
@@ -396,10 +403,9 @@ void bindFlashAttnKvcache(py::module_& m) {
         py::arg("rotary_sin") = py::none(), py::arg("cache_seqlens") = py::none(),
         py::arg("cache_batch_idx") = py::none(), py::arg("cache_leftpad") = py::none(),
         py::arg("block_table") = py::none(), py::arg("softmax_scale") = py::none(), py::arg("causal") = false,
-        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("rotary_interleaved") = true,
-        py::arg("softcap") = 0.0, py::arg("alibi_slopes") = py::none(), py::arg("num_splits") = 0,
-        py::arg("return_softmax_lse") = false, py::kw_only(), py::arg("sinks") = py::none(),
-        py::arg("kv_dtype") = py::none(),
+        py::arg("window_size") = py::make_tuple(-1, -1), py::arg("rotary_interleaved") = true, py::arg("softcap") = 0.0,
+        py::arg("alibi_slopes") = py::none(), py::arg("num_splits") = 0, py::arg("return_softmax_lse") = false,
+        py::kw_only(), py::arg("sinks") = py::none(), py::arg("kv_dtype") = py::none(),
         "flash-attn's flash_attn_with_kvcache: q (B, Lq, H, D) against a dense cache (B_c, L_max, Hkv, D) "
         "(rows chosen by cache_batch_idx) or a paged one (num_blocks, block_size, Hkv, D) with block_table "
         "(B, max_blocks) int32; cache_seqlens (int or (B,) int32) keys each. New k/v (B, L_new, Hkv, D) are "

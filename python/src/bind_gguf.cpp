@@ -53,7 +53,8 @@ GgufValue integerAs(const py::handle& value, const std::string& key) {
     throw py::type_error("metadata '" + key + "': " + std::string(ggufValueTypeName(ggufValueTypeOf<T>())) +
                          " needs an int, got " + std::string(py::repr(value)));
   const py::int_ number = py::reinterpret_borrow<py::int_>(value);
-  const bool fits = number >= py::int_(std::numeric_limits<T>::min()) && number <= py::int_(std::numeric_limits<T>::max());
+  const bool fits =
+      number >= py::int_(std::numeric_limits<T>::min()) && number <= py::int_(std::numeric_limits<T>::max());
   if (!fits)
     throw py::value_error("metadata '" + key + "': " + std::string(py::repr(value)) + " does not fit " +
                           ggufValueTypeName(ggufValueTypeOf<T>()));
@@ -63,18 +64,27 @@ GgufValue integerAs(const py::handle& value, const std::string& key) {
 
 GgufValue scalarAs(const py::handle& value, GgufValueType type, const std::string& key) {
   switch (type) {
-    case GgufValueType::UInt8: return integerAs<uint8_t>(value, key);
-    case GgufValueType::Int8: return integerAs<int8_t>(value, key);
-    case GgufValueType::UInt16: return integerAs<uint16_t>(value, key);
-    case GgufValueType::Int16: return integerAs<int16_t>(value, key);
-    case GgufValueType::UInt32: return integerAs<uint32_t>(value, key);
-    case GgufValueType::Int32: return integerAs<int32_t>(value, key);
-    case GgufValueType::UInt64: return integerAs<uint64_t>(value, key);
-    case GgufValueType::Int64: return integerAs<int64_t>(value, key);
+    case GgufValueType::UInt8:
+      return integerAs<uint8_t>(value, key);
+    case GgufValueType::Int8:
+      return integerAs<int8_t>(value, key);
+    case GgufValueType::UInt16:
+      return integerAs<uint16_t>(value, key);
+    case GgufValueType::Int16:
+      return integerAs<int16_t>(value, key);
+    case GgufValueType::UInt32:
+      return integerAs<uint32_t>(value, key);
+    case GgufValueType::Int32:
+      return integerAs<int32_t>(value, key);
+    case GgufValueType::UInt64:
+      return integerAs<uint64_t>(value, key);
+    case GgufValueType::Int64:
+      return integerAs<int64_t>(value, key);
     case GgufValueType::Float32:
     case GgufValueType::Float64:
       if (!py::isinstance<py::float_>(value) && !py::isinstance<py::int_>(value))
-        throw py::type_error("metadata '" + key + "': a float type needs a number, got " + std::string(py::repr(value)));
+        throw py::type_error("metadata '" + key + "': a float type needs a number, got " +
+                             std::string(py::repr(value)));
       if (type == GgufValueType::Float32) return GgufValue(py::cast<float>(value));
       return GgufValue(py::cast<double>(value));
     case GgufValueType::Bool:
@@ -85,7 +95,8 @@ GgufValue scalarAs(const py::handle& value, GgufValueType type, const std::strin
       if (!py::isinstance<py::str>(value))
         throw py::type_error("metadata '" + key + "': STRING needs a str, got " + std::string(py::repr(value)));
       return GgufValue(py::cast<std::string>(value));
-    case GgufValueType::Array: break;
+    case GgufValueType::Array:
+      break;
   }
   throw py::value_error("metadata '" + key + "': ARRAY needs a list");
 }
@@ -113,7 +124,8 @@ GgufValue metadataValue(const py::handle& given, const std::string& key) {
   }
   if (!py::isinstance<py::list>(value)) return scalarAs(value, type ? *type : inferredType(value, key), key);
   const auto items = py::reinterpret_borrow<py::list>(value);
-  if (!type && items.empty()) throw py::value_error("metadata '" + key + "': an empty list needs a (list, 'TYPE') pair");
+  if (!type && items.empty())
+    throw py::value_error("metadata '" + key + "': an empty list needs a (list, 'TYPE') pair");
   const GgufValueType element = type ? *type : inferredType(items[0], key);
   GgufArray array{element, {}};
   array.items.reserve(items.size());
@@ -125,7 +137,8 @@ GgufValue metadataValue(const py::handle& given, const std::string& key) {
 void writeGguf(const std::string& path, const py::dict& metadata, const py::iterable& tensors, uint32_t alignment) {
   GgufWriter writer(alignment);
   for (const auto& [key, value] : metadata) {
-    if (!py::isinstance<py::str>(key)) throw py::type_error("metadata keys must be str, got " + std::string(py::repr(key)));
+    if (!py::isinstance<py::str>(key))
+      throw py::type_error("metadata keys must be str, got " + std::string(py::repr(key)));
     const auto name = py::cast<std::string>(key);
     writer.setMetadata(name, metadataValue(value, name));
   }

@@ -33,9 +33,9 @@ std::vector<int32_t> idList(const py::handle& value, const std::string& name) {
   for (const py::handle item : value) {
     if (py::isinstance<py::array>(item) || !(py::isinstance<py::int_>(item) || py::hasattr(item, "__index__")))
       throw py::type_error("'" + name + "' must hold token ids (ints)");
-    ids.push_back(static_cast<int32_t>(intArgument(py::int_(py::reinterpret_borrow<py::object>(item)), name,
-                                                   std::numeric_limits<int32_t>::min(),
-                                                   std::numeric_limits<int32_t>::max())));
+    ids.push_back(
+        static_cast<int32_t>(intArgument(py::int_(py::reinterpret_borrow<py::object>(item)), name,
+                                         std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())));
   }
   return ids;
 }
@@ -43,7 +43,8 @@ std::vector<int32_t> idList(const py::handle& value, const std::string& name) {
 // Text from bytes that need not be UTF-8 (a token may hold part of a character): every invalid
 // sequence becomes U+FFFD, the way Python's bytes.decode(errors="replace") does it.
 py::str replacingText(const std::string& bytes) {
-  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
 }
 
 // A token's bytes as the tokenizer decodes it alone, control tokens rendered.
@@ -94,7 +95,9 @@ struct PyGeneration {
 class PyModel {
  public:
   PyModel(const std::string& path, int64_t contextLength, DType kvFormat)
-      : m_path(path), m_options{.contextLength = contextLength, .kvFormat = kvFormat}, m_tokenizer(loadTokenizer(path)) {
+      : m_path(path),
+        m_options{.contextLength = contextLength, .kvFormat = kvFormat},
+        m_tokenizer(loadTokenizer(path)) {
     std::string warning;
     try {  // loads now, so a bad file fails here
       warning = onDevice([&](Context& ctx) { return model(ctx).contextWarning(); });
@@ -122,7 +125,8 @@ class PyModel {
 
   py::str detokenize(const py::handle& ids, bool renderSpecial) const {
     const std::string bytes = m_tokenizer->decode(idList(ids, "ids"), {.renderSpecial = renderSpecial});
-    return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
+    return py::reinterpret_steal<py::str>(
+        PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
   }
 
   PyGeneration generate(const py::object& prompt, const py::object& maxTokens, const py::object& temperature,
@@ -154,7 +158,8 @@ class PyModel {
     out.endReason = toString(g.end);
     if (logits)
       out.logits = floatArray({static_cast<int64_t>(g.logits.size()) / m_config.vocab, m_config.vocab}, g.logits);
-    for (const AttentionMap& map : g.attention) out.attention.append(floatArray({map.heads, map.rows, map.cols}, map.weights));
+    for (const AttentionMap& map : g.attention)
+      out.attention.append(floatArray({map.heads, map.rows, map.cols}, map.weights));
     out.promptSeconds = g.promptSeconds;
     out.generateSeconds = g.generateSeconds;
     return out;
@@ -205,7 +210,8 @@ class PyModel {
   // The model on the session's device, loaded on first use there. Runs inside onDevice.
   LanguageModel& model(Context& ctx) {
     if (auto* loaded = sessionResource(this)) return static_cast<Loaded*>(loaded)->model;
-    auto& made = static_cast<Loaded&>(setSessionResource(this, std::make_unique<Loaded>(LanguageModel(ctx, m_path, m_options))));
+    auto& made =
+        static_cast<Loaded&>(setSessionResource(this, std::make_unique<Loaded>(LanguageModel(ctx, m_path, m_options))));
     m_config = made.model.config();
     return made.model;
   }
@@ -257,11 +263,12 @@ void bindLanguageModel(py::module_& m) {
       .def_readonly("prompt_seconds", &PyGeneration::promptSeconds)
       .def_readonly("generate_seconds", &PyGeneration::generateSeconds);
 
-  py::class_<PyModel>(m, "Model",
-                      "A LLaMA-family model (GGUF architectures llama, qwen2 and qwen3) on the current device. "
-                      "context_length: positions the KV cache holds (0: the file's, at most 4096; more than the "
-                      "file's runs with a UserWarning, more than the device's storage buffers hold is refused). kv_dtype: "
-                      "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
+  py::class_<PyModel>(
+      m, "Model",
+      "A LLaMA-family model (GGUF architectures llama, qwen2 and qwen3) on the current device. "
+      "context_length: positions the KV cache holds (0: the file's, at most 4096; more than the "
+      "file's runs with a UserWarning, more than the device's storage buffers hold is refused). kv_dtype: "
+      "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
       .def(py::init([](const py::object& pathArgument, const py::object& contextLength, const py::object& kvDtype) {
              std::string path;
              try {
@@ -280,8 +287,9 @@ void bindLanguageModel(py::module_& m) {
              }
              return std::make_unique<PyModel>(
                  path,
-                 contextLength.is_none() ? 0 : intArgument(contextLength, "context_length", 0,
-                                                           std::numeric_limits<int32_t>::max()),
+                 contextLength.is_none()
+                     ? 0
+                     : intArgument(contextLength, "context_length", 0, std::numeric_limits<int32_t>::max()),
                  format);
            }),
            py::arg("path"), py::kw_only(), py::arg("context_length") = py::none(), py::arg("kv_dtype") = py::none())

@@ -19,7 +19,7 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kPositionLimit = int64_t{1} << 30;
 
 std::optional<ArrayInput> optionalInput(const py::object& value, const std::string& name, const SizeLimits& limits,
-                                       DType dtype) {
+                                        DType dtype) {
   if (value.is_none()) return std::nullopt;
   return floatInput(value, name, limits, dtype);
 }
@@ -35,7 +35,9 @@ py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
   py::module_ np = py::module_::import("numpy");
   if (axis != last) {
     // Another axis: the rows are gathered on the host (a vkattn.Tensor goes there and back).
-    x = hostArray(np.attr("ascontiguousarray")(np.attr("moveaxis")(x.resident ? hostValue(xValue) : x.array, axis, last)), x.dtype, "x");
+    x = hostArray(
+        np.attr("ascontiguousarray")(np.attr("moveaxis")(x.resident ? hostValue(xValue) : x.array, axis, last)),
+        x.dtype, "x");
     py::array out = toNumpy(onDevice([&](Context& ctx) {
       const DeviceInput t = upload(ctx, x);
       Tensor flat = ctx.tensor({elementCount(x.shape) / x.shape.back(), x.shape.back()}, x.dtype);
@@ -65,7 +67,8 @@ void bindRowOps(py::module_& m) {
         const SizeLimits limits = sizeLimits();
         const bool keep = isDeviceTensor(xValue);
         const ArrayInput x = floatInput(xValue, "x", limits);
-        const auto w = optionalInput(weight, "weight", limits, x.dtype), b = optionalInput(bias, "bias", limits, x.dtype);
+        const auto w = optionalInput(weight, "weight", limits, x.dtype),
+                   b = optionalInput(bias, "bias", limits, x.dtype);
         const double eps = finiteArgument(epsValue, "eps");
         return toPython(onDevice([&](Context& ctx) {
           const DeviceInput t = upload(ctx, x);

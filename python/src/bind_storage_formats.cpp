@@ -22,7 +22,8 @@ DType formatArgument(const py::object& value, const std::string& name) {
 
 // Shape of the encoded array: bf16 keeps the shape; a block format has blockBytes per 32 elements.
 Shape encodedShape(DType dtype, Shape shape) {
-  if (isBlockFormat(dtype)) shape.back() = shape.back() / blockElements(dtype) * static_cast<int64_t>(blockBytes(dtype));
+  if (isBlockFormat(dtype))
+    shape.back() = shape.back() / blockElements(dtype) * static_cast<int64_t>(blockBytes(dtype));
   return shape;
 }
 
@@ -47,8 +48,8 @@ py::array dequantize(const py::object& data, const py::object& dtypeName) {
   const DType dtype = formatArgument(dtypeName, "dtype");
   if (isDeviceTensor(data)) {  // a vkattn.Tensor stored in that format: its values, read back
     if (deviceTensor(data).dtype() != dtype)
-      throw py::value_error("'data' is a vkattn.Tensor stored as " + std::string(python::dtypeName(deviceTensor(data).dtype())) +
-                            ", not " + toString(dtype));
+      throw py::value_error("'data' is a vkattn.Tensor stored as " +
+                            std::string(python::dtypeName(deviceTensor(data).dtype())) + ", not " + toString(dtype));
     return data.attr("numpy")();
   }
   const char* expected = dtype == DType::BF16 ? "uint16" : "uint8";
@@ -66,8 +67,8 @@ py::array dequantize(const py::object& data, const py::object& dtypeName) {
     shape.back() = shape.back() / per * blockElements(dtype);
   }
   const int64_t count = elementCount(shape);
-  const std::vector<float> values = decodeValues(
-      dtype, std::span(static_cast<const std::byte*>(a.data()), storageBytes(dtype, count)), count);
+  const std::vector<float> values =
+      decodeValues(dtype, std::span(static_cast<const std::byte*>(a.data()), storageBytes(dtype, count)), count);
   py::array out(py::dtype("float32"), std::vector<py::ssize_t>(shape.begin(), shape.end()));
   std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(float));
   return out;

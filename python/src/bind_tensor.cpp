@@ -43,7 +43,8 @@ DType naturalDtype(const py::array& a) {
   const char kind = a.dtype().kind();
   if (kind == 'f') return a.dtype().itemsize() == 2 ? DType::F16 : DType::F32;
   if (kind == 'i' || kind == 'u') return DType::I32;
-  throw py::type_error("'array' has dtype " + std::string(py::str(a.dtype())) + "; vkattn.Tensor holds floats or int32");
+  throw py::type_error("'array' has dtype " + std::string(py::str(a.dtype())) +
+                       "; vkattn.Tensor holds floats or int32");
 }
 
 }  // namespace
@@ -104,16 +105,18 @@ void bindTensor(py::module_& m) {
           },
           py::arg("dtype") = py::none(), py::arg("copy") = py::none())
       .def_property_readonly("shape", [](const DeviceTensor& t) { return shapeTuple(t.shape()); })
-      .def_property_readonly("dtype", [](const DeviceTensor& t) { return dtypeName(t.dtype()); },
-                             "'float32', 'float16', 'int32', or a K/V storage format: 'bf16', 'q8_0', 'q4_0'.")
+      .def_property_readonly(
+          "dtype", [](const DeviceTensor& t) { return dtypeName(t.dtype()); },
+          "'float32', 'float16', 'int32', or a K/V storage format: 'bf16', 'q8_0', 'q4_0'.")
       .def_property_readonly("ndim", [](const DeviceTensor& t) { return t.shape().size(); })
       .def_property_readonly("size", [](const DeviceTensor& t) { return elementCount(t.shape()); })
-      .def_property_readonly("nbytes", [](const DeviceTensor& t) { return storageBytes(t.dtype(), elementCount(t.shape())); },
-                             "Bytes it occupies on the device.")
+      .def_property_readonly(
+          "nbytes", [](const DeviceTensor& t) { return storageBytes(t.dtype(), elementCount(t.shape())); },
+          "Bytes it occupies on the device.")
       .def("__len__", [](const DeviceTensor& t) { return t.shape().front(); })
       .def("__repr__", [](const DeviceTensor& t) {
-        return "vkattn.Tensor(shape=" + std::string(py::str(shapeTuple(t.shape()))) + ", dtype=" + dtypeName(t.dtype()) +
-               ")";
+        return "vkattn.Tensor(shape=" + std::string(py::str(shapeTuple(t.shape()))) +
+               ", dtype=" + dtypeName(t.dtype()) + ")";
       });
   m.def("asarray", &asarray, py::arg("array"), py::arg("dtype") = py::none(),
         "array (NumPy array, list or vkattn.Tensor) on the device as a vkattn.Tensor. dtype: None keeps float16, "

@@ -8,7 +8,9 @@
 namespace vkattn::python {
 namespace {
 
-std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
+std::string mib(uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
 
 std::string shapeText(const py::array& array) {
   std::string s = "(";
@@ -45,10 +47,13 @@ uint64_t checkArraySize(const py::array& array, std::size_t elementBytes, const 
     const auto d = static_cast<uint64_t>(array.shape(i));
     if (d == 0)
       throw py::value_error("'" + name + "' has shape " + shapeText(array) + "; every dimension must be at least 1");
-    if (count > std::numeric_limits<uint64_t>::max() / d) overflow = true;
-    else count *= d;
+    if (count > std::numeric_limits<uint64_t>::max() / d)
+      overflow = true;
+    else
+      count *= d;
   }
-  if (overflow || count > std::numeric_limits<uint64_t>::max() / elementBytes || count * elementBytes > limits.hostBytes)
+  if (overflow || count > std::numeric_limits<uint64_t>::max() / elementBytes ||
+      count * elementBytes > limits.hostBytes)
     raise(PyExc_MemoryError, "'" + name + "' of shape " + shapeText(array) + " needs " +
                                  (overflow ? std::string("more than 2^64 bytes") : mib(count * elementBytes)) +
                                  ", more than this machine's memory (" + mib(limits.hostBytes) + ")");
@@ -62,7 +67,8 @@ uint64_t checkArraySize(const py::array& array, std::size_t elementBytes, const 
 
 int64_t intArgument(const py::handle& value, const std::string& name, int64_t min, int64_t max) {
   if (PyFloat_Check(value.ptr()) || !PyIndex_Check(value.ptr()))
-    throw py::type_error("'" + name + "' must be an int, got " + std::string(py::str(value.get_type().attr("__name__"))));
+    throw py::type_error("'" + name + "' must be an int, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
   if (!index) throw py::error_already_set();
   int overflow = 0;
@@ -70,7 +76,8 @@ int64_t intArgument(const py::handle& value, const std::string& name, int64_t mi
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   const std::string range = " (expected " + std::to_string(min) + " .. " + std::to_string(max) + ")";
   if (overflow != 0)
-    raise(PyExc_OverflowError, "'" + name + "' is " + std::string(py::str(index)) + ", which does not fit 64 bits" + range);
+    raise(PyExc_OverflowError,
+          "'" + name + "' is " + std::string(py::str(index)) + ", which does not fit 64 bits" + range);
   if (v < min || v > max) throw py::value_error("'" + name + "' is " + std::to_string(v) + ", out of range" + range);
   return v;
 }
@@ -81,7 +88,8 @@ double finiteArgument(const py::handle& value, const std::string& name) {
   const double d = text ? -1.0 : PyFloat_AsDouble(value.ptr());
   if (text || (d == -1.0 && PyErr_Occurred())) {
     PyErr_Clear();
-    throw py::type_error("'" + name + "' must be a number, got " + std::string(py::str(value.get_type().attr("__name__"))));
+    throw py::type_error("'" + name + "' must be a number, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
   }
   if (!std::isfinite(d)) throw py::value_error("'" + name + "' must be finite, got " + std::string(py::str(value)));
   return d;
@@ -92,7 +100,8 @@ void checkIntRange(const py::array& array, const std::string& name, int64_t min,
   const py::object lo = array.attr("min")(), hi = array.attr("max")();
   if (less(lo, py::int_(min)) || less(py::int_(max), hi))
     throw py::value_error("'" + name + "' holds values from " + std::string(py::str(lo)) + " to " +
-                          std::string(py::str(hi)) + "; expected " + std::to_string(min) + " .. " + std::to_string(max));
+                          std::string(py::str(hi)) + "; expected " + std::to_string(min) + " .. " +
+                          std::to_string(max));
 }
 
 }  // namespace vkattn::python

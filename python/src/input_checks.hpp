@@ -34,8 +34,7 @@ uint64_t checkArraySize(const py::array& array, std::size_t elementBytes, const 
 
 // A Python int in [min, max], else OverflowError (does not fit 64 bits) or ValueError; anything
 // but an int (bool excluded) is a TypeError. All name the argument.
-int64_t intArgument(const py::handle& value, const std::string& name,
-                    int64_t min = std::numeric_limits<int64_t>::min(),
+int64_t intArgument(const py::handle& value, const std::string& name, int64_t min = std::numeric_limits<int64_t>::min(),
                     int64_t max = std::numeric_limits<int64_t>::max());
 // A finite number (float, int, NumPy scalar), else TypeError / ValueError naming the argument.
 double finiteArgument(const py::handle& value, const std::string& name);

@@ -11,7 +11,7 @@ struct Session {
   // Declared after the context: destroyed first.
   std::unordered_map<const void*, std::unique_ptr<SessionResource>> resources;
   std::unordered_map<uint64_t, Tensor> tensors;  // node-based: a kept tensor never moves
-  uint64_t nextTensorId = 1;                      // outlives device changes, so ids are never reused
+  uint64_t nextTensorId = 1;                     // outlives device changes, so ids are never reused
   TransferBytes transfers;
 };
 
@@ -37,7 +37,7 @@ void useDevice(const std::optional<std::string>& device) {
   Session& s = state();
   s.resources.clear();  // their buffers belong to the old device
   s.tensors.clear();
-  s.context.reset();    // one device at a time: release the old one first
+  s.context.reset();  // one device at a time: release the old one first
   s.context = std::make_unique<Context>(ContextOptions{.device = device});
 }
 
@@ -64,7 +64,9 @@ SessionResource& setSessionResource(const void* owner, std::unique_ptr<SessionRe
   return *(state().resources[owner] = std::move(resource));
 }
 
-void dropSessionResource(const void* owner) noexcept { state().resources.erase(owner); }
+void dropSessionResource(const void* owner) noexcept {
+  state().resources.erase(owner);
+}
 
 uint64_t keepTensor(Tensor tensor) {
   Session& s = state();
@@ -79,8 +81,12 @@ const Tensor* keptTensor(uint64_t id) {
   return it == tensors.end() ? nullptr : &it->second;
 }
 
-void dropTensor(uint64_t id) noexcept { state().tensors.erase(id); }
+void dropTensor(uint64_t id) noexcept {
+  state().tensors.erase(id);
+}
 
-TransferBytes& transferBytes() { return state().transfers; }
+TransferBytes& transferBytes() {
+  return state().transfers;
+}
 
 }  // namespace vkattn::python

@@ -3,48 +3,25 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vkattn/reference/primitives.hpp"
+
 namespace vkattn::reference {
-namespace {
-
-// y[r, :] = x[r, :] W^T + b for rows of width `in`.
-std::vector<double> project(const std::vector<float>& x, int64_t rows, int64_t in, const std::vector<float>& w,
-                            const std::vector<float>& b, int64_t out) {
-  std::vector<double> y(static_cast<std::size_t>(rows * out));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t n = 0; n < out; ++n) {
-      double acc = b[n];
-      for (int64_t k = 0; k < in; ++k) acc += static_cast<double>(x[r * in + k]) * w[n * in + k];
-      y[r * out + n] = acc;
-    }
-  return y;
-}
-
-// rotate_half RoPE of one head vector at `pos`, theta 10000.
-void ropeInPlace(double* x, int64_t dh, int64_t pos) {
-  for (int64_t i = 0; i < dh / 2; ++i) {
-    const double angle = static_cast<double>(pos) * std::pow(10000.0, -2.0 * static_cast<double>(i) / dh);
-    const double a = x[i], b = x[i + dh / 2];
-    x[i] = a * std::cos(angle) - b * std::sin(angle);
-    x[i + dh / 2] = b * std::cos(angle) + a * std::sin(angle);
-  }
-}
-
-}  // namespace
 
 std::vector<double> attentionLayerRef(const AttentionLayerProblem& c, const AttentionLayerHostWeights& w,
                                       const std::vector<float>& x, const std::vector<float>& src,
                                       std::vector<double>* probs) {
-  const int64_t dh = c.d / c.heads, qw = c.heads * dh, kvw = c.kvHeads * dh, B = c.batch, L = c.len,
-                S = c.sourceLen;
-  std::vector<double> q = project(x, B * L, c.d, w.q, w.qb, qw);
-  std::vector<double> k = project(src, B * S, c.d, w.k, w.kb, kvw);
-  std::vector<double> v = project(src, B * S, c.d, w.v, w.vb, kvw);
+  const int64_t dh = c.d / c.heads, qw = c.heads * dh, kvw = c.kvHeads * dh, B = c.batch, L = c.len, S = c.sourceLen;
+  std::vector<double> q = projectRows(x, B * L, c.d, w.q, qw, w.qb);
+  std::vector<double> k = projectRows(src, B * S, c.d, w.k, kvw, w.kb);
+  std::vector<double> v = projectRows(src, B * S, c.d, w.v, kvw, w.vb);
   if (c.rope) {
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t l = 0; l < L; ++l)  // queries are the newest positions
-        for (int64_t h = 0; h < c.heads; ++h) ropeInPlace(&q[(b * L + l) * qw + h * dh], dh, S - L + l);
+        for (int64_t h = 0; h < c.heads; ++h)
+          rotateHead(&q[(b * L + l) * qw + h * dh], dh, false, 10000.0, static_cast<double>(S - L + l));
       for (int64_t s = 0; s < S; ++s)
-        for (int64_t h = 0; h < c.kvHeads; ++h) ropeInPlace(&k[(b * S + s) * kvw + h * dh], dh, s);
+        for (int64_t h = 0; h < c.kvHeads; ++h)
+          rotateHead(&k[(b * S + s) * kvw + h * dh], dh, false, 10000.0, static_cast<double>(s));
     }
   }
   std::vector<float> context(static_cast<std::size_t>(B * L * qw));
@@ -75,7 +52,7 @@ std::vector<double> attentionLayerRef(const AttentionLayerProblem& c, const Atte
       }
     }
   // The output projection of a float context: the rounding this adds is far below the tolerance.
-  return project(context, B * L, qw, w.o, w.ob, c.d);
+  return projectRows(context, B * L, qw, w.o, c.d, w.ob);
 }
 
 }  // namespace vkattn::reference

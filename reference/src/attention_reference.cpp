@@ -54,8 +54,9 @@ AttentionResult attentionRef(const AttentionProblem& pr, const std::vector<float
           if (pr.softcap > 0.0) logit = pr.softcap * std::tanh(logit / pr.softcap);
           if (pr.alibiSlopes) {
             const double slope = (*pr.alibiSlopes)[(pr.alibiPerBatch ? b * pr.headsQ : 0) + h];
-            const int64_t keys = pr.keyLengths ? std::clamp<int64_t>((*pr.keyLengths)[b], 0, static_cast<int64_t>(pr.lk))
-                                               : static_cast<int64_t>(pr.lk);
+            const int64_t keys = pr.keyLengths
+                                     ? std::clamp<int64_t>((*pr.keyLengths)[b], 0, static_cast<int64_t>(pr.lk))
+                                     : static_cast<int64_t>(pr.lk);
             logit -= slope * static_cast<double>(std::llabs(static_cast<int64_t>(i) + keys -
                                                             static_cast<int64_t>(pr.lq) - static_cast<int64_t>(j)));
           }

@@ -26,7 +26,8 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
     }
     if (bad) ++s.failures;
     const double allowed = atol + rtol * std::fabs(e);
-    s.worstRatio = std::max(s.worstRatio, std::isnan(err) ? INFINITY : (allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0)));
+    s.worstRatio =
+        std::max(s.worstRatio, std::isnan(err) ? INFINITY : (allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0)));
     if (excess > worstExcess) {
       worstExcess = excess;
       s.worst = i;
@@ -41,9 +42,9 @@ ErrorStats compare(const std::vector<float>& got, const std::vector<double>& exp
 
 std::string describe(const ErrorStats& s) {
   std::ostringstream out;
-  out << "max abs " << s.maxAbs << ", max rel " << s.maxRel << ", mean abs " << s.meanAbs << ", worst at ["
-      << s.worst << "] got " << s.worstGot << " expected " << s.worstExpected << ", " << s.failures << "/"
-      << s.count << " outside tolerance";
+  out << "max abs " << s.maxAbs << ", max rel " << s.maxRel << ", mean abs " << s.meanAbs << ", worst at [" << s.worst
+      << "] got " << s.worstGot << " expected " << s.worstExpected << ", " << s.failures << "/" << s.count
+      << " outside tolerance";
   return out.str();
 }
 

@@ -3,52 +3,26 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vkattn/reference/primitives.hpp"
+
 namespace vkattn::reference {
 namespace {
 
 using Matrix = std::vector<double>;  // row-major [rows, cols]
 
-// y[L, out] = x[L, in] W^T (+ bias).
-Matrix project(const Matrix& x, int64_t rows, int64_t in, const std::vector<float>& w, int64_t out,
-               const std::vector<float>& bias) {
-  Matrix y(static_cast<std::size_t>(rows * out));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t o = 0; o < out; ++o) {
-      double sum = bias.empty() ? 0.0 : bias[static_cast<std::size_t>(o)];
-      for (int64_t i = 0; i < in; ++i) sum += x[static_cast<std::size_t>(r * in + i)] * w[static_cast<std::size_t>(o * in + i)];
-      y[static_cast<std::size_t>(r * out + o)] = sum;
-    }
-  return y;
-}
-
 Matrix rmsNorm(const Matrix& x, int64_t rows, int64_t cols, const std::vector<float>& weight, double eps) {
   Matrix y(x.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    double squares = 0;
-    for (int64_t c = 0; c < cols; ++c) squares += x[static_cast<std::size_t>(r * cols + c)] * x[static_cast<std::size_t>(r * cols + c)];
-    const double scale = 1.0 / std::sqrt(squares / static_cast<double>(cols) + eps);
-    for (int64_t c = 0; c < cols; ++c)
-      y[static_cast<std::size_t>(r * cols + c)] = x[static_cast<std::size_t>(r * cols + c)] * scale * weight[static_cast<std::size_t>(c)];
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    rmsNormRow(x.data() + r * cols, y.data() + r * cols, static_cast<std::size_t>(cols), eps, weight.data());
   return y;
 }
 
 // Rotates every head of x [L, heads * headDim] in place: row l sits at position l.
 void rotate(Matrix& x, int64_t rows, int64_t heads, const DecoderModelWeights& m) {
-  const int64_t half = m.rotaryDim / 2;
   for (int64_t l = 0; l < rows; ++l)
-    for (int64_t h = 0; h < heads; ++h) {
-      double* v = x.data() + (l * heads + h) * m.headDim;
-      for (int64_t i = 0; i < half; ++i) {
-        double freq = std::pow(m.ropeTheta, -2.0 * static_cast<double>(i) / static_cast<double>(m.rotaryDim));
-        if (!m.ropeDivisors.empty()) freq /= m.ropeDivisors[static_cast<std::size_t>(i)];
-        const double angle = static_cast<double>(l) * freq;
-        const int64_t a = m.ropeInterleaved ? 2 * i : i, b = m.ropeInterleaved ? 2 * i + 1 : i + half;
-        const double re = v[a], im = v[b];
-        v[a] = re * std::cos(angle) - im * std::sin(angle);
-        v[b] = im * std::cos(angle) + re * std::sin(angle);
-      }
-    }
+    for (int64_t h = 0; h < heads; ++h)
+      rotateHead(x.data() + (l * heads + h) * m.headDim, static_cast<std::size_t>(m.rotaryDim), m.ropeInterleaved,
+                 m.ropeTheta, static_cast<double>(l), m.ropeDivisors);
 }
 
 }  // namespace
@@ -60,14 +34,15 @@ std::vector<double> decoderLogitsRef(const DecoderModelWeights& m, const std::ve
   Matrix x(static_cast<std::size_t>(rows * d));
   for (int64_t l = 0; l < rows; ++l)
     for (int64_t c = 0; c < d; ++c)
-      x[static_cast<std::size_t>(l * d + c)] = m.embedding[static_cast<std::size_t>(ids[static_cast<std::size_t>(l)] * d + c)];
+      x[static_cast<std::size_t>(l * d + c)] =
+          m.embedding[static_cast<std::size_t>(ids[static_cast<std::size_t>(l)] * d + c)];
   if (probabilities) probabilities->clear();
 
   for (const DecoderLayerWeights& w : m.layers) {
     const Matrix h = rmsNorm(x, rows, d, w.attentionNorm, m.normEps);
-    Matrix q = project(h, rows, d, w.q, m.heads * hd, w.qBias);
-    Matrix k = project(h, rows, d, w.k, m.kvHeads * hd, w.kBias);
-    const Matrix v = project(h, rows, d, w.v, m.kvHeads * hd, w.vBias);
+    Matrix q = projectRows(h, rows, d, w.q, m.heads * hd, w.qBias);
+    Matrix k = projectRows(h, rows, d, w.k, m.kvHeads * hd, w.kBias);
+    const Matrix v = projectRows(h, rows, d, w.v, m.kvHeads * hd, w.vBias);
     if (!w.qNorm.empty()) q = rmsNorm(q, rows * m.heads, hd, w.qNorm, m.normEps);  // each head's row
     if (!w.kNorm.empty()) k = rmsNorm(k, rows * m.kvHeads, hd, w.kNorm, m.normEps);
     rotate(q, rows, m.heads, m);
@@ -100,18 +75,18 @@ std::vector<double> decoderLogitsRef(const DecoderModelWeights& m, const std::ve
       }
     }
     if (probabilities) probabilities->push_back(std::move(map));
-    const Matrix attended = project(context, rows, m.heads * hd, w.o, d, {});
+    const Matrix attended = projectRows(context, rows, m.heads * hd, w.o, d, {});
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += attended[i];
 
     const Matrix h2 = rmsNorm(x, rows, d, w.ffnNorm, m.normEps);
-    const Matrix gate = project(h2, rows, d, w.gate, m.ffnDim, {});
-    const Matrix up = project(h2, rows, d, w.up, m.ffnDim, {});
+    const Matrix gate = projectRows(h2, rows, d, w.gate, m.ffnDim, {});
+    const Matrix up = projectRows(h2, rows, d, w.up, m.ffnDim, {});
     Matrix hidden(gate.size());
     for (std::size_t i = 0; i < gate.size(); ++i) hidden[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
-    const Matrix down = project(hidden, rows, m.ffnDim, w.down, d, {});
+    const Matrix down = projectRows(hidden, rows, m.ffnDim, w.down, d, {});
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += down[i];
   }
-  return project(rmsNorm(x, rows, d, m.outputNorm, m.normEps), rows, d, m.output, m.vocab, {});
+  return projectRows(rmsNorm(x, rows, d, m.outputNorm, m.normEps), rows, d, m.output, m.vocab, {});
 }
 
 }  // namespace vkattn::reference

@@ -3,19 +3,22 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace vkattn::reference {
 
 double activationRef(double v, Activation activation) {
   switch (activation) {
-    case Activation::None: return v;
-    case Activation::Relu: return v > 0 ? v : 0.0;
-    case Activation::Gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::None:
+      return v;
+    case Activation::Relu:
+      return v > 0 ? v : 0.0;
+    case Activation::Gelu:
+      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
     case Activation::GeluTanh: {
       const double c = std::sqrt(2.0 / 3.14159265358979323846);
       return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v)));
     }
-    case Activation::Silu: return v / (1.0 + std::exp(-v));
+    case Activation::Silu:
+      return v / (1.0 + std::exp(-v));
   }
   return v;
 }

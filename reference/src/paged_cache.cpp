@@ -9,7 +9,8 @@ namespace vkattn::reference {
 
 PagedCache pageCache(const std::vector<float>& dense, std::size_t batch, std::size_t heads, std::size_t len,
                      std::size_t dim, std::size_t blockSize, std::size_t spareBlocks, float spareValue, uint64_t seed) {
-  if (blockSize == 0 || len % blockSize != 0) throw std::invalid_argument("pageCache: len must be a multiple of blockSize");
+  if (blockSize == 0 || len % blockSize != 0)
+    throw std::invalid_argument("pageCache: len must be a multiple of blockSize");
   if (dense.size() != batch * heads * len * dim) throw std::invalid_argument("pageCache: dense has the wrong size");
   const std::size_t pages = len / blockSize, used = batch * pages;
   PagedCache out;
@@ -25,8 +26,9 @@ PagedCache pageCache(const std::vector<float>& dense, std::size_t batch, std::si
       for (std::size_t j = 0; j < len; ++j) {
         const auto block = static_cast<std::size_t>(out.table[b * pages + j / blockSize]);
         const auto from = dense.begin() + static_cast<std::ptrdiff_t>(((b * heads + h) * len + j) * dim);
-        std::copy_n(from, dim,
-                    out.cache.begin() + static_cast<std::ptrdiff_t>(((block * blockSize + j % blockSize) * heads + h) * dim));
+        std::copy_n(
+            from, dim,
+            out.cache.begin() + static_cast<std::ptrdiff_t>(((block * blockSize + j % blockSize) * heads + h) * dim));
       }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "vkattn/core/half.hpp"
+#include "vkattn/reference/primitives.hpp"
 
 namespace vkattn::reference {
 
@@ -70,14 +71,9 @@ std::vector<double> layerNormRef(const std::vector<float>& x, std::size_t cols, 
 
 std::vector<double> rmsNormRef(const std::vector<float>& x, std::size_t cols, const std::vector<float>* weight,
                                double eps) {
-  const std::size_t rows = x.size() / cols;
   std::vector<double> y(x.size());
-  for (std::size_t r = 0; r < rows; ++r) {
-    double ms = 0.0;
-    for (std::size_t c = 0; c < cols; ++c) ms += static_cast<double>(x[r * cols + c]) * x[r * cols + c];
-    const double rstd = 1.0 / std::sqrt(ms / static_cast<double>(cols) + eps);
-    for (std::size_t c = 0; c < cols; ++c) y[r * cols + c] = x[r * cols + c] * rstd * (weight ? (*weight)[c] : 1.0);
-  }
+  for (std::size_t r = 0; r < x.size() / cols; ++r)
+    rmsNormRow(x.data() + r * cols, y.data() + r * cols, cols, eps, weight ? weight->data() : nullptr);
   return y;
 }
 
@@ -85,24 +81,11 @@ std::vector<double> ropeRef(const std::vector<float>& x, std::size_t B, std::siz
                             std::size_t rotaryDim, bool interleaved, double theta,
                             const std::vector<int64_t>& positions, const std::vector<double>& divisors) {
   std::vector<double> y(x.begin(), x.end());
-  const std::size_t half = rotaryDim / 2;
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t l = 0; l < L; ++l) {
-        const std::size_t base = ((b * H + h) * L + l) * D;
-        const double pos = static_cast<double>(positions[b * L + l]);
-        for (std::size_t i = 0; i < half; ++i) {
-          const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(rotaryDim)) /
-                              (divisors.empty() ? 1.0 : divisors[i]);
-          const double angle = pos * freq;
-          const std::size_t i0 = interleaved ? 2 * i : i;
-          const std::size_t i1 = interleaved ? 2 * i + 1 : i + half;
-          // (a + ic) * e^{i angle}
-          const double a = x[base + i0], c = x[base + i1];
-          y[base + i0] = a * std::cos(angle) - c * std::sin(angle);
-          y[base + i1] = c * std::cos(angle) + a * std::sin(angle);
-        }
-      }
+      for (std::size_t l = 0; l < L; ++l)
+        rotateHead(y.data() + ((b * H + h) * L + l) * D, rotaryDim, interleaved, theta,
+                   static_cast<double>(positions[b * L + l]), divisors);
   return y;
 }
 

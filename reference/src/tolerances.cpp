@@ -35,17 +35,28 @@ Tolerance toleranceFor(Checked what, DType storage) {
 
 const char* toString(Checked what) noexcept {
   switch (what) {
-    case Checked::Softmax: return "softmax";
-    case Checked::LayerNorm: return "layer_norm";
-    case Checked::RmsNorm: return "rms_norm";
-    case Checked::Rope: return "rope";
-    case Checked::Attention: return "attention";
-    case Checked::AttentionLse: return "attention lse";
-    case Checked::AttentionWeights: return "attention weights";
-    case Checked::AdditiveAttention: return "additive attention";
-    case Checked::AttentionLayer: return "attention layer";
-    case Checked::Linear: return "linear";
-    case Checked::Elementwise: return "elementwise";
+    case Checked::Softmax:
+      return "softmax";
+    case Checked::LayerNorm:
+      return "layer_norm";
+    case Checked::RmsNorm:
+      return "rms_norm";
+    case Checked::Rope:
+      return "rope";
+    case Checked::Attention:
+      return "attention";
+    case Checked::AttentionLse:
+      return "attention lse";
+    case Checked::AttentionWeights:
+      return "attention weights";
+    case Checked::AdditiveAttention:
+      return "additive attention";
+    case Checked::AttentionLayer:
+      return "attention layer";
+    case Checked::Linear:
+      return "linear";
+    case Checked::Elementwise:
+      return "elementwise";
   }
   return "?";
 }

@@ -8,7 +8,7 @@ double attentionPairs(int64_t lq, int64_t lk, bool causal, bool bottomRight) {
   if (!causal) return static_cast<double>(lq) * static_cast<double>(lk);
   const int64_t shift = bottomRight ? lk - lq : 0;  // query i sees keys j <= i + shift
   // Rows with i + shift + 1 in [1, lk) see i + shift + 1 keys; later rows see all lk; earlier none.
-  const int64_t firstSeeing = std::max<int64_t>(0, -shift);          // first row that sees a key
+  const int64_t firstSeeing = std::max<int64_t>(0, -shift);              // first row that sees a key
   const int64_t firstFull = std::clamp<int64_t>(lk - 1 - shift, 0, lq);  // first row that sees every key
   double pairs = 0.0;
   if (firstFull > firstSeeing) {

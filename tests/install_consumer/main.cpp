@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <vector>
-
 #include <vkattn/io/npy.hpp>
 #include <vkattn/models/tokenizer.hpp>
 #include <vkattn/reference/error_stats.hpp>
@@ -47,8 +46,9 @@ int main(int argc, char** argv) {
   for (unsigned b = 0, next = 256; b < 256; ++b) {
     const bool self = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
     const unsigned cp = self ? b : next++;
-    tokens.push_back(cp < 0x80 ? std::string(1, static_cast<char>(cp))
-                               : std::string{static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))});
+    tokens.push_back(cp < 0x80
+                         ? std::string(1, static_cast<char>(cp))
+                         : std::string{static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))});
   }
   vkattn::GgufMetadata metadata;
   metadata.add("tokenizer.ggml.model", vkattn::GgufValue("gpt2"));

@@ -28,39 +28,60 @@ ErrorLog* const g_log = static_cast<ErrorLog*>(::testing::AddGlobalTestEnvironme
 
 const reference::Tolerance kWeights = toleranceFor(Checked::AttentionWeights, DType::F32);
 
-const double kAtolF32 = toleranceFor(Checked::Attention, DType::F32).atol, kRtolF32 = toleranceFor(Checked::Attention, DType::F32).rtol;
-const double kAtolF16 = toleranceFor(Checked::Attention, DType::F16).atol, kRtolF16 = toleranceFor(Checked::Attention, DType::F16).rtol;
-const double kAtolLse = toleranceFor(Checked::AttentionLse, DType::F32).atol, kRtolLse = toleranceFor(Checked::AttentionLse, DType::F32).rtol;
+const double kAtolF32 = toleranceFor(Checked::Attention, DType::F32).atol,
+             kRtolF32 = toleranceFor(Checked::Attention, DType::F32).rtol;
+const double kAtolF16 = toleranceFor(Checked::Attention, DType::F16).atol,
+             kRtolF16 = toleranceFor(Checked::Attention, DType::F16).rtol;
+const double kAtolLse = toleranceFor(Checked::AttentionLse, DType::F32).atol,
+             kRtolLse = toleranceFor(Checked::AttentionLse, DType::F32).rtol;
 const char* pathName(Path p) {
   switch (p) {
-    case Path::Rows: return "rows";
-    case Path::Tiled: return "tiled";
-    case Path::Naive: return "naive";
-    case Path::Coopmat: return "coopmat";
-    case Path::CoopmatEmulated: return "coopmat-emulated";
-    case Path::Coopmat2: return "coopmat2";
-    case Path::Decode: return "decode";
+    case Path::Rows:
+      return "rows";
+    case Path::Tiled:
+      return "tiled";
+    case Path::Naive:
+      return "naive";
+    case Path::Coopmat:
+      return "coopmat";
+    case Path::CoopmatEmulated:
+      return "coopmat-emulated";
+    case Path::Coopmat2:
+      return "coopmat2";
+    case Path::Decode:
+      return "decode";
   }
   return "?";
 }
 AttentionVariant variantOf(Path p) {
   switch (p) {
-    case Path::Rows: return AttentionVariant::Rows;
-    case Path::Coopmat: return AttentionVariant::Coopmat;
-    case Path::CoopmatEmulated: return AttentionVariant::CoopmatEmulated;
-    case Path::Coopmat2: return AttentionVariant::Coopmat2;
-    case Path::Decode: return AttentionVariant::Decode;
-    default: return AttentionVariant::Tiled;
+    case Path::Rows:
+      return AttentionVariant::Rows;
+    case Path::Coopmat:
+      return AttentionVariant::Coopmat;
+    case Path::CoopmatEmulated:
+      return AttentionVariant::CoopmatEmulated;
+    case Path::Coopmat2:
+      return AttentionVariant::Coopmat2;
+    case Path::Decode:
+      return AttentionVariant::Decode;
+    default:
+      return AttentionVariant::Tiled;
   }
 }
 
 std::string familyName(Family f) {
   switch (f) {
-    case Family::Fused: return "fused";
-    case Family::Coopmat: return "kernel_coopmat";
-    case Family::CoopmatEmulated: return "kernel_coopmat_emulated";
-    case Family::Coopmat2: return "kernel_coopmat2";
-    case Family::Decode: return "kernel_decode";
+    case Family::Fused:
+      return "fused";
+    case Family::Coopmat:
+      return "kernel_coopmat";
+    case Family::CoopmatEmulated:
+      return "kernel_coopmat_emulated";
+    case Family::Coopmat2:
+      return "kernel_coopmat2";
+    case Family::Decode:
+      return "kernel_decode";
   }
   return "?";
 }
@@ -91,7 +112,6 @@ std::vector<Path> pathsOf(Family family, bool naive) {
   return {Path::Rows, Path::Tiled};
 }
 
-
 Inputs makeInputs(Context& ctx, const AttentionProblem& pr, DType dtype, uint64_t seed, float range) {
   Inputs in;
   auto gen = [&](std::size_t n, uint64_t s) {
@@ -112,7 +132,7 @@ AttentionOptions optionsFor(const AttentionProblem& pr) {
   AttentionOptions o;
   o.scale = static_cast<float>(pr.scale);
   o.causal = pr.causal;
-  o.alignment = !pr.bottomRight         ? MaskAlignment::TopLeft
+  o.alignment = !pr.bottomRight        ? MaskAlignment::TopLeft
                 : pr.alignToKeyLengths ? MaskAlignment::BottomRightOfKeyLengths
                                        : MaskAlignment::BottomRight;
   o.windowLeft = pr.windowLeft;
@@ -221,8 +241,7 @@ Tensor pageInputs(Context& ctx, const AttentionProblem& pr, Inputs& in, std::siz
                              table);
 }
 
-void checkAll(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, uint64_t seed,
-              DType dtype) {
+void checkAll(Context& ctx, const std::vector<Path>& paths, const AttentionProblem& pr, uint64_t seed, DType dtype) {
   Inputs in = makeInputs(ctx, pr, dtype, seed);
   for (Path path : paths) check(ctx, path, pr, in, optionsFor(pr), dtype);
 }

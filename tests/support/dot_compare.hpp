@@ -8,7 +8,7 @@
 
 namespace vkattn::test {
 
-::testing::AssertionResult dotClose(const std::vector<float>& got, const reference::MatmulRef& ref, double atol, double rtol,
-                                    double dotRtol);
+::testing::AssertionResult dotClose(const std::vector<float>& got, const reference::MatmulRef& ref, double atol,
+                                    double rtol, double dotRtol);
 
 }  // namespace vkattn::test

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include "render/colormap.hpp"
 #include "render/fonts.hpp"
 #include "vkattn/io/npy.hpp"
@@ -101,25 +101,28 @@ void checkFigure(const Json& layout, int width, const std::string& sameArea, dou
   const Json& cells = layout.at("cells");
   if (!cells.at("stretch").get<bool>())
     check(std::fabs(cells.at("width").get<double>() - cells.at("height").get<double>()) < 1e-3,
-          "cells are " + std::to_string(cells.at("width").get<double>()) + " x " + std::to_string(cells.at("height").get<double>()) +
-              " px, not square");
+          "cells are " + std::to_string(cells.at("width").get<double>()) + " x " +
+              std::to_string(cells.at("height").get<double>()) + " px, not square");
   const Json& bar = layout.at("colorBar");
-  check(bar.at("labelRight").get<double>() <= width, "colour bar labels reach x = " + std::to_string(bar.at("labelRight").get<double>()) +
-                                               ", past the image's " + std::to_string(width) + " px");
+  check(bar.at("labelRight").get<double>() <= width,
+        "colour bar labels reach x = " + std::to_string(bar.at("labelRight").get<double>()) + ", past the image's " +
+            std::to_string(width) + " px");
   check(!bar.at("ticks").empty(), "the colour bar has no ticks");
   for (const Json& tick : bar.at("ticks"))
-    check(isRoundTick(tick.get<double>()), "colour bar tick " + std::to_string(tick.get<double>()) + " is not a round value");
+    check(isRoundTick(tick.get<double>()),
+          "colour bar tick " + std::to_string(tick.get<double>()) + " is not a round value");
   const Json& columns = layout.at("labels").at("columns");
   for (const Json& label : columns) {
     const auto col = static_cast<std::size_t>(label.at("col").get<double>());
     if (col < layout.at("colTokens").size() && hasCjk(layout.at("colTokens").at(col).get<std::string>()))
-      check(label.at("mode").get<std::string>() != "rotated", "CJK column label " + std::to_string(col) + " is turned sideways");
+      check(label.at("mode").get<std::string>() != "rotated",
+            "CJK column label " + std::to_string(col) + " is turned sideways");
   }
   if (minLabelPixels > 0)
     check(layout.at("labels").at("rowPixels").get<double>() >= minLabelPixels &&
               layout.at("labels").at("colPixels").get<double>() >= minLabelPixels,
-          "labels are " + std::to_string(layout.at("labels").at("rowPixels").get<double>()) + " px, expected at least " +
-              std::to_string(minLabelPixels));
+          "labels are " + std::to_string(layout.at("labels").at("rowPixels").get<double>()) +
+              " px, expected at least " + std::to_string(minLabelPixels));
   const std::string& title = layout.at("map").at("title").get<std::string>();
   if (!titleHas.empty())
     check(title.find(titleHas) != std::string::npos, "title '" + title + "' lacks '" + titleHas + "'");
@@ -132,7 +135,8 @@ void checkFigure(const Json& layout, int width, const std::string& sameArea, dou
       found |= col < layout.at("colTokens").size() && layout.at("colTokens").at(col).get<std::string>() == unknownWord;
     }
     check(found, "'" + unknownWord + "' is not marked unknown");
-    check(layout.at("warning").get<std::string>().find(unknownWord) != std::string::npos, "no warning names '" + unknownWord + "'");
+    check(layout.at("warning").get<std::string>().find(unknownWord) != std::string::npos,
+          "no warning names '" + unknownWord + "'");
   }
   if (!sameArea.empty()) {
     std::ifstream in(sameArea);
@@ -141,8 +145,8 @@ void checkFigure(const Json& layout, int width, const std::string& sameArea, dou
     const Json other = Json::parse(text.str());
     for (const char* edge : {"x0", "y0", "x1", "y1"})
       check(std::fabs(layout.at("heatmap").at(edge).get<double>() - other.at("heatmap").at(edge).get<double>()) <= 1.5,
-            std::string("heatmap edge ") + edge + " is " + std::to_string(layout.at("heatmap").at(edge).get<double>()) + ", " +
-                sameArea + " has " + std::to_string(other.at("heatmap").at(edge).get<double>()));
+            std::string("heatmap edge ") + edge + " is " + std::to_string(layout.at("heatmap").at(edge).get<double>()) +
+                ", " + sameArea + " has " + std::to_string(other.at("heatmap").at(edge).get<double>()));
   }
 }
 
@@ -229,11 +233,13 @@ int main(int argc, char** argv) {
   std::stringstream text;
   text << in.rdbuf();
   const Json layout = Json::parse(text.str());
-  check(layout.at("image").at("width").get<double>() == width && layout.at("image").at("height").get<double>() == height,
-        "layout's image size differs from the PNG's");
+  check(
+      layout.at("image").at("width").get<double>() == width && layout.at("image").at("height").get<double>() == height,
+      "layout's image size differs from the PNG's");
   const Json& heatmap = layout.at("heatmap");
-  check(heatmap.at("x0").get<double>() >= 0 && heatmap.at("y0").get<double>() >= 0 && heatmap.at("x1").get<double>() <= width &&
-            heatmap.at("y1").get<double>() <= height && heatmap.at("x1").get<double>() - heatmap.at("x0").get<double>() > 16 &&
+  check(heatmap.at("x0").get<double>() >= 0 && heatmap.at("y0").get<double>() >= 0 &&
+            heatmap.at("x1").get<double>() <= width && heatmap.at("y1").get<double>() <= height &&
+            heatmap.at("x1").get<double>() - heatmap.at("x0").get<double>() > 16 &&
             heatmap.at("y1").get<double>() - heatmap.at("y0").get<double>() > 16,
         "heatmap rectangle lies outside the image or is tiny");
 
@@ -241,14 +247,16 @@ int main(int argc, char** argv) {
 
   const Json& grid = layout.at("grid");
   const auto rowPx = numbers(grid.at("rowPixels")), colPx = numbers(grid.at("colPixels"));
-  const auto rows = static_cast<std::size_t>(grid.at("rows").get<double>()), cols = static_cast<std::size_t>(grid.at("cols").get<double>());
+  const auto rows = static_cast<std::size_t>(grid.at("rows").get<double>()),
+             cols = static_cast<std::size_t>(grid.at("cols").get<double>());
   check(rowPx.size() == rows + 1 && colPx.size() == cols + 1, "grid edges do not match its size");
   if (!grid.contains("values") || failures) return failures ? 1 : 0;
 
   const auto map = vkattn::viewer::colormapFromString(layout.at("colormap").get<std::string>());
-  const ColorScale scale(*map,
-                         layout.at("scale").get<std::string>() == "log" ? vkattn::viewer::Scale::Log : vkattn::viewer::Scale::Linear,
-                         static_cast<float>(layout.at("range").at(0).get<double>()), static_cast<float>(layout.at("range").at(1).get<double>()));
+  const ColorScale scale(
+      *map, layout.at("scale").get<std::string>() == "log" ? vkattn::viewer::Scale::Log : vkattn::viewer::Scale::Linear,
+      static_cast<float>(layout.at("range").at(0).get<double>()),
+      static_cast<float>(layout.at("range").at(1).get<double>()));
   std::vector<double> positions, lights;
   std::size_t sampled = 0, colourMisses = 0, rowsChecked = 0, special = 0, specialMisses = 0;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -259,8 +267,10 @@ int main(int argc, char** argv) {
     for (std::size_t c = 0; c < cols; ++c) {
       const double v = row.at(c).get<double>();
       // The part of the bin inside the heatmap, and a pixel whose centre lies well inside it.
-      const double x0 = std::max(colPx.at(c), heatmap.at("x0").get<double>()), x1 = std::min(colPx[c + 1], heatmap.at("x1").get<double>());
-      const double y0 = std::max(rowPx.at(r), heatmap.at("y0").get<double>()), y1 = std::min(rowPx[r + 1], heatmap.at("y1").get<double>());
+      const double x0 = std::max(colPx.at(c), heatmap.at("x0").get<double>()),
+                   x1 = std::min(colPx[c + 1], heatmap.at("x1").get<double>());
+      const double y0 = std::max(rowPx.at(r), heatmap.at("y0").get<double>()),
+                   y1 = std::min(rowPx[r + 1], heatmap.at("y1").get<double>());
       const int px = insidePixel(x0, x1), py = insidePixel(y0, y1);
       if (px < 0 || py < 0 || px >= width || py >= height) {
         rowSampled = false;

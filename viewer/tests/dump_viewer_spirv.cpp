@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "render/viewer_shaders.hpp"
+#include "spirv/viewer_shaders.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

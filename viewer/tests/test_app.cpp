@@ -146,7 +146,8 @@ TEST_F(AppFrames, AFailedInputLeavesTheLastMapMarkedStale) {
   EXPECT_EQ(app.displayMap().title.rfind("[stale: shows \"the first sentence\"]", 0), 0u) << app.displayMap().title;
   EXPECT_EQ(download(app.displayMap().values).values, before) << "the last good map stays";
 
-  m_runner->results.push_back(maps(ctx(), "", 4, 4));  // the default request (ViewerArgs' sentence) differs: still stale
+  m_runner->results.push_back(
+      maps(ctx(), "", 4, 4));  // the default request (ViewerArgs' sentence) differs: still stale
   frame();
   EXPECT_TRUE(app.stale());
   m_runner->results.push_back(maps(ctx(), ViewerArgs{}.sentence, 4, 4));

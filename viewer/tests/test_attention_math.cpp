@@ -22,8 +22,12 @@ using test::VkattnTest;
 // The selection reads device maps: these tests upload the hand-made layers and read the result back.
 using SelectionOnDevice = VkattnTest;
 
-std::vector<float> values(const DisplayMap& map) { return download(map.values).values; }
-float at(const DisplayMap& map, int64_t r, int64_t c) { return download(map.values).at(r, c); }
+std::vector<float> values(const DisplayMap& map) {
+  return download(map.values).values;
+}
+float at(const DisplayMap& map, int64_t r, int64_t c) {
+  return download(map.values).at(r, c);
+}
 
 Matrix matrix(int64_t rows, int64_t cols, std::vector<float> values) {
   Matrix m(rows, cols);

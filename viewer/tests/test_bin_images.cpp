@@ -2,17 +2,15 @@
 // device, with validation on: every pixel against the pixel-centre rule computed here, clip
 // rects, several images in one frame, ImGui's own drawing before and after them, and frames that
 // reuse the ring of word buffers.
+#include <bin_image_push.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
-
-#include <bin_image_push.h>
 
 #include <cmath>
 #include <optional>
 #include <vector>
 
 #include "imgui_test_scope.hpp"
-
 #include "render/bin_images.hpp"
 #include "render/colormap.hpp"
 #include "render/imgui_vulkan.hpp"
@@ -76,8 +74,8 @@ Grid grid(float x0, float y0, int cols, int rows, float cellW, float cellH, uint
   for (int i = 0; i <= rows; ++i) g.rowEdges.push_back(y0 + cellH * static_cast<float>(i));
   for (int i = 0; i < rows * cols; ++i) {
     const uint32_t v = (static_cast<uint32_t>(i) + seed) * 2654435761u;
-    g.colors.push_back(packOpaque(Rgb{static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16),
-                                      static_cast<uint8_t>(v >> 24)}));
+    g.colors.push_back(
+        packOpaque(Rgb{static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)}));
   }
   return g;
 }
@@ -121,8 +119,8 @@ TEST_F(BinImageDrawing, EveryPixelTakesTheBinUnderItsCentre) {
     list->PopClipRect();
     list->AddRectFilled(ImVec2(80, 40), ImVec2(90, 60), white);
     ImGui::Render();
-    const auto rgba = target.render(
-        [&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, images); }, {{0, 0, 0, 1}});
+    const auto rgba =
+        target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, images); }, {{0, 0, 0, 1}});
     std::size_t wrong = 0;
     for (uint32_t y = 0; y < kHeight; ++y)
       for (uint32_t x = 0; x < kWidth; ++x) {
@@ -151,8 +149,8 @@ TEST_F(BinImageDrawing, NothingIsDrawnWithoutTheImagesOfTheDrawList) {
   drawn.add(*ImGui::GetForegroundDrawList(), a.colEdges, a.rowEdges, a.colors);
   ImGui::Render();
   // The renderer is handed another (empty) collection: the draw list's images have no painter.
-  const auto rgba = target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, other); },
-                                  {{0, 0, 0, 1}});
+  const auto rgba =
+      target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, other); }, {{0, 0, 0, 1}});
   for (uint32_t y = 0; y < 40; y += 7)
     for (uint32_t x = 0; x < 40; x += 7) EXPECT_EQ(pixel(rgba, x, y), kBackground);
 }

@@ -3,12 +3,12 @@
 // libraries with their own headers.
 #pragma once
 
+#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/device_info.hpp"
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
-#include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/core/timing.hpp"

@@ -123,7 +123,9 @@ Buffer::Buffer(const Buffer& memory, std::size_t offset, std::size_t bytes)
   if (memory.m_mapped) m_mapped = static_cast<char*>(memory.m_mapped) + offset;
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+  release();
+}
 
 Buffer::Buffer(Buffer&& other) noexcept
     : m_device(std::exchange(other.m_device, nullptr)),
@@ -166,8 +168,8 @@ void Buffer::release() noexcept {
 void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
   m_device->requireUsable();
   if (offset + bytes > m_size)
-    throw InvalidArgument("bytes", "write of " + std::to_string(bytes) + " bytes at offset " +
-                                       std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
+    throw InvalidArgument("bytes", "write of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                                       " overruns a buffer of " + std::to_string(m_size));
   if (bytes == 0 || m_device->compileOnly()) return;  // a compile-only buffer holds nothing
   if (m_mapped) {
     std::memcpy(static_cast<char*>(m_mapped) + offset, data, bytes);
@@ -181,16 +183,19 @@ void Buffer::write(const void* data, std::size_t bytes, std::size_t offset) {
 void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
   m_device->requireUsable();
   if (offset + bytes > m_size)
-    throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " +
-                                       std::to_string(offset) + " overruns a buffer of " + std::to_string(m_size));
+    throw InvalidArgument("bytes", "read of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                                       " overruns a buffer of " + std::to_string(m_size));
   if (bytes == 0) return;
   if (m_device->compileOnly())
     throw Unsupported("a compile-only context runs nothing: there is nothing to read back from " +
                       m_device->info().name);
-  const bool hostCachedExists = m_device->findMemoryType(
-      ~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-      .has_value();  // the kind of memory a staging buffer prefers
-  if (m_mapped && !readsThroughStaging(m_memoryFlags, m_device->info().kind == DeviceKind::Discrete, hostCachedExists)) {
+  const bool hostCachedExists =
+      m_device
+          ->findMemoryType(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                    VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+          .has_value();  // the kind of memory a staging buffer prefers
+  if (m_mapped &&
+      !readsThroughStaging(m_memoryFlags, m_device->info().kind == DeviceKind::Discrete, hostCachedExists)) {
     std::memcpy(data, static_cast<const char*>(m_mapped) + offset, bytes);
     return;
   }
@@ -201,8 +206,8 @@ void Buffer::read(void* data, std::size_t bytes, std::size_t offset) const {
 
 bool readsThroughStaging(VkMemoryPropertyFlags flags, bool discreteGpu, bool hostCachedMemoryExists) noexcept {
   if (!(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) return true;
-  return discreteGpu && (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && !(flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) &&
-         hostCachedMemoryExists;
+  return discreteGpu && (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
+         !(flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) && hostCachedMemoryExists;
 }
 
 void copyBuffer(const Device& device, const Buffer& from, std::size_t fromOffset, const Buffer& to,

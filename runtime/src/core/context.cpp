@@ -61,8 +61,7 @@ Context::Context(const ContextOptions& options) {
 
   auto physical = m_instance->physicalDevices();
   std::vector<DeviceInfo> infos;
-  for (uint32_t i = 0; i < physical.size(); ++i)
-    infos.push_back(describeDevice(m_instance->handle(), physical[i], i));
+  for (uint32_t i = 0; i < physical.size(); ++i) infos.push_back(describeDevice(m_instance->handle(), physical[i], i));
   auto chosen = chooseDevice(infos, options.device ? options.device : deviceOverrideFromEnvironment());
 
   std::filesystem::path cachePath =
@@ -70,8 +69,7 @@ Context::Context(const ContextOptions& options) {
   m_ownedDevice = std::make_unique<Device>(*m_instance, physical[chosen], infos[chosen], cachePath,
                                            deviceOptionsFor(options, m_instance->handle()));
   m_device = m_ownedDevice.get();
-  m_profile = options.profile ? *options.profile
-                              : profileFromEnvironment().value_or(m_device->info().defaultProfile());
+  m_profile = options.profile ? *options.profile : profileFromEnvironment().value_or(m_device->info().defaultProfile());
   m_pipelines = std::make_unique<PipelineLibrary>(*m_device);
   m_recorder = std::make_unique<Recorder>(*m_device);
 }
@@ -103,7 +101,9 @@ void Context::flush() {
   if (m_batchDepth == 0) m_recorder->submit();
 }
 
-Batch::Batch(Context& context) : m_context(context) { ++m_context.m_batchDepth; }
+Batch::Batch(Context& context) : m_context(context) {
+  ++m_context.m_batchDepth;
+}
 
 Batch::~Batch() {
   if (!m_open) return;

@@ -13,7 +13,9 @@ namespace {
 
 // Fragment dimensions the kernels are written for: rows of 16 bytes of f16 (multiples of 8), and
 // at most 32 so a subgroup's accumulators fit its registers.
-bool usableDimension(uint32_t x) { return x == 8 || x == 16 || x == 32; }
+bool usableDimension(uint32_t x) {
+  return x == 8 || x == 16 || x == 32;
+}
 
 // The largest usable f16 x f16 -> f32 subgroup shape `flavour` reports (ties: more rows, then more
 // columns), or none.
@@ -76,19 +78,19 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
   CoopmatChoice choice;
   // The kernels size workgroups in subgroups: the size must be fixed, or required per pipeline.
   choice.subgroupSize = info.subgroupSize;
-  if (info.minSubgroupSize != info.maxSubgroupSize) {
+  const bool varies = info.minSubgroupSize != info.maxSubgroupSize;
+  if (varies) {
     if (!info.computeSubgroupSizeControl)
       return none(info.name + " varies its subgroup size (" + std::to_string(info.minSubgroupSize) + ".." +
                   std::to_string(info.maxSubgroupSize) + ") without compute subgroup size control");
     choice.requireSubgroupSize = true;
-    // 32 where the device allows it: the subgroup size NVIDIA's and AMD's (wave32) matrix units use.
-    if (info.minSubgroupSize <= 32 && 32 <= info.maxSubgroupSize) choice.subgroupSize = 32;
   }
   // The KHR module is SPIR-V 1.5 (the runtime targets Vulkan 1.2), where the extension's
   // instructions are valid only in pipelines created with full subgroups: subgroup size control.
   const bool khrRuns = khr && info.computeSubgroupSizeControl;
   if (!khrRuns && !nv)
-    return none(info.name + " lacks compute subgroup size control with full subgroups, which the "
+    return none(info.name +
+                " lacks compute subgroup size control with full subgroups, which the "
                 "VK_KHR_cooperative_matrix module (SPIR-V 1.5) needs");
   const CooperativeMatrixShape& shape = khrRuns ? *khr : *nv;
   choice.flavour = khrRuns ? CoopmatFlavour::Khr : CoopmatFlavour::Nv;
@@ -96,6 +98,12 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
   choice.m = shape.m;
   choice.n = shape.n;
   choice.k = shape.k;
+  if (varies) {
+    // The width the matrix units work at, where the device allows it: 32 for NVIDIA's and AMD's
+    // (wave32); on Intel the matrix engine's, the fragment's N (8 on Xe-HPG, 16 on Xe2).
+    const uint32_t width = info.vendorId == kVendorIntel ? shape.n : 32;
+    if (info.minSubgroupSize <= width && width <= info.maxSubgroupSize) choice.subgroupSize = width;
+  }
   if (!khr && info.khrCooperativeMatrix && khrAllowed)
     choice.reason = "VK_KHR_cooperative_matrix has no usable shape; using VK_NV_cooperative_matrix";
   else if (khr && !khrRuns)
@@ -113,7 +121,8 @@ Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request) {
   if (!info.nvCooperativeMatrix2) return none(info.name + " offers no VK_NV_cooperative_matrix2");
   const CooperativeMatrix2Features& f = info.cooperativeMatrix2;
   if (!f.flexibleDimensions || !f.reductions || !f.conversions || !f.perElementOperations)
-    return none(info.name + "'s VK_NV_cooperative_matrix2 lacks one of flexible dimensions, reductions, "
+    return none(info.name +
+                "'s VK_NV_cooperative_matrix2 lacks one of flexible dimensions, reductions, "
                 "conversions and per-element operations");
   if (!info.khrCooperativeMatrix) return none(info.name + " lacks VK_KHR_cooperative_matrix, which it builds on");
   if (VK_API_VERSION_MAJOR(info.apiVersion) == 1 && VK_API_VERSION_MINOR(info.apiVersion) < 3)
@@ -167,12 +176,14 @@ CoopmatRequest coopmatRequestFromEnvironment() {
   throw InvalidArgument("VKATTN_COOPMAT", "'" + std::string(s) + "', expected khr, nv, off or auto");
 }
 
-CoopmatChoice coopmatChoiceFor(const DeviceInfo& info) { return chooseCoopmat(info, coopmatRequestFromEnvironment()); }
+CoopmatChoice coopmatChoiceFor(const DeviceInfo& info) {
+  return chooseCoopmat(info, coopmatRequestFromEnvironment());
+}
 
 std::string describe(const CoopmatChoice& choice) {
   if (choice.flavour == CoopmatFlavour::None) return "none (" + choice.reason + ")";
-  return std::string(toString(choice.flavour)) + " " + std::to_string(choice.m) + "x" + std::to_string(choice.n) +
-         "x" + std::to_string(choice.k) + ", subgroup " + std::to_string(choice.subgroupSize) +
+  return std::string(toString(choice.flavour)) + " " + std::to_string(choice.m) + "x" + std::to_string(choice.n) + "x" +
+         std::to_string(choice.k) + ", subgroup " + std::to_string(choice.subgroupSize) +
          (choice.requireSubgroupSize ? " (required)" : "") + (choice.reason.empty() ? "" : "; " + choice.reason);
 }
 

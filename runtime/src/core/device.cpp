@@ -190,9 +190,8 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
     if ((m_memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
         m_memory.memoryHeaps[i].size > m_memory.memoryHeaps[largestLocalHeap].size)
       largestLocalHeap = i;
-  const VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
-                                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags mappable =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i)
     if (m_memory.memoryTypes[i].heapIndex == largestLocalHeap &&
         (m_memory.memoryTypes[i].propertyFlags & mappable) == mappable)
@@ -265,9 +264,9 @@ void Device::markLost(const std::string& during) const {
 
 void Device::requireUsable() const {
   if (m_lost.load())
-    throw DeviceLost("the device " + m_info.name + " was lost during " + m_lostDuring +
-                         "; create a new vkattn::Context",
-                     VK_ERROR_DEVICE_LOST);
+    throw DeviceLost(
+        "the device " + m_info.name + " was lost during " + m_lostDuring + "; create a new vkattn::Context",
+        VK_ERROR_DEVICE_LOST);
 }
 
 std::optional<uint32_t> Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,

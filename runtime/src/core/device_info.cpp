@@ -11,11 +11,16 @@ namespace {
 
 DeviceKind kindOf(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceKind::Discrete;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceKind::Integrated;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceKind::Virtual;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceKind::Cpu;
-    default: return DeviceKind::Other;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return DeviceKind::Discrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return DeviceKind::Integrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return DeviceKind::Virtual;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return DeviceKind::Cpu;
+    default:
+      return DeviceKind::Other;
   }
 }
 
@@ -34,14 +39,22 @@ bool hasExtension(const std::vector<VkExtensionProperties>& extensions, std::str
 
 const char* componentName(uint32_t type) {
   switch (static_cast<VkComponentTypeNV>(type)) {
-    case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
-    case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
-    case VK_COMPONENT_TYPE_FLOAT64_NV: return "f64";
-    case VK_COMPONENT_TYPE_SINT8_NV: return "s8";
-    case VK_COMPONENT_TYPE_UINT8_NV: return "u8";
-    case VK_COMPONENT_TYPE_SINT32_NV: return "s32";
-    case VK_COMPONENT_TYPE_UINT32_NV: return "u32";
-    default: return "other";
+    case VK_COMPONENT_TYPE_FLOAT16_NV:
+      return "f16";
+    case VK_COMPONENT_TYPE_FLOAT32_NV:
+      return "f32";
+    case VK_COMPONENT_TYPE_FLOAT64_NV:
+      return "f64";
+    case VK_COMPONENT_TYPE_SINT8_NV:
+      return "s8";
+    case VK_COMPONENT_TYPE_UINT8_NV:
+      return "u8";
+    case VK_COMPONENT_TYPE_SINT32_NV:
+      return "s32";
+    case VK_COMPONENT_TYPE_UINT32_NV:
+      return "u32";
+    default:
+      return "other";
   }
 }
 
@@ -55,9 +68,8 @@ void queryCooperativeMatrix(VkInstance instance, VkPhysicalDevice device, Device
       count, VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
   if (getProperties(device, &count, shapes.data()) != VK_SUCCESS) return;
   for (const auto& s : shapes)
-    info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType),
-                                            componentName(s.BType), componentName(s.CType),
-                                            componentName(s.DType), CoopmatFlavour::Nv,
+    info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType), componentName(s.BType),
+                                            componentName(s.CType), componentName(s.DType), CoopmatFlavour::Nv,
                                             s.scope == VK_SCOPE_SUBGROUP_NV, false});
 }
 
@@ -71,9 +83,8 @@ void queryCooperativeMatrixKhr(VkInstance instance, VkPhysicalDevice device, Dev
   if (getProperties(device, &count, shapes.data()) != VK_SUCCESS) return;
   shapes.resize(count);
   for (const auto& s : shapes)
-    info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType),
-                                            componentName(s.BType), componentName(s.CType),
-                                            componentName(s.ResultType), CoopmatFlavour::Khr,
+    info.cooperativeMatrixShapes.push_back({s.MSize, s.NSize, s.KSize, componentName(s.AType), componentName(s.BType),
+                                            componentName(s.CType), componentName(s.ResultType), CoopmatFlavour::Khr,
                                             s.scope == detail::kScopeSubgroupKhr, s.saturatingAccumulation == VK_TRUE});
 }
 
@@ -142,11 +153,16 @@ const VkQueueFamilyProperties* defaultComputeFamily(const std::vector<VkQueueFam
 
 const char* toString(DeviceKind kind) noexcept {
   switch (kind) {
-    case DeviceKind::Discrete: return "discrete GPU";
-    case DeviceKind::Integrated: return "integrated GPU";
-    case DeviceKind::Virtual: return "virtual GPU";
-    case DeviceKind::Cpu: return "CPU";
-    default: return "other";
+    case DeviceKind::Discrete:
+      return "discrete GPU";
+    case DeviceKind::Integrated:
+      return "integrated GPU";
+    case DeviceKind::Virtual:
+      return "virtual GPU";
+    case DeviceKind::Cpu:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
@@ -156,9 +172,12 @@ const char* toString(KernelProfile profile) noexcept {
 
 const char* toString(CoopmatFlavour flavour) noexcept {
   switch (flavour) {
-    case CoopmatFlavour::Nv: return "NV";
-    case CoopmatFlavour::Khr: return "KHR";
-    default: return "none";
+    case CoopmatFlavour::Nv:
+      return "NV";
+    case CoopmatFlavour::Khr:
+      return "KHR";
+    default:
+      return "none";
   }
 }
 
@@ -192,10 +211,8 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   info.minSubgroupSize = sizeControl.minSubgroupSize ? sizeControl.minSubgroupSize : subgroup.subgroupSize;
   info.maxSubgroupSize = sizeControl.maxSubgroupSize ? sizeControl.maxSubgroupSize : subgroup.subgroupSize;
   bool computeSubgroups = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
-  info.subgroupArithmetic =
-      computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  info.subgroupShuffle =
-      computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  info.subgroupArithmetic = computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  info.subgroupShuffle = computeSubgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   info.subgroupOperations = computeSubgroups ? subgroup.supportedOperations : 0;
   info.nanPreserveFloat16 = floatControls.shaderSignedZeroInfNanPreserveFloat16;
   info.nanPreserveFloat32 = floatControls.shaderSignedZeroInfNanPreserveFloat32;

@@ -21,7 +21,9 @@ uint32_t busyWorkgroups(const DeviceInfo& info) {
   return 4 * computeUnitsFor(info);
 }
 
-uint32_t minKeysPerSplit(const DeviceInfo& info) { return info.kind == DeviceKind::Cpu ? 1024 : 256; }
+uint32_t minKeysPerSplit(const DeviceInfo& info) {
+  return info.kind == DeviceKind::Cpu ? 1024 : 256;
+}
 
 LaneSplitSubgroup laneSplitSubgroup(const DeviceInfo& info) {
   if (!info.subgroupArithmetic) return {};
@@ -30,9 +32,11 @@ LaneSplitSubgroup laneSplitSubgroup(const DeviceInfo& info) {
     return size >= 4 && size <= 64 ? LaneSplitSubgroup{size, false} : LaneSplitSubgroup{};
   }
   if (!info.computeSubgroupSizeControl) return {};
-  // Sizes are powers of two; 32 where offered (NVIDIA's width, AMD's wave32, Intel's SIMD32),
-  // else the nearest offered size inside 4..64.
-  const uint32_t size = std::clamp<uint32_t>(32, std::max<uint32_t>(info.minSubgroupSize, 4),
+  // Sizes are powers of two; 32 where offered (NVIDIA's width, AMD's wave32), 16 on Intel (SIMD32
+  // halves the registers per lane, and the decode kernel's lane state would spill), else the
+  // nearest offered size inside 4..64.
+  const uint32_t preferred = info.vendorId == kVendorIntel ? 16 : 32;
+  const uint32_t size = std::clamp<uint32_t>(preferred, std::max<uint32_t>(info.minSubgroupSize, 4),
                                              std::min<uint32_t>(info.maxSubgroupSize, 64));
   if (size < info.minSubgroupSize || size > info.maxSubgroupSize) return {};
   return {size, true};

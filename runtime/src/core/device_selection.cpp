@@ -11,11 +11,16 @@ namespace {
 
 int rank(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::Discrete: return 0;
-    case DeviceKind::Integrated: return 1;
-    case DeviceKind::Virtual: return 2;
-    case DeviceKind::Cpu: return 3;
-    default: return 4;
+    case DeviceKind::Discrete:
+      return 0;
+    case DeviceKind::Integrated:
+      return 1;
+    case DeviceKind::Virtual:
+      return 2;
+    case DeviceKind::Cpu:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -30,31 +35,26 @@ bool isIndex(const std::string& s) {
 
 std::string deviceList(const std::vector<DeviceInfo>& devices) {
   std::string list;
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    list += (i ? ", " : "") + std::to_string(i) + ": " + devices[i].name;
+  for (std::size_t i = 0; i < devices.size(); ++i) list += (i ? ", " : "") + std::to_string(i) + ": " + devices[i].name;
   return list;
 }
 
 }  // namespace
 
-std::size_t chooseDevice(const std::vector<DeviceInfo>& devices,
-                         const std::optional<std::string>& override) {
+std::size_t chooseDevice(const std::vector<DeviceInfo>& devices, const std::optional<std::string>& override) {
   if (devices.empty())
-    throw Unsupported(
-        "no Vulkan device found (install a driver; Debian's mesa-vulkan-drivers provides lavapipe)");
+    throw Unsupported("no Vulkan device found (install a driver; Debian's mesa-vulkan-drivers provides lavapipe)");
   if (override && !override->empty()) {
     if (isIndex(*override)) {
       std::size_t index = std::stoul(*override);
       if (index >= devices.size())
-        throw InvalidArgument("device", "index " + *override + " is out of range; devices are " +
-                                            deviceList(devices));
+        throw InvalidArgument("device", "index " + *override + " is out of range; devices are " + deviceList(devices));
       return index;
     }
     std::string needle = lower(*override);
     for (std::size_t i = 0; i < devices.size(); ++i)
       if (lower(devices[i].name).find(needle) != std::string::npos) return i;
-    throw InvalidArgument("device", "no device name contains '" + *override + "'; devices are " +
-                                        deviceList(devices));
+    throw InvalidArgument("device", "no device name contains '" + *override + "'; devices are " + deviceList(devices));
   }
   std::size_t best = 0;
   for (std::size_t i = 1; i < devices.size(); ++i)

@@ -1,35 +1,25 @@
 #include "vkattn/core/dtype.hpp"
 
+#include <iterator>
+
 namespace vkattn {
 
+namespace {
+constexpr bool tableInEnumOrder() {
+  for (int i = 0; i < static_cast<int>(std::size(kDTypeLayouts)); ++i)
+    if (static_cast<int>(kDTypeLayouts[i].dtype) != i) return false;
+  return true;
+}
+static_assert(tableInEnumOrder() && std::size(kDTypeLayouts) == static_cast<std::size_t>(DType::Q6_K) + 1,
+              "kDTypeLayouts holds every DType once, in the enum's order");
+}  // namespace
+
 std::size_t dtypeSize(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::F16:
-    case DType::BF16: return 2;
-    case DType::Q8_0: return 34;
-    case DType::Q4_0: return 18;
-    case DType::Q4_K: return 144;
-    case DType::Q5_K: return 176;
-    case DType::Q6_K: return 210;
-    case DType::F32:
-    case DType::I32: return 4;
-  }
-  return 4;
+  return dtypeLayout(dtype).blockBytes;
 }
 
 const char* toString(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::F32: return "f32";
-    case DType::F16: return "f16";
-    case DType::I32: return "i32";
-    case DType::BF16: return "bf16";
-    case DType::Q8_0: return "q8_0";
-    case DType::Q4_0: return "q4_0";
-    case DType::Q4_K: return "q4_k";
-    case DType::Q5_K: return "q5_k";
-    case DType::Q6_K: return "q6_k";
-  }
-  return "?";
+  return dtypeLayout(dtype).name;
 }
 
 std::optional<DType> kvFormatFromString(std::string_view name) noexcept {

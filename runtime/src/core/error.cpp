@@ -6,8 +6,7 @@ VulkanError::VulkanError(const std::string& call, VkResult result)
     : Error(call + " failed: " + resultName(result)), m_result(result) {}
 
 void throwVulkanError(const std::string& call, VkResult result) {
-  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
-    throw OutOfMemory(call, result);
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) throw OutOfMemory(call, result);
   if (result == VK_ERROR_DEVICE_LOST) throw DeviceLost(call + " (create a new vkattn::Context)", result);
   throw VulkanError(call, result);
 }

@@ -12,7 +12,7 @@ uint16_t floatToHalf(float value) noexcept {
     return static_cast<uint16_t>(sign | 0x7c00u | (absBits > 0x7f800000u ? 0x200u : 0u));
   if (absBits >= 0x477ff000u)  // rounds to >= 65520: overflow to inf
     return static_cast<uint16_t>(sign | 0x7c00u);
-  if (absBits < 0x38800000u) {  // subnormal half or zero
+  if (absBits < 0x38800000u) {                                      // subnormal half or zero
     if (absBits < 0x33000000u) return static_cast<uint16_t>(sign);  // below half of the smallest subnormal
     const uint32_t mantissa = (absBits & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(absBits >> 23);  // 14..24: value / 2^-24 = mantissa >> shift

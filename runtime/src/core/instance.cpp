@@ -79,15 +79,14 @@ Instance::Instance(const InstanceOptions& options) {
   addRequestedExtensions(options, extensions);
   // Loaders list portability drivers (MoltenVK) only to instances that ask for them.
   m_portabilityEnumeration = extensionAvailable(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
-  if (m_portabilityEnumeration &&
-      std::none_of(extensions.begin(), extensions.end(),
-                   [](const char* e) { return std::strcmp(e, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) == 0; }))
+  if (m_portabilityEnumeration && std::none_of(extensions.begin(), extensions.end(), [](const char* e) {
+        return std::strcmp(e, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) == 0;
+      }))
     extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
 
-  VkDebugUtilsMessengerCreateInfoEXT messengerInfo{
-      VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-  messengerInfo.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                                  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  VkDebugUtilsMessengerCreateInfoEXT messengerInfo{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  messengerInfo.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   messengerInfo.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
                               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                               VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
@@ -137,17 +136,18 @@ std::vector<VkPhysicalDevice> Instance::physicalDevices() const {
   uint32_t count = 0;
   checkVk(vkEnumeratePhysicalDevices(m_instance, &count, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> devices(count);
-  checkVk(vkEnumeratePhysicalDevices(m_instance, &count, devices.data()),
-          "vkEnumeratePhysicalDevices");
+  checkVk(vkEnumeratePhysicalDevices(m_instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
   devices.resize(count);
   return devices;
 }
 
-std::size_t Instance::processValidationMessageCount() noexcept { return g_processMessageCount.load(); }
+std::size_t Instance::processValidationMessageCount() noexcept {
+  return g_processMessageCount.load();
+}
 
-VKAPI_ATTR VkBool32 VKAPI_CALL Instance::onMessage(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+VKAPI_ATTR VkBool32 VKAPI_CALL Instance::onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
   auto* instance = static_cast<Instance*>(self);
   std::string text = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error: " : "warning: ";
   text += data && data->pMessage ? data->pMessage : "(no message)";

@@ -10,7 +10,9 @@
 namespace vkattn::detail {
 namespace {
 
-float halfAt(const uint8_t* p) { return halfToFloat(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
+float halfAt(const uint8_t* p) {
+  return halfToFloat(static_cast<uint16_t>(p[0] | (p[1] << 8)));
+}
 
 // Scale and min of sub-block s (0..7) of a Q4_K / Q5_K super-block, 6 bits each in 12 bytes:
 // sub-blocks 0..3 keep theirs in the low 6 bits of bytes s and s + 4; sub-blocks 4..7 keep their
@@ -50,7 +52,9 @@ void dequantizeScaledNibbles(const uint8_t* block, const uint8_t* highBits, cons
 
 }  // namespace
 
-void dequantizeQ4_KBlock(const uint8_t* block, float* out) { dequantizeScaledNibbles(block, nullptr, block + 16, out); }
+void dequantizeQ4_KBlock(const uint8_t* block, float* out) {
+  dequantizeScaledNibbles(block, nullptr, block + 16, out);
+}
 
 void dequantizeQ5_KBlock(const uint8_t* block, float* out) {
   dequantizeScaledNibbles(block, block + 16, block + 48, out);
@@ -89,8 +93,7 @@ uint16_t halfNotBelow(float v, const char* format) {
   uint16_t bits = floatToHalf(v);
   if (halfToFloat(bits) < v) ++bits;
   if (std::isinf(halfToFloat(bits)))
-    throw InvalidArgument("values", std::string("a block's range exceeds what ") + format +
-                                        "'s f16 factors can hold");
+    throw InvalidArgument("values", std::string("a block's range exceeds what ") + format + "'s f16 factors can hold");
   return bits;
 }
 
@@ -156,9 +159,13 @@ void quantizeScaledNibbles(const float* x, uint8_t* block, unsigned levels, cons
 
 }  // namespace
 
-void quantizeQ4_KBlock(const float* x, uint8_t* block) { quantizeScaledNibbles(x, block, 15, "q4_k"); }
+void quantizeQ4_KBlock(const float* x, uint8_t* block) {
+  quantizeScaledNibbles(x, block, 15, "q4_k");
+}
 
-void quantizeQ5_KBlock(const float* x, uint8_t* block) { quantizeScaledNibbles(x, block, 31, "q5_k"); }
+void quantizeQ5_KBlock(const float* x, uint8_t* block) {
+  quantizeScaledNibbles(x, block, 31, "q5_k");
+}
 
 // Q6_K: per sub-block of 16, a step covering its largest magnitude in 31 steps (q - 32 in -31..31,
 // so neither sign clips), the step an int8 multiple of the super-block's f16 d.

@@ -8,8 +8,7 @@ namespace vkattn::detail {
 
 inline constexpr const char* kNvCooperativeMatrix2Extension = "VK_NV_cooperative_matrix2";
 inline constexpr auto kStructPhysicalDeviceCooperativeMatrix2FeaturesNv = static_cast<VkStructureType>(1000593000);
-inline constexpr auto kStructCooperativeMatrixFlexibleDimensionsPropertiesNv =
-    static_cast<VkStructureType>(1000593001);
+inline constexpr auto kStructCooperativeMatrixFlexibleDimensionsPropertiesNv = static_cast<VkStructureType>(1000593001);
 inline constexpr auto kStructPhysicalDeviceCooperativeMatrix2PropertiesNv = static_cast<VkStructureType>(1000593002);
 
 struct PhysicalDeviceCooperativeMatrix2FeaturesNv {

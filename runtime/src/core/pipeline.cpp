@@ -63,14 +63,22 @@ void checkInterface(const std::string& name, std::span<const uint32_t> code, con
 
 const char* subgroupOperationName(uint32_t bit) {
   switch (bit) {
-    case VK_SUBGROUP_FEATURE_BASIC_BIT: return "basic";
-    case VK_SUBGROUP_FEATURE_VOTE_BIT: return "vote";
-    case VK_SUBGROUP_FEATURE_ARITHMETIC_BIT: return "arithmetic";
-    case VK_SUBGROUP_FEATURE_BALLOT_BIT: return "ballot";
-    case VK_SUBGROUP_FEATURE_SHUFFLE_BIT: return "shuffle";
-    case VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT: return "relative shuffle";
-    case VK_SUBGROUP_FEATURE_CLUSTERED_BIT: return "clustered";
-    default: return "quad";
+    case VK_SUBGROUP_FEATURE_BASIC_BIT:
+      return "basic";
+    case VK_SUBGROUP_FEATURE_VOTE_BIT:
+      return "vote";
+    case VK_SUBGROUP_FEATURE_ARITHMETIC_BIT:
+      return "arithmetic";
+    case VK_SUBGROUP_FEATURE_BALLOT_BIT:
+      return "ballot";
+    case VK_SUBGROUP_FEATURE_SHUFFLE_BIT:
+      return "shuffle";
+    case VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT:
+      return "relative shuffle";
+    case VK_SUBGROUP_FEATURE_CLUSTERED_BIT:
+      return "clustered";
+    default:
+      return "quad";
   }
 }
 
@@ -91,8 +99,8 @@ void requireSubgroupOperations(const Device& device, const std::string& shader, 
 Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     : m_name(desc.shader), m_bindings(desc.bindings), m_pushBytes(desc.pushConstantBytes) {
   if (m_pushBytes > device.info().maxPushConstantsSize)
-    throw Unsupported(m_name + ": push constants of " + std::to_string(m_pushBytes) +
-                      " bytes exceed the device's " + std::to_string(device.info().maxPushConstantsSize));
+    throw Unsupported(m_name + ": push constants of " + std::to_string(m_pushBytes) + " bytes exceed the device's " +
+                      std::to_string(device.info().maxPushConstantsSize));
   VkDevice dev = device.handle();
   const auto code = desc.code.empty() ? shaderCode(desc.shader) : desc.code;
   checkInterface(m_name, code, desc);
@@ -125,8 +133,8 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
   // may assume that no NaN or Inf occurs).
   const char* preserveSetting = std::getenv("VKATTN_NAN_PRESERVE");
   const bool preserve = preserveSetting == nullptr || std::string_view(preserveSetting) != "0";
-  const std::vector<uint32_t> preserving = withNanPreserve(code, preserve && device.info().nanPreserveFloat16,
-                                                           preserve && device.info().nanPreserveFloat32);
+  const std::vector<uint32_t> preserving =
+      withNanPreserve(code, preserve && device.info().nanPreserveFloat16, preserve && device.info().nanPreserveFloat32);
   moduleInfo.codeSize = preserving.size() * sizeof(uint32_t);
   moduleInfo.pCode = preserving.data();
   checkVk(vkCreateShaderModule(dev, &moduleInfo, nullptr, module.receive(dev)), "vkCreateShaderModule");
@@ -138,12 +146,12 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     words[i] = constants[i].word;
     entries[i] = {constants[i].id, i * 4u, 4u};
   }
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u,
-                            words.data()};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), words.size() * 4u, words.data()};
 
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   if (device.capturesPipelineStatistics())
-    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+    info.flags |=
+        VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = module.get();
@@ -212,11 +220,20 @@ std::vector<PipelineStatistic> pipelineStatistics(const Device& device, const Pi
     for (uint32_t i = 0; i < n; ++i) {
       double value = 0;
       switch (stats[i].format) {
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = stats[i].value.b32; break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = static_cast<double>(stats[i].value.i64); break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = static_cast<double>(stats[i].value.u64); break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = stats[i].value.f64; break;
-        default: break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          value = stats[i].value.b32;
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          value = static_cast<double>(stats[i].value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          value = static_cast<double>(stats[i].value.u64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+          value = stats[i].value.f64;
+          break;
+        default:
+          break;
       }
       out.push_back({e.name, stats[i].name, value});
     }

@@ -17,7 +17,9 @@ Recorder::Recorder(const Device& device)
       m_status(device),
       m_scratch(device) {}
 
-Recorder::~Recorder() { discard(); }
+Recorder::~Recorder() {
+  discard();
+}
 
 void Recorder::begin() {
   if (m_recording) return;
@@ -26,8 +28,8 @@ void Recorder::begin() {
   m_recording = true;
 }
 
-void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers, const void* push,
-                        uint32_t pushBytes, GroupCount groups) {
+void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers, const void* push, uint32_t pushBytes,
+                        GroupCount groups) {
   if (buffers.size() != pipeline.bindingCount())
     throw Error(pipeline.name() + ": " + std::to_string(buffers.size()) + " buffers for " +
                 std::to_string(pipeline.bindingCount()) + " bindings");
@@ -35,7 +37,9 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
   for (const Bind& b : buffers) {
     if (b.binding >= byBinding.size() || byBinding[b.binding] || !b.buffer)
       throw Error(pipeline.name() + ": binding " + std::to_string(b.binding) +
-                  (b.binding >= byBinding.size() ? " does not exist" : b.buffer ? " named twice" : " has no buffer"));
+                  (b.binding >= byBinding.size() ? " does not exist"
+                   : b.buffer                    ? " named twice"
+                                                 : " has no buffer"));
     byBinding[b.binding] = b.buffer;
   }
   if (pushBytes != pipeline.pushConstantBytes())
@@ -94,8 +98,7 @@ uint32_t Recorder::timestamp() {
   return m_timestamps.record(m_commands->buffer());
 }
 
-StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> arguments,
-                                std::vector<std::string> problems) {
+StatusSlot Recorder::statusSlot(std::string op, std::vector<std::string> arguments, std::vector<std::string> problems) {
   return m_status.take(std::move(op), std::move(arguments), std::move(problems));
 }
 
@@ -104,7 +107,9 @@ const Buffer& Recorder::keepAlive(Buffer buffer) {
   return *m_transient.back();
 }
 
-const Buffer& Recorder::scratch(std::size_t bytes, const char* what) { return m_scratch.allocate(bytes, what); }
+const Buffer& Recorder::scratch(std::size_t bytes, const char* what) {
+  return m_scratch.allocate(bytes, what);
+}
 
 const Buffer& Recorder::upload(const void* data, std::size_t bytes, const char* what) {
   return m_scratch.upload(data, bytes, what);
@@ -145,7 +150,9 @@ void Recorder::discard() noexcept {
   m_status.clear();
 }
 
-double Recorder::elapsedNs(uint32_t from, uint32_t to) const { return m_timestamps.elapsedNs(from, to); }
+double Recorder::elapsedNs(uint32_t from, uint32_t to) const {
+  return m_timestamps.elapsedNs(from, to);
+}
 
 GroupCount groupsFor(const Device& device, uint64_t items, uint64_t perGroup) {
   uint64_t groups = (items + perGroup - 1) / perGroup;

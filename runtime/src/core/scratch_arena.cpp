@@ -17,7 +17,9 @@ constexpr std::size_t kMinChunk = std::size_t{1} << 20;
 // Offsets of temporaries: a multiple of every device's buffer alignment seen, and of the chunk's own.
 constexpr std::size_t kBlockAlignment = 256;
 
-std::size_t alignUp(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+std::size_t alignUp(std::size_t x, std::size_t to) {
+  return (x + to - 1) / to * to;
+}
 
 bool reuseFromEnvironment() {
   const char* v = std::getenv("VKATTN_SCRATCH_ARENA");
@@ -47,7 +49,8 @@ Buffer& ScratchArena::carve(std::size_t bytes, const char* what) {
     return *m_blocks.back();
   }
   auto aligned = [&](std::size_t x) {
-    const std::size_t a = m_chunks.empty() ? kBlockAlignment : std::max(kBlockAlignment, m_chunks[0]->memoryAlignment());
+    const std::size_t a =
+        m_chunks.empty() ? kBlockAlignment : std::max(kBlockAlignment, m_chunks[0]->memoryAlignment());
     return alignUp(x, a);
   };
   const std::size_t size = aligned(bytes);
@@ -78,7 +81,9 @@ Buffer& ScratchArena::carve(std::size_t bytes, const char* what) {
   return *m_blocks.back();
 }
 
-const Buffer& ScratchArena::allocate(std::size_t bytes, const char* what) { return carve(bytes, what); }
+const Buffer& ScratchArena::allocate(std::size_t bytes, const char* what) {
+  return carve(bytes, what);
+}
 
 const Buffer& ScratchArena::upload(const void* data, std::size_t bytes, const char* what) {
   Buffer& block = carve(bytes, what);
@@ -87,7 +92,7 @@ const Buffer& ScratchArena::upload(const void* data, std::size_t bytes, const ch
 }
 
 void ScratchArena::reset() noexcept {
-  m_blocks.clear();  // the temporaries first: they borrow the chunks' memory
+  m_blocks.clear();                           // the temporaries first: they borrow the chunks' memory
   if (m_chunks.size() > 1) m_chunks.clear();  // grown: one chunk of m_highWater at the next allocation
   m_current = 0;
   m_used = 0;

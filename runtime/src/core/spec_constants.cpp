@@ -9,10 +9,14 @@ namespace vkattn {
 
 const char* toString(SpecKind kind) noexcept {
   switch (kind) {
-    case SpecKind::Bool: return "bool";
-    case SpecKind::Uint: return "uint";
-    case SpecKind::Int: return "int";
-    case SpecKind::Float: return "float";
+    case SpecKind::Bool:
+      return "bool";
+    case SpecKind::Uint:
+      return "uint";
+    case SpecKind::Int:
+      return "int";
+    case SpecKind::Float:
+      return "float";
   }
   return "?";
 }

@@ -17,7 +17,9 @@ constexpr uint32_t kExecutionModeSignedZeroInfNanPreserve = 4461;
 constexpr uint32_t kVersion14 = 0x00010400;
 constexpr std::string_view kExtension = "SPV_KHR_float_controls";
 
-uint32_t instruction(uint32_t op, uint32_t words) { return words << 16 | op; }
+uint32_t instruction(uint32_t op, uint32_t words) {
+  return words << 16 | op;
+}
 
 void appendExtension(std::vector<uint32_t>& out) {
   const std::size_t words = kExtension.size() / 4 + 1;  // nul-terminated, padded to whole words

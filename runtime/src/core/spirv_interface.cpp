@@ -18,9 +18,9 @@ constexpr uint32_t kDecorationSpecId = 1, kDecorationBinding = 33, kDecorationDe
 
 SpirvInterface readSpirvInterface(std::span<const uint32_t> words) {
   if (words.size() < 5 || words[0] != kMagic) throw Error("not a SPIR-V module (bad magic number)");
-  std::map<uint32_t, SpecKind> types;           // result id of a scalar type -> kind
-  std::map<uint32_t, uint32_t> specIdOf;        // constant's result id -> SpecId
-  std::map<uint32_t, SpecKind> constantKinds;   // constant's result id -> kind
+  std::map<uint32_t, SpecKind> types;             // result id of a scalar type -> kind
+  std::map<uint32_t, uint32_t> specIdOf;          // constant's result id -> SpecId
+  std::map<uint32_t, SpecKind> constantKinds;     // constant's result id -> kind
   std::map<uint32_t, uint32_t> bindingOf, setOf;  // variable id -> binding / descriptor set
   for (std::size_t at = 5; at < words.size();) {
     const uint32_t count = words[at] >> 16, op = words[at] & 0xffff;

@@ -15,7 +15,8 @@ StatusSlot StatusBuffer::take(std::string op, std::vector<std::string> arguments
   const std::size_t index = m_uses.size();
   const std::size_t bufferIndex = index / kSlotsPerBuffer;
   if (bufferIndex == m_buffers.size()) {
-    m_buffers.push_back(std::make_unique<Buffer>(*m_device, kSlotsPerBuffer * sizeof(uint32_t), BufferUsage::HostStorage));
+    m_buffers.push_back(
+        std::make_unique<Buffer>(*m_device, kSlotsPerBuffer * sizeof(uint32_t), BufferUsage::HostStorage));
     if (void* words = m_buffers.back()->mapped()) std::memset(words, 0, kSlotsPerBuffer * sizeof(uint32_t));
   }
   m_uses.push_back({std::move(op), std::move(arguments), std::move(problems)});

@@ -33,8 +33,8 @@ void requireEncodable(const float* x, float d, DType dtype) {
       throw InvalidArgument("values", std::string(toString(dtype)) + " cannot hold NaN or infinity");
   if (std::isinf(halfToFloat(floatToHalf(d))))
     throw InvalidArgument("values", std::string("a block's largest magnitude exceeds what ") + toString(dtype) +
-                                        "'s f16 scale can hold (" + (dtype == DType::Q8_0 ? "65504 * 127" : "65504 * 8") +
-                                        ")");
+                                        "'s f16 scale can hold (" +
+                                        (dtype == DType::Q8_0 ? "65504 * 127" : "65504 * 8") + ")");
 }
 
 void encodeQ8_0(const float* x, std::byte* block) {
@@ -64,39 +64,46 @@ void encodeQ4_0(const float* x, std::byte* block) {
     block[2 + i] = static_cast<std::byte>(nibble(x[i]) | (nibble(x[i + kBlock / 2]) << 4));
 }
 
-bool isKQuant(DType dtype) noexcept { return dtype == DType::Q4_K || dtype == DType::Q5_K || dtype == DType::Q6_K; }
-
 using KBlockEncoder = void (*)(const float*, uint8_t*);
 using KBlockDecoder = void (*)(const uint8_t*, float*);
 
 KBlockEncoder kBlockEncoder(DType dtype) {
-  return dtype == DType::Q4_K ? detail::quantizeQ4_KBlock
+  return dtype == DType::Q4_K   ? detail::quantizeQ4_KBlock
          : dtype == DType::Q5_K ? detail::quantizeQ5_KBlock
                                 : detail::quantizeQ6_KBlock;
 }
 
 KBlockDecoder kBlockDecoder(DType dtype) {
-  return dtype == DType::Q4_K ? detail::dequantizeQ4_KBlock
+  return dtype == DType::Q4_K   ? detail::dequantizeQ4_KBlock
          : dtype == DType::Q5_K ? detail::dequantizeQ5_KBlock
                                 : detail::dequantizeQ6_KBlock;
 }
 
 }  // namespace
 
+static_assert(dtypeLayout(DType::Q8_0).blockElements == kBlock && dtypeLayout(DType::Q4_0).blockElements == kBlock &&
+                  dtypeLayout(DType::Q4_K).blockElements == detail::kQK_K,
+              "the codecs' blocks are the table's");
+
 int64_t blockElements(DType dtype) noexcept {
-  if (isKQuant(dtype)) return detail::kQK_K;
-  return isBlockFormat(dtype) ? kBlock : 1;
+  return dtypeLayout(dtype).blockElements;
 }
 
-std::size_t blockBytes(DType dtype) noexcept { return dtypeSize(dtype); }
+std::size_t blockBytes(DType dtype) noexcept {
+  return dtypeLayout(dtype).blockBytes;
+}
 
-bool isBlockFormat(DType dtype) noexcept { return dtype == DType::Q8_0 || dtype == DType::Q4_0 || isKQuant(dtype); }
+bool isBlockFormat(DType dtype) noexcept {
+  return blockElements(dtype) > 1;
+}
 
 bool isKvStorageFormat(DType dtype) noexcept {
   return dtype == DType::BF16 || dtype == DType::Q8_0 || dtype == DType::Q4_0;
 }
 
-bool isWeightFormat(DType dtype) noexcept { return isBlockFormat(dtype); }
+bool isWeightFormat(DType dtype) noexcept {
+  return isBlockFormat(dtype);
+}
 
 std::size_t storageBytes(DType dtype, int64_t elements) noexcept {
   const int64_t per = blockElements(dtype);
@@ -110,7 +117,9 @@ uint16_t floatToBf16(float value) noexcept {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-float bf16ToFloat(uint16_t bits) noexcept { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float bf16ToFloat(uint16_t bits) noexcept {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
 
 std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values) {
   const auto n = static_cast<int64_t>(values.size());
@@ -119,7 +128,9 @@ std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values) 
                                         std::to_string(blockElements(dtype)) + " for " + toString(dtype));
   std::vector<std::byte> out(storageBytes(dtype, n));
   switch (dtype) {
-    case DType::F32: std::memcpy(out.data(), values.data(), out.size()); break;
+    case DType::F32:
+      std::memcpy(out.data(), values.data(), out.size());
+      break;
     case DType::F16:
     case DType::BF16:
       for (int64_t i = 0; i < n; ++i) {
@@ -131,8 +142,10 @@ std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values) 
     case DType::Q4_0:
       for (int64_t b = 0; b < n / kBlock; ++b) {
         std::byte* block = out.data() + static_cast<std::size_t>(b) * blockBytes(dtype);
-        if (dtype == DType::Q8_0) encodeQ8_0(values.data() + b * kBlock, block);
-        else encodeQ4_0(values.data() + b * kBlock, block);
+        if (dtype == DType::Q8_0)
+          encodeQ8_0(values.data() + b * kBlock, block);
+        else
+          encodeQ4_0(values.data() + b * kBlock, block);
       }
       break;
     case DType::Q4_K:
@@ -142,18 +155,21 @@ std::vector<std::byte> encodeValues(DType dtype, std::span<const float> values) 
         kBlockEncoder(dtype)(values.data() + b * detail::kQK_K,
                              reinterpret_cast<uint8_t*>(out.data()) + static_cast<std::size_t>(b) * blockBytes(dtype));
       break;
-    case DType::I32: throw InvalidArgument("dtype", "float values cannot be encoded as i32");
+    case DType::I32:
+      throw InvalidArgument("dtype", "float values cannot be encoded as i32");
   }
   return out;
 }
 
 std::vector<float> decodeValues(DType dtype, std::span<const std::byte> bytes, int64_t count) {
   if (count < 0 || bytes.size() != storageBytes(dtype, count) || count % blockElements(dtype) != 0)
-    throw InvalidArgument("bytes", std::to_string(bytes.size()) + " bytes do not hold " + std::to_string(count) +
-                                       " " + toString(dtype) + " elements");
+    throw InvalidArgument("bytes", std::to_string(bytes.size()) + " bytes do not hold " + std::to_string(count) + " " +
+                                       toString(dtype) + " elements");
   std::vector<float> out(static_cast<std::size_t>(count));
   switch (dtype) {
-    case DType::F32: std::memcpy(out.data(), bytes.data(), bytes.size()); break;
+    case DType::F32:
+      std::memcpy(out.data(), bytes.data(), bytes.size());
+      break;
     case DType::F16:
     case DType::BF16:
       for (int64_t i = 0; i < count; ++i) {
@@ -182,10 +198,12 @@ std::vector<float> decodeValues(DType dtype, std::span<const std::byte> bytes, i
     case DType::Q5_K:
     case DType::Q6_K:
       for (int64_t b = 0; b < count / detail::kQK_K; ++b)
-        kBlockDecoder(dtype)(reinterpret_cast<const uint8_t*>(bytes.data()) + static_cast<std::size_t>(b) * blockBytes(dtype),
-                             out.data() + b * detail::kQK_K);
+        kBlockDecoder(dtype)(
+            reinterpret_cast<const uint8_t*>(bytes.data()) + static_cast<std::size_t>(b) * blockBytes(dtype),
+            out.data() + b * detail::kQK_K);
       break;
-    case DType::I32: throw InvalidArgument("dtype", "i32 elements are not floats");
+    case DType::I32:
+      throw InvalidArgument("dtype", "i32 elements are not floats");
   }
   return out;
 }

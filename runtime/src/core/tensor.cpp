@@ -9,7 +9,9 @@
 
 namespace vkattn {
 
-bool TensorView::contiguous() const { return strides == contiguousStrides(shape); }
+bool TensorView::contiguous() const {
+  return strides == contiguousStrides(shape);
+}
 
 int64_t TensorView::spanElements() const {
   if (numel() == 0) return 0;
@@ -18,12 +20,14 @@ int64_t TensorView::spanElements() const {
   return last + 1;
 }
 
-std::size_t TensorView::spanBytes() const { return storageBytes(dtype, spanElements()); }
+std::size_t TensorView::spanBytes() const {
+  return storageBytes(dtype, spanElements());
+}
 
 TensorView TensorView::permuted(const std::vector<int>& order) const {
   if (order.size() != shape.size())
-    throw InvalidArgument("order", "permutation of rank " + std::to_string(order.size()) +
-                                       " for a view of rank " + std::to_string(shape.size()));
+    throw InvalidArgument("order", "permutation of rank " + std::to_string(order.size()) + " for a view of rank " +
+                                       std::to_string(shape.size()));
   TensorView v = *this;
   std::vector<bool> seen(order.size(), false);
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -73,7 +77,9 @@ Tensor::Tensor(const Device& device, Shape shape, DType dtype) : m_shape(std::mo
   m_buffer = Buffer(device, bytes + (isBlockFormat(m_dtype) ? (4 - bytes % 4) % 4 : 0));
 }
 
-std::size_t Tensor::bytes() const noexcept { return storageBytes(m_dtype, numel()); }
+std::size_t Tensor::bytes() const noexcept {
+  return storageBytes(m_dtype, numel());
+}
 
 Tensor Tensor::fromHost(const Device& device, Shape shape, std::span<const float> values, DType dtype) {
   if (dtype == DType::I32) throw InvalidArgument("dtype", "use fromHostInt for i32 tensors");
@@ -94,8 +100,8 @@ TensorView Tensor::view() const {
 
 void Tensor::upload(std::span<const float> values) {
   if (static_cast<int64_t>(values.size()) != numel())
-    throw InvalidArgument("values", std::to_string(values.size()) + " values for a tensor of shape " +
-                                        toString(m_shape));
+    throw InvalidArgument("values",
+                          std::to_string(values.size()) + " values for a tensor of shape " + toString(m_shape));
   if (m_dtype == DType::I32) throw InvalidArgument("values", "float values for an i32 tensor; use uploadInt");
   if (m_dtype == DType::F32) {
     m_buffer.write(values.data(), bytes());
@@ -108,8 +114,8 @@ void Tensor::upload(std::span<const float> values) {
 void Tensor::uploadInt(std::span<const int32_t> values) {
   if (m_dtype != DType::I32) throw InvalidArgument("values", "int values for a float tensor");
   if (static_cast<int64_t>(values.size()) != numel())
-    throw InvalidArgument("values", std::to_string(values.size()) + " values for a tensor of shape " +
-                                        toString(m_shape));
+    throw InvalidArgument("values",
+                          std::to_string(values.size()) + " values for a tensor of shape " + toString(m_shape));
   m_buffer.write(values.data(), bytes());
 }
 

@@ -1,9 +1,10 @@
+#include "vkattn/ops/additive_attention.hpp"
+
 #include <kernel_interface.h>
 #include <push_constants.h>
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
-#include "vkattn/ops/additive_attention.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
@@ -56,7 +57,8 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   requireInput(ctx, "out", out, 3);
   const int64_t B = query.dim(0), Lq = query.dim(1), Dq = query.dim(2);
   const int64_t Lk = key.dim(1), Dk = key.dim(2), Dv = value.dim(2), A = v.dim(0);
-  if (key.dim(0) != B) throw InvalidArgument("key", "batch " + std::to_string(key.dim(0)) + " differs from query's " + std::to_string(B));
+  if (key.dim(0) != B)
+    throw InvalidArgument("key", "batch " + std::to_string(key.dim(0)) + " differs from query's " + std::to_string(B));
   requireShape("value", value, {B, Lk, Dv});
   requireShape("w_q", wq, {A, Dq});
   requireShape("w_k", wk, {A, Dk});
@@ -120,15 +122,15 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   projectRows(key, wk, kp, "key", "w_k", B * Lk, Dk);
 
   detail::recordOp(ctx, {"additive_scores", ADDITIVE_SCORES_BINDING_COUNT, constants},
-               {{ADDITIVE_SCORES_BINDING_QP, qp.buffer},
-                {ADDITIVE_SCORES_BINDING_KP, kp.buffer},
-                {ADDITIVE_SCORES_BINDING_VEC, v.buffer},
-                {ADDITIVE_SCORES_BINDING_BIAS, bias},
-                {ADDITIVE_SCORES_BINDING_KEEP, keep},
-                {ADDITIVE_SCORES_BINDING_KEYLEN, keyLengths},
-                {ADDITIVE_SCORES_BINDING_SCORES, weights.buffer}},
-               p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup),
-               {"additive_attention", {"v", "bias"}, ADDITIVE_SCORES_BINDING_STATUS});
+                   {{ADDITIVE_SCORES_BINDING_QP, qp.buffer},
+                    {ADDITIVE_SCORES_BINDING_KP, kp.buffer},
+                    {ADDITIVE_SCORES_BINDING_VEC, v.buffer},
+                    {ADDITIVE_SCORES_BINDING_BIAS, bias},
+                    {ADDITIVE_SCORES_BINDING_KEEP, keep},
+                    {ADDITIVE_SCORES_BINDING_KEYLEN, keyLengths},
+                    {ADDITIVE_SCORES_BINDING_SCORES, weights.buffer}},
+                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup),
+                   {"additive_attention", {"v", "bias"}, ADDITIVE_SCORES_BINDING_STATUS});
 
   TensorView rows = weights;
   rows.shape = {B * Lq, Lk};

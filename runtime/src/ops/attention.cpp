@@ -1,8 +1,11 @@
-// Fused attention: picks the kernel family (rows for CPU drivers; on GPUs decode for few query
-// rows, coopmat on matrix units, tiled otherwise; the others when asked for), sizes it
-// (attention_shapes), checks the per-invocation loop count, splits long key ranges (split-K) and
-// records one dispatch, or two with the split-K combine pass.
+// Fused attention: picks the kernel (rows for CPU drivers; on GPUs decode for few query rows,
+// coopmat on matrix units, tiled otherwise; the others when asked for), reads what it takes, its
+// module and shape from the table of kernels (attention_kernels), checks the per-invocation loop
+// count, splits long key ranges (split-K) and records one dispatch, or two with the split-K
+// combine pass.
 #include "vkattn/ops/attention.hpp"
+
+#include <shared_layout.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,15 +13,13 @@
 #include <span>
 #include <string>
 
-#include <shared_layout.h>
-
+#include "attention_kernels.hpp"
 #include "attention_plan.hpp"
 #include "attention_shapes.hpp"
 #include "checks.hpp"
 #include "op_dispatch.hpp"
 #include "variant_from_environment.hpp"
 #include "vkattn/core/checked_size.hpp"
-#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -41,41 +42,10 @@ bool fragmentKernelTakes(const AttentionPlan& plan) {
          dim(plan.dv);
 }
 
-// How one invocation's loop count grows with its keys: `perStep` iterations per `keysPerStep`
-// keys, plus `fixed` once.
-struct KeyLoop {
-  uint64_t keysPerStep = 1, perStep = 1, fixed = 0;
-  uint64_t iterations(uint64_t keys) const { return (keys + keysPerStep - 1) / keysPerStep * perStep + fixed; }
-};
-
-// Rows: one iteration per KEY_BLOCK keys (times the lanes in decode mode), one more when split.
-// Decode kernel: one per step of KEY_BLOCK keys per key group, plus the final merge's (one per
-// WG_SIZE of the ROWS * Dv outputs, each walking the subgroups' records twice).
-// Fragment kernel (the emulated build keeps its loops over fragments rolled): per tile the S and
-// PV products and a rescale, plus Q and the output once.
-// Cooperative-matrix-2 kernel: one iteration per tile, plus its rolled loops over Q and the output
-// block (FM x padded head dim over the subgroup's lanes), two of them with split-K.
-KeyLoop keyLoopOf(const AttentionPlan& plan, const AttentionKernelShape& shape, AttentionVariant variant) {
-  using detail::roundUp;
-  if (variant == AttentionVariant::Coopmat2) {
-    const uint64_t dk = roundUp(plan.dk, shape.fragN), dv = roundUp(plan.dv, shape.fragN);
-    return {shape.keyBlock, 1, (uint64_t{shape.fragM} * (dk + 2 * dv) + shape.subgroup - 1) / shape.subgroup + 8};
-  }
-  if (variant == AttentionVariant::Decode) {
-    const uint64_t keyGroups = shape.workgroup / shape.rowLanes, subgroups = shape.workgroup / shape.subgroup;
-    const uint64_t outputs = (uint64_t{shape.rows} * static_cast<uint64_t>(plan.dv) + shape.workgroup - 1) / shape.workgroup;
-    return {uint64_t{shape.keyBlock} * keyGroups, 1, outputs * (1 + 2 * subgroups) + 1};
-  }
-  if (variant == AttentionVariant::Rows) return {uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1), 1, 1};
-  const uint64_t dk = roundUp(plan.dk, shape.fragK) / shape.fragK, dv = roundUp(plan.dv, shape.fragN) / shape.fragN;
-  const uint64_t cs = shape.keyBlock / shape.fragN, cp = shape.keyBlock / shape.fragK;
-  return {shape.keyBlock, 1 + cs * (1 + dk) + cp * (1 + dv) + dv, dk + 2 * dv};
-}
-
 // Key splits for the rows and fragment kernels: enough that each split's loop stays under the
 // driver's limit, more when few workgroups would leave the device idle over many keys (decode):
 // up to busyWorkgroups in all, each split covering at least minKeysPerSplit keys.
-uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const KeyLoop& loop, uint64_t workgroups,
+uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const detail::KeyLoop& loop, uint64_t workgroups,
                       uint32_t requested) {
   const uint64_t steps = (static_cast<uint64_t>(plan.lk) + loop.keysPerStep - 1) / loop.keysPerStep;
   const uint32_t limit = ctx.info().loopIterationLimit;
@@ -86,8 +56,8 @@ uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const KeyLo
   if (requested == 0) {
     const uint64_t busy = busyWorkgroups(ctx.info());
     uint64_t wanted = workgroups < busy ? busy / workgroups : 1;
-    wanted = std::min<uint64_t>(wanted,
-                                std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / minKeysPerSplit(ctx.info())));
+    wanted =
+        std::min<uint64_t>(wanted, std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / minKeysPerSplit(ctx.info())));
     splits = std::max(needed, wanted);
   } else if (requested < needed) {
     throw InvalidArgument("keySplits", std::to_string(requested) + " splits leave " +
@@ -115,10 +85,14 @@ uint32_t spreadMultiplier(uint64_t n) {
 namespace {
 
 constexpr detail::VariantName<AttentionVariant> kAttentionVariants[] = {
-    {"auto", AttentionVariant::Auto},       {"rows", AttentionVariant::Rows},
-    {"cpu", AttentionVariant::Rows},        {"tiled", AttentionVariant::Tiled},
-    {"gpu", AttentionVariant::Tiled},       {"coopmat", AttentionVariant::Coopmat},
-    {"coopmat-emulated", AttentionVariant::CoopmatEmulated}, {"coopmat2", AttentionVariant::Coopmat2},
+    {"auto", AttentionVariant::Auto},
+    {"rows", AttentionVariant::Rows},
+    {"cpu", AttentionVariant::Rows},
+    {"tiled", AttentionVariant::Tiled},
+    {"gpu", AttentionVariant::Tiled},
+    {"coopmat", AttentionVariant::Coopmat},
+    {"coopmat-emulated", AttentionVariant::CoopmatEmulated},
+    {"coopmat2", AttentionVariant::Coopmat2},
     {"decode", AttentionVariant::Decode}};
 
 }  // namespace
@@ -127,7 +101,9 @@ std::optional<AttentionVariant> attentionVariantNamed(std::string_view s) noexce
   return detail::variantNamed(kAttentionVariants, s);
 }
 
-const char* toString(AttentionVariant variant) noexcept { return detail::variantName(kAttentionVariants, variant); }
+const char* toString(AttentionVariant variant) noexcept {
+  return detail::variantName(kAttentionVariants, variant);
+}
 
 AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant requested) {
   if (requested != AttentionVariant::Auto) return requested;
@@ -175,61 +151,35 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     lseBuffer = options.lse->buffer;
   }
   const AttentionVariant variant = chooseAttentionVariant(ctx, plan, options.variant);
-  const bool rows = variant == AttentionVariant::Rows;
-  const bool decode = variant == AttentionVariant::Decode;
-  if (plan.pageSize && !rows && !decode)
-    throw Unsupported(
-        std::string("argument 'blockTable': a paged K/V cache is read by the rows and decode kernels only, not the ") +
-        toString(variant) + " variant");
-  if (!rows && !decode) {
-    const std::string path = std::string("the ") + toString(variant) + " variant";
+  const detail::AttentionKernel& kernel = detail::attentionKernel(variant);
+  const std::string path = std::string("the ") + toString(variant) + " variant";
+  if (plan.pageSize && !kernel.readsPagedCache)
+    throw Unsupported("argument 'blockTable': a paged K/V cache is read by the rows and decode kernels only, not " +
+                      path);
+  if (!kernel.readsStorageFormats) {
     detail::requireDenseKvFormat(plan, path);
     detail::requireDenseBatch(plan, path);
   }
-  const bool emulated = variant == AttentionVariant::CoopmatEmulated;
-  const bool coopmat2 = variant == AttentionVariant::Coopmat2;
-  const bool coopmat = variant == AttentionVariant::Coopmat || emulated || coopmat2;  // fragment kernels
-  const bool splitsKeys = rows || decode || coopmat;
-  if (!splitsKeys && options.keySplits > 1)
-    throw InvalidArgument("keySplits", "the tiled variant does not split keys (rows, decode and the coopmat kernels do)");
-  AttentionKernelShape shape = rows       ? detail::rowsShape(ctx, plan)
-                               : decode   ? detail::decodeShape(ctx, plan)
-                               : coopmat2 ? detail::coopmat2Shape(ctx, plan)
-                               : coopmat  ? detail::fragmentShape(ctx, plan, emulated)
-                                          : detail::tiledShape(ctx, plan);
+  if (!kernel.splitsKeys && options.keySplits > 1)
+    throw InvalidArgument("keySplits", "the " + std::string(toString(variant)) +
+                                           " variant does not split keys (rows, decode and the coopmat kernels do)");
+  AttentionKernelShape shape = kernel.shape(ctx, plan);
   shape.writeLse = options.lse.has_value();
-  // One workgroup per (batch, head, block of query rows) — for the decode kernel and the rows
-  // kernel's decode mode per (batch, KV head, block of the group's packed rows) — times the key
-  // splits.
-  const bool packsHeads = shape.laneKeys || decode;
-  const uint64_t rowsPerGroup = rows      ? uint64_t{shape.rows} * (shape.laneKeys ? 1 : shape.workgroup)
-                                : decode  ? uint64_t{shape.rows}
-                                : coopmat ? uint64_t{shape.fragM} * shape.rows
-                                          : uint64_t{shape.workgroup / shape.rowLanes};
+  // One workgroup per (batch, head, block of query rows) — for kernels that pack a KV head's query
+  // heads per (batch, KV head, block of the group's packed rows) — times the key splits.
+  const bool packsHeads = kernel.packsHeads(shape);
+  const uint64_t rowsPerGroup = kernel.rowsPerWorkgroup(shape);
   const uint64_t owners = static_cast<uint64_t>(plan.batch * (packsHeads ? plan.headsKv : plan.headsQ));
   const uint64_t ownerRows = static_cast<uint64_t>(plan.lq * (packsHeads ? plan.headsQ / plan.headsKv : 1));
   const uint64_t workgroups = owners * ((ownerRows + rowsPerGroup - 1) / rowsPerGroup);
-  const KeyLoop loop = keyLoopOf(plan, shape, variant);
-  const uint32_t splits = splitsKeys ? chooseSplits(ctx, plan, loop, workgroups, options.keySplits) : 1;
+  const detail::KeyLoop loop = kernel.keyLoop(plan, shape);
+  const uint32_t splits = kernel.splitsKeys ? chooseSplits(ctx, plan, loop, workgroups, options.keySplits) : 1;
   shape.split = splits > 1;
-  // Loops left after unrolling, per invocation over its split's keys; tiled runs one per tile
-  // plus one per 4 keys inside it.
   const uint64_t keysPerSplit = (static_cast<uint64_t>(plan.lk) + splits - 1) / splits;
-  const uint64_t tiles = (keysPerSplit + shape.keyBlock - 1) / shape.keyBlock;
-  detail::requireLoopBudget(ctx, splitsKeys ? loop.iterations(keysPerSplit) : tiles * (1 + shape.keyBlock / 4),
+  detail::requireLoopBudget(ctx, loop.iterations(keysPerSplit),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
-
-  const CoopmatChoice coopmatChoice =
-      variant == AttentionVariant::Coopmat ? coopmatChoiceFor(ctx.info()) : CoopmatChoice{};
-  const std::string shader = rows       ? detail::rowsShaderName(plan)
-                             : emulated ? "attention_coopmat_emu"
-                             : coopmat2 ? "attention_coopmat2"
-                             : decode   ? "attention_decode"
-                             : coopmat  ? coopmatShader("attention_coopmat", coopmatChoice.flavour)
-                                        : "attention_tiled";
-  const detail::OpKernel kernel{rows ? shader : detail::variantName(shader, plan.dtype), ATTN_BINDING_COUNT,
-                                detail::attentionConstants(plan, shape),
-                                coopmatChoice.requireSubgroupSize ? coopmatChoice.subgroupSize : shape.requiredSubgroupSize};
+  const detail::OpKernel op{kernel.module(ctx, plan), ATTN_BINDING_COUNT, detail::attentionConstants(plan, shape),
+                            shape.requiredSubgroupSize};
   GroupCount groups = groupsFor(ctx.device(), workgroups, 1);
   groups.z = splits;
   Recorder& rec = ctx.recorder();
@@ -250,37 +200,38 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     const std::size_t bytes = plan.sequences.size() * sizeof(int32_t);
     plan.seqs = &rec.upload(plan.sequences.data(), bytes, "the sequences' offsets");
   }
-  detail::recordOp(ctx, kernel,
-               {{ATTN_BINDING_Q, q.buffer},
-                {ATTN_BINDING_K, k.buffer},
-                {ATTN_BINDING_V, v.buffer},
-                {ATTN_BINDING_O, out.buffer},
-                {ATTN_BINDING_LSE, partials ? partials : lseBuffer},  // split-K: the partial records
-                {ATTN_BINDING_BIAS, plan.bias},
-                {ATTN_BINDING_KEEP, plan.keep},
-                {ATTN_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_BINDING_SINKS, plan.sinks},
-                {ATTN_BINDING_ALIBI, plan.alibi},
-                {ATTN_BINDING_PAGES, plan.pages},
-                {ATTN_BINDING_SEQS, plan.seqs}},
-               plan.params, groups, {"attention", {"q", "k", "v", "bias"}, ATTN_BINDING_STATUS});
+  detail::recordOp(ctx, op,
+                   {{ATTN_BINDING_Q, q.buffer},
+                    {ATTN_BINDING_K, k.buffer},
+                    {ATTN_BINDING_V, v.buffer},
+                    {ATTN_BINDING_O, out.buffer},
+                    {ATTN_BINDING_LSE, partials ? partials : lseBuffer},  // split-K: the partial records
+                    {ATTN_BINDING_BIAS, plan.bias},
+                    {ATTN_BINDING_KEEP, plan.keep},
+                    {ATTN_BINDING_KEYLEN, plan.keyLengths},
+                    {ATTN_BINDING_SINKS, plan.sinks},
+                    {ATTN_BINDING_ALIBI, plan.alibi},
+                    {ATTN_BINDING_PAGES, plan.pages},
+                    {ATTN_BINDING_SEQS, plan.seqs}},
+                   plan.params, groups, {"attention", {"q", "k", "v", "bias"}, ATTN_BINDING_STATUS});
   if (shape.split) {
     AttentionKernelShape combine;
     combine.workgroup = 64;
     combine.writeLse = shape.writeLse;
     pc::AttentionParams combineParams = plan.params;
     combineParams.lk = splits;  // the combine's split count, a push constant (attention_combine.comp)
-    detail::recordOp(ctx,
-                     {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
-                      detail::attentionConstants(plan, combine)},
-                 {{ATTN_COMBINE_BINDING_PARTIALS, partials},
-                  {ATTN_COMBINE_BINDING_O, out.buffer},
-                  {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
-                  {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
-                  {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
-                 combineParams,
-                 groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq * ((plan.dv + 3) / 4)),
-                           combine.workgroup));
+    detail::recordOp(
+        ctx,
+        {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
+         detail::attentionConstants(plan, combine)},
+        {{ATTN_COMBINE_BINDING_PARTIALS, partials},
+         {ATTN_COMBINE_BINDING_O, out.buffer},
+         {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
+         {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
+         {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
+        combineParams,
+        groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq * ((plan.dv + 3) / 4)),
+                  combine.workgroup));
   }
   ctx.flush();
 }

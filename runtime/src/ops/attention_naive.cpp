@@ -6,8 +6,8 @@
 #include "attention_plan.hpp"
 #include "checks.hpp"
 #include "op_dispatch.hpp"
-#include "vkattn/ops/attention.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/attention.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
@@ -47,18 +47,18 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
   detail::recordOp(ctx,
-               {detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
-                detail::attentionConstants(plan, shape)},
-               {{ATTN_SCORES_BINDING_Q, q.buffer},
-                {ATTN_SCORES_BINDING_K, k.buffer},
-                {ATTN_SCORES_BINDING_S, &scores},
-                {ATTN_SCORES_BINDING_HEADS, &headIndexBuffer(ctx, heads)},
-                {ATTN_SCORES_BINDING_BIAS, plan.bias},
-                {ATTN_SCORES_BINDING_KEEP, plan.keep},
-                {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
-                {ATTN_SCORES_BINDING_ALIBI, plan.alibi}},
-               p, groupsFor(ctx.device(), total, kWorkgroup),
-               {"attention", {"q", "k", "v", "bias"}, ATTN_SCORES_BINDING_STATUS});
+                   {detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
+                    detail::attentionConstants(plan, shape)},
+                   {{ATTN_SCORES_BINDING_Q, q.buffer},
+                    {ATTN_SCORES_BINDING_K, k.buffer},
+                    {ATTN_SCORES_BINDING_S, &scores},
+                    {ATTN_SCORES_BINDING_HEADS, &headIndexBuffer(ctx, heads)},
+                    {ATTN_SCORES_BINDING_BIAS, plan.bias},
+                    {ATTN_SCORES_BINDING_KEEP, plan.keep},
+                    {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
+                    {ATTN_SCORES_BINDING_ALIBI, plan.alibi}},
+                   p, groupsFor(ctx.device(), total, kWorkgroup),
+                   {"attention", {"q", "k", "v", "bias"}, ATTN_SCORES_BINDING_STATUS});
 }
 
 std::vector<int32_t> allHeads(int64_t n) {
@@ -91,12 +91,12 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
 
   AttentionKernelShape shape;
   shape.workgroup = kWorkgroup;
-  detail::recordOp(ctx,
-                   {detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT,
-                    detail::attentionConstants(plan, shape)},
-                   {{ATTN_PV_BINDING_P, &scores}, {ATTN_PV_BINDING_V, v.buffer}, {ATTN_PV_BINDING_O, out.buffer}},
-                   plan.params, groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup),
-                   {"attention", {"q", "k", "v", "bias"}, ATTN_PV_BINDING_STATUS});
+  detail::recordOp(
+      ctx,
+      {detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT, detail::attentionConstants(plan, shape)},
+      {{ATTN_PV_BINDING_P, &scores}, {ATTN_PV_BINDING_V, v.buffer}, {ATTN_PV_BINDING_O, out.buffer}}, plan.params,
+      groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup),
+      {"attention", {"q", "k", "v", "bias"}, ATTN_PV_BINDING_STATUS});
   batch.submit();
 }
 
@@ -133,8 +133,11 @@ Tensor attentionWeights(Context& ctx, const TensorView& q, const TensorView& k, 
   // rows become zeros.
   Batch batch(ctx);
   recordScores(ctx, plan, q, k, chosen, weights.buffer());
-  const TensorView rows{&weights.buffer(), DType::F32,
-                        {static_cast<int64_t>(count / static_cast<uint64_t>(plan.lk)), plan.lk}, {plan.lk, 1}, 0};
+  const TensorView rows{&weights.buffer(),
+                        DType::F32,
+                        {static_cast<int64_t>(count / static_cast<uint64_t>(plan.lk)), plan.lk},
+                        {plan.lk, 1},
+                        0};
   softmax(ctx, rows, rows);
   batch.submit();
   return weights;

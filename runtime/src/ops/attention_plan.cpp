@@ -17,8 +17,8 @@ constexpr int64_t kMaxLength = int64_t{1} << 28;
 
 void requireHeadDim(const std::string& name, int64_t d) {
   if (d < 1 || d > kMaxHeadDim)
-    throw InvalidArgument(name, "head dim " + std::to_string(d) + " unsupported; expected 1.." +
-                                    std::to_string(kMaxHeadDim));
+    throw InvalidArgument(name,
+                          "head dim " + std::to_string(d) + " unsupported; expected 1.." + std::to_string(kMaxHeadDim));
 }
 
 // A per-head f32 vector: [Hq], or [B, Hq] where perBatch is allowed; contiguous.
@@ -31,10 +31,9 @@ void requireHeadVector(const Context& ctx, const AttentionPlan& plan, const std:
   const bool perHead = t.rank() == 1 && t.dim(0) == plan.headsQ;
   const bool perBatchHead = perBatch && t.rank() == 2 && t.dim(0) == plan.batch && t.dim(1) == plan.headsQ;
   if (!perHead && !perBatchHead)
-    throw InvalidArgument(name, "shape " + toString(t.shape) + ", expected [" + std::to_string(plan.headsQ) + "]" +
-                                    (perBatch ? " or [" + std::to_string(plan.batch) + ", " +
-                                                    std::to_string(plan.headsQ) + "]"
-                                              : ""));
+    throw InvalidArgument(
+        name, "shape " + toString(t.shape) + ", expected [" + std::to_string(plan.headsQ) + "]" +
+                  (perBatch ? " or [" + std::to_string(plan.batch) + ", " + std::to_string(plan.headsQ) + "]" : ""));
 }
 
 // q (f32 or f16), or k and v (`storageFormats`: also bf16, Q8_0, Q4_0) as [B, H, L, D] views.
@@ -94,7 +93,8 @@ void requireOffsets(const std::string& name, const std::vector<int32_t>& cu, int
 // lq and lk into the sequence count and the longest sequence's rows and keys.
 void planSequences(AttentionPlan& plan, const TensorView& q, const TensorView& k, const AttentionOptions& o) {
   if (!o.cuSeqlensQ || !o.cuSeqlensK)
-    throw InvalidArgument(o.cuSeqlensQ ? "cuSeqlensK" : "cuSeqlensQ", "a packed batch needs both cuSeqlensQ and cuSeqlensK");
+    throw InvalidArgument(o.cuSeqlensQ ? "cuSeqlensK" : "cuSeqlensQ",
+                          "a packed batch needs both cuSeqlensQ and cuSeqlensK");
   if (q.dim(0) != 1) throw InvalidArgument("q", "a packed batch is [1, Hq, totalQ, Dk], got " + toString(q.shape));
   if (k.dim(0) != 1) throw InvalidArgument("k", "a packed batch is [1, Hkv, totalK, Dk], got " + toString(k.shape));
   const std::vector<int32_t>& cq = *o.cuSeqlensQ;
@@ -102,8 +102,8 @@ void planSequences(AttentionPlan& plan, const TensorView& q, const TensorView& k
   requireOffsets("cuSeqlensQ", cq, q.dim(2), "q");
   requireOffsets("cuSeqlensK", ck, k.dim(2), "k");
   if (ck.size() != cq.size())
-    throw InvalidArgument("cuSeqlensK", std::to_string(ck.size()) + " offsets for cuSeqlensQ's " +
-                                            std::to_string(cq.size()));
+    throw InvalidArgument("cuSeqlensK",
+                          std::to_string(ck.size()) + " offsets for cuSeqlensQ's " + std::to_string(cq.size()));
   const std::pair<const char*, bool> refused[] = {{"bias", o.bias.has_value()},
                                                   {"keepMask", o.keepMask.has_value()},
                                                   {"keyLengths", o.keyLengths.has_value()},
@@ -139,8 +139,7 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
       if (!whole)
         throw InvalidArgument(name, std::string(toString(t.dtype)) + " stores blocks of " + std::to_string(block) +
                                         " elements: the head dim (" + std::to_string(t.dim(3)) +
-                                        "), the offset and every stride must be multiples of " +
-                                        std::to_string(block));
+                                        "), the offset and every stride must be multiples of " + std::to_string(block));
     }
   AttentionPlan plan;
   plan.dtype = q.dtype;
@@ -162,8 +161,8 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
     requireContiguous("blockTable", table);
     requireRank("blockTable", table, 2, 2);
     if (table.dim(0) != plan.batch || table.dim(1) < 1)
-      throw InvalidArgument("blockTable", "shape " + toString(table.shape) + " must be [" +
-                                              std::to_string(plan.batch) + " (q's batch), blocks per sequence >= 1]");
+      throw InvalidArgument("blockTable", "shape " + toString(table.shape) + " must be [" + std::to_string(plan.batch) +
+                                              " (q's batch), blocks per sequence >= 1]");
     if (v.dim(0) != k.dim(0))
       throw InvalidArgument("v", "cache blocks of shape " + vShape + " differ from k's " + kShape);
     plan.pageSize = checkedU32("k", k.dim(2));
@@ -207,7 +206,8 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
   strides(k, p.kStrideB, p.kStrideH, p.kStrideL, p.kOffset);
   strides(v, p.vStrideB, p.vStrideH, p.vStrideL, p.vOffset);
   if (plan.varlen) p.qStrideB = p.kStrideB = p.vStrideB = 0;  // sequences are rows of one packed batch
-  plan.kvAligned = plan.dk % 4 == 0 && plan.dv % 4 == 0 &&
+  plan.kvAligned =
+      plan.dk % 4 == 0 && plan.dv % 4 == 0 &&
       (p.kStrideB | p.kStrideH | p.kStrideL | p.kOffset | p.vStrideB | p.vStrideH | p.vStrideL | p.vOffset) % 4 == 0;
   p.scaleLog2 = static_cast<float>(scale * 1.4426950408889634);
 
@@ -268,8 +268,9 @@ AttentionPlan planAttention(const Context& ctx, const TensorView& q, const Tenso
 void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name) {
   requireTensor(name, out);
   requireRank(name, out, 4, 4);
-  requireShape(name, out, plan.varlen ? Shape{1, plan.headsQ, plan.totalQ, plan.dv}
-                                      : Shape{plan.batch, plan.headsQ, plan.lq, plan.dv});
+  requireShape(
+      name, out,
+      plan.varlen ? Shape{1, plan.headsQ, plan.totalQ, plan.dv} : Shape{plan.batch, plan.headsQ, plan.lq, plan.dv});
   if (out.dtype != plan.dtype)
     throw InvalidArgument(name,
                           std::string("dtype ") + toString(out.dtype) + " differs from q's " + toString(plan.dtype));

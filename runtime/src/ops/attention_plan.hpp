@@ -25,7 +25,7 @@ struct AttentionPlan {
   DType kvDtype = DType::F32;  // k and v: q's dtype, or a storage format the rows kernel decodes
   bool hasBand = false;
   bool alignToKeyLengths = false;  // MaskAlignment::BottomRightOfKeyLengths
-  bool kvAligned = false;  // every K and V row starts at a multiple of 4 elements (vec4 loads)
+  bool kvAligned = false;          // every K and V row starts at a multiple of 4 elements (vec4 loads)
   // Optional inputs; q's buffer stands in for an absent one (the kernel never reads it).
   const Buffer* bias = nullptr;
   const Buffer* keep = nullptr;
@@ -71,14 +71,14 @@ struct AttentionKernelShape {
   uint32_t rows = 1;      // query rows per invocation (rows kernel)
   uint32_t keyBlock = 4;  // keys per step / per tile
   bool writeLse = false;
-  bool split = false;     // rows / fragment kernel writes split-K partial records
-  bool laneKeys = false;  // rows kernel decode mode: lanes share rows, split keys
-  uint32_t stages = 2;    // fragment kernel: K/V buffers in shared memory
-  uint32_t subgroup = 32; // fragment kernel: the (fixed) subgroup size
+  bool split = false;                           // rows / fragment kernel writes split-K partial records
+  bool laneKeys = false;                        // rows kernel decode mode: lanes share rows, split keys
+  uint32_t stages = 2;                          // fragment kernel: K/V buffers in shared memory
+  uint32_t subgroup = 32;                       // fragment kernel: the (fixed) subgroup size
   uint32_t fragM = 16, fragN = 16, fragK = 16;  // fragment kernel: the matrix fragments' shape
-  bool uniformTiles = false;  // fragment kernel: every subgroup runs every key tile (CPU drivers)
-  uint32_t requiredSubgroupSize = 0;  // pipeline requires this subgroup size (0: the device's own)
-  uint32_t rowLanes = 1;  // tiled kernel: lanes sharing one query row's head dim
+  bool uniformTiles = false;                    // fragment kernel: every subgroup runs every key tile (CPU drivers)
+  uint32_t requiredSubgroupSize = 0;            // pipeline requires this subgroup size (0: the device's own)
+  uint32_t rowLanes = 1;                        // tiled kernel: lanes sharing one query row's head dim
 };
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);

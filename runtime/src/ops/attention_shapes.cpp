@@ -1,12 +1,11 @@
 #include "attention_shapes.hpp"
 
-#include "tile_override.hpp"
+#include <shared_layout.h>
 
 #include <algorithm>
 #include <span>
 
-#include <shared_layout.h>
-
+#include "tile_override.hpp"
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
@@ -14,7 +13,9 @@
 
 namespace vkattn::detail {
 
-uint64_t roundUp(int64_t x, uint64_t to) { return (static_cast<uint64_t>(x) + to - 1) / to * to; }
+uint64_t roundUp(int64_t x, uint64_t to) {
+  return (static_cast<uint64_t>(x) + to - 1) / to * to;
+}
 
 // Rows kernel, measured on lavapipe (B=1, H=8, L=1024; build time of the pipeline in brackets):
 // D=64: 4 rows per invocation and 1 key per step 18.9 GFLOP/s at best of 5 runs (5 s), 8 rows 21.4,
@@ -35,8 +36,8 @@ AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
   const auto pairs = static_cast<uint64_t>(checkedElementCount({plan.batch, plan.headsQ, plan.lq, plan.lk}, "q"));
   const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
-  const bool largeBlock = ctx.profile() == KernelProfile::CpuDriver && std::max(plan.dk, plan.dv) <= 64 &&
-                          pairs >= kLargeBlockPairs;
+  const bool largeBlock =
+      ctx.profile() == KernelProfile::CpuDriver && std::max(plan.dk, plan.dv) <= 64 && pairs >= kLargeBlockPairs;
   s.rows = largeBlock ? 8 : pairs < kSmallProblemPairs ? 1 : rowsForHeadDim;
   // One subgroup per workgroup (8 lanes on lavapipe): no barriers are needed, and small
   // workgroups spread short sequences over more threads.
@@ -91,7 +92,6 @@ AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
 constexpr uint32_t kEmulatedFragmentLanes = 8;
 constexpr uint32_t kEmulatedFragment = 16;
 
-
 // Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of FM
 // query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
 // the configurations below, in order of expected speed, whose shared memory (shared_layout.h's
@@ -134,11 +134,12 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
   const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
-  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : Option{}};
+  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}
+                                        : Option{}};
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : forced ? std::span<const Option>(forcedOption) : std::span<const Option>(kOptions)) {
-    const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e,
-                                                     uint64_t{fm}, uint64_t{o.rows});
+    const uint64_t bytes =
+        ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm}, uint64_t{o.rows});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
     if (o.keys % fn != 0 || o.keys % fk != 0) continue;
     smallest = std::min(smallest, bytes);
@@ -189,7 +190,8 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
   constexpr Option kCpuOptions[] = {{2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
   const bool cpu = info.defaultProfile() == KernelProfile::CpuDriver;
   const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
-  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : Option{}};
+  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}
+                                        : Option{}};
   const std::span<const Option> options = forced ? std::span<const Option>(forcedOption)
                                           : cpu  ? std::span<const Option>(kCpuOptions)
                                                  : std::span<const Option>(kGpuOptions);
@@ -216,8 +218,8 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
   }
   if (smallest == ~uint64_t{0})
     throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
-                 " needs flexible dimensions of " + std::to_string(std::max(dk, dv)) + "; " + info.name +
-                 " allows " + std::to_string(choice.maxDimension));
+                 " needs flexible dimensions of " + std::to_string(std::max(dk, dv)) + "; " + info.name + " allows " +
+                 std::to_string(choice.maxDimension));
   throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) + " needs at least " +
                std::to_string(smallest) + " bytes of shared memory; " + info.name + " has " +
                std::to_string(info.maxSharedMemoryBytes));
@@ -233,22 +235,24 @@ constexpr uint32_t kDecodeWorkgroup = 128;
 constexpr uint64_t kDecodeWordsInFlight = 8;
 
 namespace {
-uint64_t decodeWordElements(const AttentionPlan& plan) { return plan.dtype == DType::F16 ? 8 : 4; }
+uint64_t decodeWordElements(const AttentionPlan& plan) {
+  return plan.dtype == DType::F16 ? 8 : 4;
+}
 }  // namespace
 
 std::string decodeRefusal(const Context& ctx, const AttentionPlan& plan) {
   const DeviceInfo& info = ctx.info();
   const LaneSplitSubgroup lanes = laneSplitSubgroup(info);
   if (!lanes.size || !info.subgroupShuffle)
-    return info.name + " has no subgroup size the kernel can be built for (fixed, or required through subgroup "
-                       "size control) with subgroup arithmetic and shuffles";
-  if (plan.kvDtype != plan.dtype)
-    return std::string("it reads K/V of q's dtype, not ") + toString(plan.kvDtype);
+    return info.name +
+           " has no subgroup size the kernel can be built for (fixed, or required through subgroup "
+           "size control) with subgroup arithmetic and shuffles";
+  if (plan.kvDtype != plan.dtype) return std::string("it reads K/V of q's dtype, not ") + toString(plan.kvDtype);
   if (plan.varlen) return "it does not read a packed batch (cuSeqlensQ)";
   const uint64_t word = decodeWordElements(plan);
   if (plan.dk % word != 0 || plan.dv % word != 0)
-    return "it takes head dims in multiples of " + std::to_string(word) + " (16-byte words of " +
-           toString(plan.dtype) + "), not " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv);
+    return "it takes head dims in multiples of " + std::to_string(word) + " (16-byte words of " + toString(plan.dtype) +
+           "), not " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv);
   const pc::AttentionParams& p = plan.params;
   if ((p.kStrideB | p.kStrideH | p.kStrideL | p.kOffset | p.vStrideB | p.vStrideH | p.vStrideL | p.vOffset) % word != 0)
     return "its K and V rows must start at multiples of " + std::to_string(word) +
@@ -277,7 +281,9 @@ AttentionKernelShape decodeShape(const Context& ctx, const AttentionPlan& plan) 
   s.keyBlock = static_cast<uint32_t>(std::clamp<uint64_t>(kDecodeWordsInFlight / wordsPerKey, 1, 4));
   const uint32_t invocations = std::min(kDecodeWorkgroup, info.maxWorkgroupInvocations);
   s.workgroup = std::max(lanes.size, invocations / lanes.size * lanes.size);
-  auto sharedBytes = [&] { return uint64_t{s.workgroup / lanes.size} * s.rows * static_cast<uint64_t>(plan.dv + 2) * 4; };
+  auto sharedBytes = [&] {
+    return uint64_t{s.workgroup / lanes.size} * s.rows * static_cast<uint64_t>(plan.dv + 2) * 4;
+  };
   while (sharedBytes() > info.maxSharedMemoryBytes && s.workgroup > lanes.size) s.workgroup -= lanes.size;
   if (sharedBytes() > info.maxSharedMemoryBytes)
     throw Unsupported("decode attention with head dim " + std::to_string(plan.dv) + " (argument 'v') needs " +

@@ -27,10 +27,10 @@ void requireDtype(const std::string& name, const TensorView& v, std::initializer
 
 void requireRank(const std::string& name, const TensorView& v, int64_t minRank, int64_t maxRank) {
   if (v.rank() < minRank || v.rank() > maxRank) {
-    std::string expected = minRank == maxRank ? std::to_string(minRank)
-                                              : std::to_string(minRank) + " to " + std::to_string(maxRank);
-    throw InvalidArgument(name, "rank " + std::to_string(v.rank()) + " (shape " + toString(v.shape) +
-                                    "), expected rank " + expected);
+    std::string expected =
+        minRank == maxRank ? std::to_string(minRank) : std::to_string(minRank) + " to " + std::to_string(maxRank);
+    throw InvalidArgument(
+        name, "rank " + std::to_string(v.rank()) + " (shape " + toString(v.shape) + "), expected rank " + expected);
   }
 }
 
@@ -47,8 +47,8 @@ void requireShape(const std::string& name, const TensorView& v, const Shape& exp
 void requireSameDtype(const std::string& name, const TensorView& v, const std::string& otherName,
                       const TensorView& other) {
   if (v.dtype != other.dtype)
-    throw InvalidArgument(name, std::string("dtype ") + toString(v.dtype) + " differs from " + otherName + "'s " +
-                                    toString(other.dtype));
+    throw InvalidArgument(
+        name, std::string("dtype ") + toString(v.dtype) + " differs from " + otherName + "'s " + toString(other.dtype));
 }
 
 void requireFitsDevice(const Context& ctx, const std::string& name, const TensorView& v) {
@@ -63,8 +63,8 @@ void requireFitsDevice(const Context& ctx, const std::string& name, const Tensor
 
 void requireDtypeSupported(const Context& ctx, const std::string& name, const TensorView& v) {
   if (v.dtype == DType::F16 && !ctx.info().storageBuffer16BitAccess)
-    throw Unsupported("argument '" + name + "': f16 storage needs storageBuffer16BitAccess, which " +
-                      ctx.info().name + " lacks");
+    throw Unsupported("argument '" + name + "': f16 storage needs storageBuffer16BitAccess, which " + ctx.info().name +
+                      " lacks");
 }
 
 std::string variantName(const std::string& op, DType dtype) {

@@ -35,12 +35,12 @@ struct ElementwiseKernel {
   const char* op;
   uint32_t bindingCount, a, b, y, status;
 };
-constexpr ElementwiseKernel kActivation{"activation", ACTIVATION_BINDING_COUNT, ACTIVATION_BINDING_X, 0,
+constexpr ElementwiseKernel kActivation{"activation",         ACTIVATION_BINDING_COUNT, ACTIVATION_BINDING_X, 0,
                                         ACTIVATION_BINDING_Y, ACTIVATION_BINDING_STATUS};
-constexpr ElementwiseKernel kSwiglu{"swiglu", SWIGLU_BINDING_COUNT, SWIGLU_BINDING_GATE, SWIGLU_BINDING_UP,
-                                    SWIGLU_BINDING_Y, SWIGLU_BINDING_STATUS};
-constexpr ElementwiseKernel kAdd{"add", ADD_BINDING_COUNT, ADD_BINDING_A, ADD_BINDING_B, ADD_BINDING_Y,
-                                 ADD_BINDING_STATUS};
+constexpr ElementwiseKernel kSwiglu{"swiglu",          SWIGLU_BINDING_COUNT, SWIGLU_BINDING_GATE,
+                                    SWIGLU_BINDING_UP, SWIGLU_BINDING_Y,     SWIGLU_BINDING_STATUS};
+constexpr ElementwiseKernel kAdd{"add",         ADD_BINDING_COUNT, ADD_BINDING_A,
+                                 ADD_BINDING_B, ADD_BINDING_Y,     ADD_BINDING_STATUS};
 
 void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dtype, pc::ElementwiseParams& p,
                          bool vec4, uint32_t activation, const Buffer* a, const Buffer* b, const Buffer* y,
@@ -66,8 +66,8 @@ void activation(Context& ctx, Activation act, const TensorView& x, const TensorV
   pc::ElementwiseParams p{};
   p.count = static_cast<uint32_t>(x.numel());
   p.bCols = p.count;
-  dispatchElementwise(ctx, kActivation, x.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act), x.buffer,
-                      nullptr, y.buffer, {"x"});
+  dispatchElementwise(ctx, kActivation, x.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act), x.buffer, nullptr,
+                      y.buffer, {"x"});
 }
 
 Tensor activation(Context& ctx, Activation act, const TensorView& x) {

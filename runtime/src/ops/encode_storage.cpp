@@ -40,7 +40,9 @@ void encodeStorage(Context& ctx, const TensorView& x, const TensorView& y) {
            {std::string("encode_storage_") + toString(y.dtype), ENCODE_BINDING_COUNT,
             SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
            {{ENCODE_BINDING_X, x.buffer}, {ENCODE_BINDING_Y, y.buffer}}, p, groupsFor(ctx.device(), words, workgroup),
-           {"encodeStorage", {"x"}, ENCODE_BINDING_STATUS,
+           {"encodeStorage",
+            {"x"},
+            ENCODE_BINDING_STATUS,
             {"holds NaN or infinity, or a block too large for its f16 scale, which " + std::string(toString(y.dtype)) +
              " cannot store"}});
   ctx.flush();

@@ -88,9 +88,9 @@ void requireWeightBlocks(const Context& ctx, const TensorView& w, int64_t k, pc:
   p.bStrideRow = w.shape[0] > 1 ? checkedU32("weight", bytesOf(w.strides[0])) : 0;
   const int64_t end = bytesOf(w.offset + (w.shape[0] - 1) * (w.shape[0] > 1 ? w.strides[0] : 0) + k);
   if (static_cast<uint64_t>((end + 3) / 4 * 4) > w.buffer->size())
-    throw InvalidArgument("weight", "its blocks end at byte " + std::to_string(end) + " of a " +
-                                        std::to_string(w.buffer->size()) +
-                                        "-byte buffer; the kernels read whole 32-bit words (Tensor rounds its buffer up)");
+    throw InvalidArgument(
+        "weight", "its blocks end at byte " + std::to_string(end) + " of a " + std::to_string(w.buffer->size()) +
+                      "-byte buffer; the kernels read whole 32-bit words (Tensor rounds its buffer up)");
 }
 
 Shape linearOutputShape(const TensorView& x, int64_t n) {
@@ -107,7 +107,8 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
   requireOperand(ctx, "x", x);
   requireTensor("weight", weight);
   const bool blocks = isWeightFormat(weight.dtype);
-  requireDtype("weight", weight, {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
+  requireDtype("weight", weight,
+               {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
   if (!blocks) requireOperand(ctx, "weight", weight);
   requireOperand(ctx, "y", y);
   requireRank("x", x, 1, 8);
@@ -163,11 +164,14 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
     // Each output reads its own residual element before writing it, so y itself works; any
     // other overlap would let one invocation overwrite another's residual.
     const bool same = r.buffer == y.buffer && r.offset == y.offset && p.resStrideM == p.cStrideM;
-    if (!same && overlaps(y, r)) throw InvalidArgument("residual", "partly overlaps y; pass y itself or a separate tensor");
+    if (!same && overlaps(y, r))
+      throw InvalidArgument("residual", "partly overlaps y; pass y itself or a separate tensor");
     call.residual = r.buffer;
   }
-  if (blocks) runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
-  else runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+  if (blocks)
+    runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
+  else
+    runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
 }
 
 Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options) {

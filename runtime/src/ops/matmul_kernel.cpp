@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "checks.hpp"
-#include "tile_override.hpp"
 #include "op_dispatch.hpp"
+#include "tile_override.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -23,7 +23,9 @@ static_assert(static_cast<int>(Activation::Gelu) == VKATTN_ACT_GELU);
 static_assert(static_cast<int>(Activation::GeluTanh) == VKATTN_ACT_GELU_TANH);
 static_assert(static_cast<int>(Activation::Silu) == VKATTN_ACT_SILU);
 
-uint32_t ceilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+uint32_t ceilDiv(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
 
 bool multipleOf4(std::initializer_list<uint32_t> values) {
   for (uint32_t v : values)
@@ -62,9 +64,7 @@ RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint
               info.subgroupSize == s.workgroup && s.workgroup <= 16;
   if (!s.shuffle) s.rows = 8, s.cols = 4;  // without the shuffle, a's loads dominate: smaller blocks
   const uint64_t wanted = 2 * uint64_t{std::max(1u, std::thread::hardware_concurrency())};
-  auto workgroups = [&] {
-    return uint64_t{batch} * ceilDiv(m, s.rows) * ceilDiv(n, uint64_t{s.workgroup} * s.cols);
-  };
+  auto workgroups = [&] { return uint64_t{batch} * ceilDiv(m, s.rows) * ceilDiv(n, uint64_t{s.workgroup} * s.cols); };
   while (cpu && workgroups() < wanted && s.rows > 8) s.rows /= 2;
   while (cpu && workgroups() < wanted && s.cols > 2) s.cols /= 2;
   if (cpu && uint64_t{batch} * m * n * k <= kSmallMatmul) {
@@ -125,14 +125,13 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
   // NVIDIA (measured on an H100, f16 4096^3, README's GPU section): 64 x 64 tiles with one slice
   // buffer ran 1.5x the 128 x 128 double-buffered tiles, at the 48 KiB its Vulkan driver allows.
   constexpr FragmentShape kNvidiaOptions[] = {{2, 32, 1}, {4, 16, 2}, {2, 16, 2}, {4, 32, 1}, {4, 32, 2}, {2, 16, 1}};
-  constexpr uint32_t kNvidiaVendor = 0x10de;
   const auto forced = detail::tileOverride("VKATTN_MATMUL_TILE");
   const FragmentShape forcedShape[] = {
       forced ? FragmentShape{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : FragmentShape{}};
   using Options = std::span<const FragmentShape>;
-  const Options options = forced                                           ? Options(forcedShape)
-                          : !emulated && info.vendorId == kNvidiaVendor ? Options(kNvidiaOptions)
-                                                                         : Options(kOptions);
+  const Options options = forced                                        ? Options(forcedShape)
+                          : !emulated && info.vendorId == kVendorNvidia ? Options(kNvidiaOptions)
+                                                                        : Options(kOptions);
   for (FragmentShape s : options) {
     s.fm = emulated ? kEmulatedFragment : choice.m;
     s.fn = emulated ? kEmulatedFragment : choice.n;
@@ -189,8 +188,8 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   } else if (variant == MatmulVariant::Tiled) {
     requireLoopBudget(ctx, (uint64_t{p.k} + 15) / 16 + k4, op + " (tiled kernel) with K = " + std::to_string(p.k));
     if (ctx.info().maxWorkgroupInvocations < 256)
-      throw Unsupported(op + ": the tiled kernel needs workgroups of 256 invocations; " + ctx.info().name +
-                        " allows " + std::to_string(ctx.info().maxWorkgroupInvocations));
+      throw Unsupported(op + ": the tiled kernel needs workgroups of 256 invocations; " + ctx.info().name + " allows " +
+                        std::to_string(ctx.info().maxWorkgroupInvocations));
     p.tilesM = ceilDiv(p.m, 64);
     p.tilesN = ceilDiv(p.n, 64);
     constants.set(SPEC_WORKGROUP_SIZE, uint32_t{256}).set(MATMUL_SPEC_B_KN, call.bKN);
@@ -232,8 +231,8 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     if (!ctx.info().subgroupArithmetic)
       throw Unsupported(op + ": the matvec kernel needs subgroup arithmetic, which " + ctx.info().name + " lacks");
     const DeviceInfo& info = ctx.info();
-    const uint32_t workgroup = std::min<uint32_t>(std::max<uint32_t>(128, info.maxSubgroupSize),
-                                                  info.maxWorkgroupInvocations);
+    const uint32_t workgroup =
+        std::min<uint32_t>(std::max<uint32_t>(128, info.maxSubgroupSize), info.maxWorkgroupInvocations);
     requireLoopBudget(ctx, std::max<uint64_t>(k4 / (2 * workgroup) + 1, k4 + 1),
                       op + " (matvec kernel) with K = " + std::to_string(p.k));
     const uint32_t columns = 2;

@@ -18,7 +18,7 @@ namespace vkattn::detail {
 struct MatmulCall {
   pc::MatmulParams params{};  // everything but tilesM, tilesN, statusSlot
   DType dtype = DType::F32;
-  bool bKN = false;           // B is [K, N]
+  bool bKN = false;  // B is [K, N]
   Activation activation = Activation::None;
   const Buffer* a = nullptr;
   const Buffer* b = nullptr;

@@ -7,8 +7,9 @@ namespace vkattn {
 namespace {
 
 constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
-    {"auto", MatmulVariant::Auto},   {"rows", MatmulVariant::Rows},       {"cpu", MatmulVariant::Rows},
-    {"tiled", MatmulVariant::Tiled}, {"gpu", MatmulVariant::Tiled},       {"naive", MatmulVariant::Naive},
+    {"auto", MatmulVariant::Auto},       {"rows", MatmulVariant::Rows},
+    {"cpu", MatmulVariant::Rows},        {"tiled", MatmulVariant::Tiled},
+    {"gpu", MatmulVariant::Tiled},       {"naive", MatmulVariant::Naive},
     {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated},
     {"matvec", MatmulVariant::Matvec}};
 
@@ -21,7 +22,9 @@ std::optional<MatmulVariant> matmulVariantNamed(std::string_view s) noexcept {
   return detail::variantNamed(kMatmulVariants, s);
 }
 
-const char* toString(MatmulVariant variant) noexcept { return detail::variantName(kMatmulVariants, variant); }
+const char* toString(MatmulVariant variant) noexcept {
+  return detail::variantName(kMatmulVariants, variant);
+}
 
 std::optional<MatmulVariant> matmulVariantFromEnvironment() {
   return detail::variantFromEnvironment("VKATTN_MATMUL_VARIANT", matmulVariantNamed, kMatmulVariantNames,
@@ -34,7 +37,9 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested) 
   return ctx.profile() == KernelProfile::CpuDriver ? MatmulVariant::Rows : MatmulVariant::Tiled;
 }
 
-const char* toString(WeightKernel kernel) noexcept { return detail::variantName(kWeightKernels, kernel); }
+const char* toString(WeightKernel kernel) noexcept {
+  return detail::variantName(kWeightKernels, kernel);
+}
 
 std::optional<WeightKernel> weightKernelNamed(std::string_view s) noexcept {
   return detail::variantNamed(kWeightKernels, s);

@@ -42,8 +42,8 @@ const Pipeline& opPipeline(Context& ctx, const OpKernel& kernel) {
 }
 
 template <typename Push>
-void recordOp(Context& ctx, const OpKernel& kernel, std::initializer_list<Bind> buffers, Push& push,
-              GroupCount groups, const StatusReport& report) {
+void recordOp(Context& ctx, const OpKernel& kernel, std::initializer_list<Bind> buffers, Push& push, GroupCount groups,
+              const StatusReport& report) {
   const Pipeline& pipeline = opPipeline<Push>(ctx, kernel);
   Recorder& rec = ctx.recorder();
   const StatusSlot status = rec.statusSlot(report.op, report.inputs, report.problems);

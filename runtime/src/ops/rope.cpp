@@ -1,3 +1,5 @@
+#include "vkattn/ops/rope.hpp"
+
 #include <kernel_interface.h>
 #include <push_constants.h>
 
@@ -7,7 +9,6 @@
 #include "checks.hpp"
 #include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
-#include "vkattn/ops/rope.hpp"
 
 namespace vkattn {
 namespace {
@@ -76,7 +77,8 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
       p.positionMode = 2;
     } else {
       throw InvalidArgument("positions", "shape " + toString(pos.shape) + ", expected [" + std::to_string(x.dim(2)) +
-                                             "] or [" + std::to_string(x.dim(0)) + ", " + std::to_string(x.dim(2)) + "]");
+                                             "] or [" + std::to_string(x.dim(0)) + ", " + std::to_string(x.dim(2)) +
+                                             "]");
     }
     plan.positions = pos.buffer;
   } else {
@@ -89,8 +91,8 @@ RopePlan planRope(Context& ctx, const TensorView& x, const TensorView& y, const 
   if (pairs > 0xffffffffull) throw Unsupported("argument '" + xName + "': more than 2^32 feature pairs");
   const uint32_t loopLimit = ctx.info().loopIterationLimit;
   if (loopLimit && p.heads >= loopLimit)
-    throw Unsupported("argument '" + xName + "': " + std::to_string(p.heads) + " heads exceed what " +
-                      ctx.info().name + " can loop over in one invocation");
+    throw Unsupported("argument '" + xName + "': " + std::to_string(p.heads) + " heads exceed what " + ctx.info().name +
+                      " can loop over in one invocation");
   return plan;
 }
 
@@ -99,14 +101,14 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
   // One invocation per (b, l, pair); it loops over the heads.
   const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.seq * (plan.params.headDim / 2);
   const Buffer* positions = plan.positions ? plan.positions : &steps;
-  detail::recordOp(ctx,
-                   {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT,
-                    SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup)},
-                   {{ROPE_BINDING_X, x.buffer},
-                    {ROPE_BINDING_Y, y.buffer},
-                    {ROPE_BINDING_PHASE_STEP, &steps},
-                    {ROPE_BINDING_POSITIONS, positions}},
-                   plan.params, groupsFor(ctx.device(), pairs, kWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
+  detail::recordOp(
+      ctx,
+      {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup)},
+      {{ROPE_BINDING_X, x.buffer},
+       {ROPE_BINDING_Y, y.buffer},
+       {ROPE_BINDING_PHASE_STEP, &steps},
+       {ROPE_BINDING_POSITIONS, positions}},
+      plan.params, groupsFor(ctx.device(), pairs, kWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
 }
 
 const Buffer& uploadSteps(Context& ctx, const RopeOptions& options, int64_t rotaryDim) {
@@ -156,8 +158,8 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
   RopePlan qPlan = planRope(ctx, q, qOut, options, "q", "qOut");
   RopePlan kPlan = planRope(ctx, k, kOut, options, "k", "kOut");
   if (q.dim(0) != k.dim(0) || q.dim(2) != k.dim(2) || q.dim(3) != k.dim(3))
-    throw InvalidArgument("k", "shape " + toString(k.shape) + " must match q's " + toString(q.shape) +
-                                   " in batch, seq and head dim");
+    throw InvalidArgument(
+        "k", "shape " + toString(k.shape) + " must match q's " + toString(q.shape) + " in batch, seq and head dim");
   if (q.dtype != k.dtype) throw InvalidArgument("k", "dtype differs from q's");
   Batch batch(ctx);
   const Buffer& steps = uploadSteps(ctx, options, qPlan.params.rotaryDim);

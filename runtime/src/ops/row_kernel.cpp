@@ -42,8 +42,8 @@ RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes) {
     lanesNeeded = (cols * passes + budget - 1) / budget;
     if (lanesNeeded > maxWorkgroup)
       throw Unsupported("rows of " + std::to_string(cols) + " columns exceed what " + info.name +
-                        " can loop over in one workgroup; at most " +
-                        std::to_string(budget * maxWorkgroup / passes) + " columns");
+                        " can loop over in one workgroup; at most " + std::to_string(budget * maxWorkgroup / passes) +
+                        " columns");
   }
   RowLayout layout;
   const bool shortRow = ctx.profile() == KernelProfile::CpuDriver ? cols <= 16384 : cols <= 1024;

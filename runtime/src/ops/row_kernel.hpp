@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "op_dispatch.hpp"
-
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/recorder.hpp"

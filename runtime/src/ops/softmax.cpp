@@ -17,8 +17,8 @@ void maskStrides(const TensorView& x, const TensorView& mask, pc::SoftmaxParams&
   const int64_t xRank = x.rank();
   if (mask.rank() > xRank) throw InvalidArgument("mask", "rank " + std::to_string(mask.rank()) + " exceeds x's rank");
   if (mask.dim(-1) != x.dim(-1))
-    throw InvalidArgument("mask", "last dim " + std::to_string(mask.dim(-1)) + " differs from x's " +
-                                      std::to_string(x.dim(-1)));
+    throw InvalidArgument(
+        "mask", "last dim " + std::to_string(mask.dim(-1)) + " differs from x's " + std::to_string(x.dim(-1)));
   // Leading dims of x padded on the left to 3, mask dims aligned to x's from the right.
   int64_t xDims[3] = {1, 1, 1}, mDims[3] = {1, 1, 1};
   for (int64_t i = 0; i < xRank - 1; ++i) xDims[3 - (xRank - 1) + i] = x.shape[i];
@@ -26,7 +26,8 @@ void maskStrides(const TensorView& x, const TensorView& mask, pc::SoftmaxParams&
   for (int64_t i = 0; i < mRank - 1; ++i) mDims[3 - (mRank - 1) + i] = mask.shape[i];
   for (int i = 0; i < 3; ++i)
     if (mDims[i] != 1 && mDims[i] != xDims[i])
-      throw InvalidArgument("mask", "shape " + toString(mask.shape) + " does not broadcast to x's " + toString(x.shape));
+      throw InvalidArgument("mask",
+                            "shape " + toString(mask.shape) + " does not broadcast to x's " + toString(x.shape));
   uint32_t stride = 1;
   uint32_t strides[3];
   for (int i = 2; i >= 0; --i) {

@@ -23,7 +23,7 @@ struct ViewerArgs {
   SourceOptions source{.spec = ""};  // spec empty: the model when built with it, else the demo
   std::string sentence = "The agreement on the European Economic Area was signed in August 1992.";
   bool sentenceGiven = false;  // --sentence or --prompt; else a gguf: source starts from kDefaultPrompt
-  std::string view;  // kind id; empty: the source's first
+  std::string view;            // kind id; empty: the source's first
   std::optional<int64_t> layer;
   std::optional<int64_t> head;
   HeadMode aggregate = HeadMode::Single;

@@ -23,7 +23,8 @@ void exportFigure(const Context& ctx, ImGuiVulkan& renderer, VkFormat format, Ap
   data.DisplayPos = ImVec2(0, 0);
   data.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
   data.FramebufferScale = ImVec2(1, 1);
-  const auto pixels = target.render([&](VkCommandBuffer cmd) { renderer.render(&data, cmd, app.binImages()); }, {{1, 1, 1, 1}});
+  const auto pixels =
+      target.render([&](VkCommandBuffer cmd) { renderer.render(&data, cmd, app.binImages()); }, {{1, 1, 1, 1}});
   writePng(path, width, height, pixels, argument);
   if (!layoutPath.empty()) {
     LayoutRecord record{width, height, app.sourceName(), app.viewId(), &layout, &app.displayMap(), app.colorScale()};

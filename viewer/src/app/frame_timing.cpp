@@ -5,9 +5,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <numeric>
-
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "vkattn/core/error.hpp"
 
@@ -73,10 +72,14 @@ void reportFrameTimes(const FrameTimer& timer, const App& app, const Context& ct
       all.mean, z.max, p.max);
   if (args.measureJson.empty()) return;
   std::ofstream out(args.measureJson);
-  const nlohmann::ordered_json report = {{"source", app.sourceName()}, {"device", ctx.info().name},
-                                         {"width", args.width},         {"height", args.height},
-                                         {"all", json(all)},            {"zoom", json(z)},
-                                         {"pan", json(p)},              {"steps_ms", timer.milliseconds()}};
+  const nlohmann::ordered_json report = {{"source", app.sourceName()},
+                                         {"device", ctx.info().name},
+                                         {"width", args.width},
+                                         {"height", args.height},
+                                         {"all", json(all)},
+                                         {"zoom", json(z)},
+                                         {"pan", json(p)},
+                                         {"steps_ms", timer.milliseconds()}};
   out << report.dump(1) << "\n";
   if (!out) throw InvalidArgument("--measure-json", "cannot write " + args.measureJson);
 }

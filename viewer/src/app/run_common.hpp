@@ -4,7 +4,6 @@
 
 #include <vulkan/vulkan.h>
 
-
 #include "app/cli_args.hpp"
 #include "sources/attention_source.hpp"
 #include "vkattn/core/context.hpp"

@@ -65,15 +65,16 @@ int runHeadless(const ViewerArgs& args) {
       else
         app.panBy(input.dx, input.dy);
       drawFrame();
-      target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
+      target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); },
+                    kClearColor);
       timer.stop(input.zoom != 0.0f ? "zoom" : "pan");
     }
     reportFrameTimes(timer, app, ctx, args);
   }
 
   if (!args.screenshot.empty()) {
-    const auto pixels =
-        target.render([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
+    const auto pixels = target.render(
+        [&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
     writePng(args.screenshot, width, height, pixels, "--screenshot");
     if (!args.layout.empty()) {
       LayoutRecord record{width,           height, app.sourceName(), app.viewId(), &app.mainLayout(), &app.displayMap(),

@@ -84,7 +84,8 @@ int runWindow(const ViewerArgs& args) {
     ImGui::NewFrame();
     app.drawUi(now);
     ImGui::Render();
-    swapchain.drawFrame([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); }, kClearColor);
+    swapchain.drawFrame([&](VkCommandBuffer cmd) { renderer.render(ImGui::GetDrawData(), cmd, app.binImages()); },
+                        kClearColor);
     if (frame == 0 && args.printReady) std::cout << "ready" << std::endl;  // flushed: a program waits on it
 
     if (auto request = app.takeExportRequest()) {

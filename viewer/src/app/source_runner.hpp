@@ -102,7 +102,7 @@ class ThreadedSourceRunner : public SourceRunner {
   std::chrono::steady_clock::time_point m_since = std::chrono::steady_clock::now();
   std::string m_name;
   bool m_usesSentence = false;
-  std::thread m_thread;                  // last: started once everything above exists
+  std::thread m_thread;  // last: started once everything above exists
 };
 
 }  // namespace vkattn::viewer

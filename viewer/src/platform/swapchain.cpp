@@ -27,8 +27,7 @@ VkSurfaceFormatKHR chooseFormat(VkPhysicalDevice physical, VkSurfaceKHR surface)
 
 }  // namespace
 
-Swapchain::Swapchain(const Context& ctx, const Window& window)
-    : m_ctx(ctx), m_window(window), m_idle{ctx.device()} {
+Swapchain::Swapchain(const Context& ctx, const Window& window) : m_ctx(ctx), m_window(window), m_idle{ctx.device()} {
   const Device& device = ctx.device();
   VkDevice dev = device.handle();
   checkVk(glfwCreateWindowSurface(ctx.instance().handle(), window.handle(), nullptr,

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <span>
 
-#include "render/viewer_shaders.hpp"
+#include "spirv/viewer_shaders.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -29,10 +29,20 @@ PipelineHandle createPipeline(const Device& device, VkRenderPass renderPass, VkP
   const ShaderModuleHandle vert = shaderModule(dev, shaders::code("bin_image_vert"));
   const ShaderModuleHandle frag = shaderModule(dev, shaders::code("bin_image_frag"));
   VkPipelineShaderStageCreateInfo stages[2]{};
-  stages[0] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_VERTEX_BIT, vert.get(),
-               "main", nullptr};
-  stages[1] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_FRAGMENT_BIT,
-               frag.get(), "main", nullptr};
+  stages[0] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+               nullptr,
+               0,
+               VK_SHADER_STAGE_VERTEX_BIT,
+               vert.get(),
+               "main",
+               nullptr};
+  stages[1] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+               nullptr,
+               0,
+               VK_SHADER_STAGE_FRAGMENT_BIT,
+               frag.get(),
+               "main",
+               nullptr};
   VkPipelineVertexInputStateCreateInfo vertexInput{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;

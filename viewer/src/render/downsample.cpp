@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "render/viewer_shaders.hpp"
+#include "spirv/viewer_shaders.hpp"
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
@@ -126,12 +126,11 @@ Matrix GpuDownsampler::run(const std::vector<uint32_t>& rowEdges, const std::vec
   constants.set(HEATMAP_SPEC_WORKGROUP_SIZE, kWorkgroupSize)
       .set(HEATMAP_SPEC_LANES, lanes)
       .set(HEATMAP_SPEC_MODE, static_cast<uint32_t>(how));
-  const Pipeline& pipeline =
-      m_ctx.pipelines().get({.shader = "viewer/heatmap_downsample",
-                             .bindings = HEATMAP_BINDING_COUNT,
-                             .pushConstantBytes = sizeof(pc::HeatmapDownsampleParams),
-                             .constants = constants,
-                             .code = shaders::code("heatmap_downsample")});
+  const Pipeline& pipeline = m_ctx.pipelines().get({.shader = "viewer/heatmap_downsample",
+                                                    .bindings = HEATMAP_BINDING_COUNT,
+                                                    .pushConstantBytes = sizeof(pc::HeatmapDownsampleParams),
+                                                    .constants = constants,
+                                                    .code = shaders::code("heatmap_downsample")});
   const uint64_t bins = static_cast<uint64_t>(result.rows) * static_cast<uint64_t>(result.cols);
   m_ctx.recorder().dispatch(pipeline,
                             {{HEATMAP_BINDING_MAP, &m_map.buffer()},

@@ -216,8 +216,9 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
     rowLabelWidth = std::min(widestLabel(labelFont, maxLabel, m_map->rowTokens, m_map->unknownRows, 0, map.rows) + 8.0f,
                              0.3f * availWidth);
     // Turned labels need their length, the gap to the map and a little room above.
-    colLabelHeight = std::min(
-        widestLabel(labelFont, maxLabel, m_map->colTokens, m_map->unknownCols, 0, map.cols) + 14.0f, 0.3f * availHeight);
+    colLabelHeight =
+        std::min(widestLabel(labelFont, maxLabel, m_map->colTokens, m_map->unknownCols, 0, map.cols) + 14.0f,
+                 0.3f * availHeight);
   }
   const float width = availWidth - rowLabelWidth, height = availHeight - colLabelHeight;
   if (width < 8.0f || height < 8.0f) return out;

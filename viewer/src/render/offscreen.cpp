@@ -52,8 +52,7 @@ std::vector<uint8_t> OffscreenTarget::render(const std::function<void(VkCommandB
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {m_width, m_height, 1};
-    vkCmdCopyImageToBuffer(cmd, m_image.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, m_readback.handle(), 1,
-                           &region);
+    vkCmdCopyImageToBuffer(cmd, m_image.image(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, m_readback.handle(), 1, &region);
     // The host reads the buffer after the fence.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;

@@ -3,7 +3,6 @@
 #include <stb_image_write.h>
 
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "render/color_bar.hpp"
@@ -52,7 +51,7 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
   out["labels"] = {{"rowPixels", f.rowLabelPixels}, {"colPixels", f.colLabelPixels}, {"columns", columns}};
   Json ticks = Json::array();
   for (const auto& tick : colorBarTicks(record.scale)) ticks.push_back(tick.value);
-  out["colorBar"] = {{"x0", f.colorBarMin.x}, {"y0", f.colorBarMin.y},   {"x1", f.colorBarMax.x},
+  out["colorBar"] = {{"x0", f.colorBarMin.x}, {"y0", f.colorBarMin.y},         {"x1", f.colorBarMax.x},
                      {"y1", f.colorBarMax.y}, {"labelRight", f.colorBarRight}, {"ticks", ticks}};
   out["region"] = {{"rowBegin", f.region.rowBegin},
                    {"rowEnd", f.region.rowEnd},
@@ -62,13 +61,14 @@ void writeLayoutJson(const std::filesystem::path& path, const LayoutRecord& reco
   out["scale"] = toString(record.scale.scale());
   out["reduce"] = toString(record.reduction);
   out["range"] = {record.scale.min(), record.scale.max()};
-  Json grid = {{"rows", g.values.rows},       {"cols", g.values.cols},       {"reduced", g.reduced},
-               {"rowEdges", g.rowEdges},      {"colEdges", g.colEdges},      {"rowPixels", g.rowPixels},
+  Json grid = {{"rows", g.values.rows},   {"cols", g.values.cols},  {"reduced", g.reduced},
+               {"rowEdges", g.rowEdges},  {"colEdges", g.colEdges}, {"rowPixels", g.rowPixels},
                {"colPixels", g.colPixels}};
   if (g.values.rows <= 512 && g.values.cols <= 512) {  // small maps carry their values for the tests
     Json values = Json::array(), kinds = Json::array();
     for (int64_t r = 0; r < g.values.rows; ++r) {
-      const auto begin = static_cast<std::size_t>(r * g.values.cols), end = begin + static_cast<std::size_t>(g.values.cols);
+      const auto begin = static_cast<std::size_t>(r * g.values.cols),
+                 end = begin + static_cast<std::size_t>(g.values.cols);
       values.push_back(std::vector<float>(g.values.values.begin() + static_cast<std::ptrdiff_t>(begin),
                                           g.values.values.begin() + static_cast<std::ptrdiff_t>(end)));
       Json kindRow = Json::array();

@@ -25,8 +25,8 @@ struct LayoutRecord {
   const DisplayMap* map = nullptr;
   ColorScale scale;
   Reduction reduction = Reduction::Max;  // of bins that cover several cells
-  bool stale = false;   // the map is older than the input (its computation failed)
-  std::string warning;  // the source's warning (unknown words), if any
+  bool stale = false;                    // the map is older than the input (its computation failed)
+  std::string warning;                   // the source's warning (unknown words), if any
 };
 
 // Writes the sidecar; the grid's values are included up to 512 x 512 bins.

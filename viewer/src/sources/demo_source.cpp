@@ -53,8 +53,8 @@ void positionCode(float* out, double position, float gain) {
 }
 
 // Weights of one layer's heads, each [rows, cols]: row i looks for column align[i] + pattern.offset.
-std::vector<DeviceMap> layerWeights(Context& ctx, const std::vector<HeadPattern>& heads, const std::vector<double>& align,
-                          int64_t cols, bool causal, uint32_t seed) {
+std::vector<DeviceMap> layerWeights(Context& ctx, const std::vector<HeadPattern>& heads,
+                                    const std::vector<double>& align, int64_t cols, bool causal, uint32_t seed) {
   const int64_t h = static_cast<int64_t>(heads.size()), rows = static_cast<int64_t>(align.size());
   std::vector<float> q(static_cast<std::size_t>(h * rows * kHeadDim), 0.0f);
   std::vector<float> k(static_cast<std::size_t>(h * cols * kHeadDim), 0.0f);

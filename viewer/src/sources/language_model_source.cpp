@@ -28,7 +28,8 @@ std::shared_ptr<const Tensor> grownHead(Context& ctx, const std::shared_ptr<cons
     copyRegions(ctx.device(), zeros.buffer(), next->buffer(), cleared);
   }
   std::vector<VkBufferCopy> added;
-  for (int64_t r = 0; r < rows; ++r) added.push_back({bytes((head * rows + r) * total), bytes((n + r) * total), bytes(total)});
+  for (int64_t r = 0; r < rows; ++r)
+    added.push_back({bytes((head * rows + r) * total), bytes((n + r) * total), bytes(total)});
   copyRegions(ctx.device(), step.buffer(), next->buffer(), added);
   return next;
 }
@@ -50,8 +51,9 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
   const LanguageModelConfig& config = m_model.config();
   const TextTokenizer& tokenizer = m_model.tokenizer();
   const Tensor zeros = m_ctx.tensor({1}, std::vector<float>{0.0f});  // a step after the prompt adds one row
-  std::vector<std::vector<std::shared_ptr<const Tensor>>> maps(static_cast<std::size_t>(config.layers),
-                                                               std::vector<std::shared_ptr<const Tensor>>(static_cast<std::size_t>(config.heads)));
+  std::vector<std::vector<std::shared_ptr<const Tensor>>> maps(
+      static_cast<std::size_t>(config.layers),
+      std::vector<std::shared_ptr<const Tensor>>(static_cast<std::size_t>(config.heads)));
   std::vector<std::string> tokens;
   std::vector<int32_t> generated;
   int64_t positions = 0;

@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "render/viewer_shaders.hpp"
+#include "spirv/viewer_shaders.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/recorder.hpp"
@@ -52,14 +52,15 @@ void combineInto(Context& ctx, const DeviceMap& acc, const DeviceMap& x, uint32_
   p.scale = scale;
   SpecConstants constants;
   constants.set(MAP_SPEC_WORKGROUP_SIZE, kWorkgroupSize).set(MAP_SPEC_MODE, mode);
-  ctx.recorder().dispatch(
-      pipeline(ctx, "map_combine", MAP_COMBINE_BINDING_COUNT, sizeof(p), constants),
-      {{MAP_COMBINE_BINDING_ACC, &acc.buffer()}, {MAP_COMBINE_BINDING_X, &x.buffer()}}, p,
-      groupsFor(ctx.device(), static_cast<uint64_t>(acc.count()), kWorkgroupSize));
+  ctx.recorder().dispatch(pipeline(ctx, "map_combine", MAP_COMBINE_BINDING_COUNT, sizeof(p), constants),
+                          {{MAP_COMBINE_BINDING_ACC, &acc.buffer()}, {MAP_COMBINE_BINDING_X, &x.buffer()}}, p,
+                          groupsFor(ctx.device(), static_cast<uint64_t>(acc.count()), kWorkgroupSize));
   ctx.flush();
 }
 
-DeviceMap blank(Context& ctx, int64_t rows, int64_t cols) { return ownMap(ctx.tensor({rows, cols}), rows, cols); }
+DeviceMap blank(Context& ctx, int64_t rows, int64_t cols) {
+  return ownMap(ctx.tensor({rows, cols}), rows, cols);
+}
 
 // map_rows.comp over `map` into a new map.
 DeviceMap rowsKernel(Context& ctx, const DeviceMap& map, bool residual, const std::vector<int64_t>& hidden,

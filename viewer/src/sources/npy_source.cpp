@@ -19,8 +19,8 @@ AttentionSet fromDump(const Context& ctx, io::AttentionDump dump) {
   const auto& source = dump.sourceTokens;
   const auto& target = dump.targetTokens;
   if (!dump.cross.empty())
-    set.kinds.push_back(
-        {"cross", "Cross-attention: target (rows) over source (columns)", target, source, uploadLayers(ctx, dump.cross)});
+    set.kinds.push_back({"cross", "Cross-attention: target (rows) over source (columns)", target, source,
+                         uploadLayers(ctx, dump.cross)});
   if (!dump.encoderSelf.empty())
     set.kinds.push_back({"encoder", "Encoder self-attention", source, source, uploadLayers(ctx, dump.encoderSelf)});
   if (!dump.decoderSelf.empty()) {

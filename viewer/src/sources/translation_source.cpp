@@ -35,7 +35,8 @@ AttentionSet TranslationSource::compute(const std::string& sentence) {
   AttentionSet set;
   set.kinds.push_back({"cross", "Cross-attention: French (rows) over English (columns)", t.targetTokens, t.sourceTokens,
                        layersOf(t.crossWeights)});
-  set.kinds.push_back({"encoder", "Encoder self-attention", t.sourceTokens, t.sourceTokens, layersOf(t.encoderSelfWeights)});
+  set.kinds.push_back(
+      {"encoder", "Encoder self-attention", t.sourceTokens, t.sourceTokens, layersOf(t.encoderSelfWeights)});
   set.kinds.push_back({"decoder", "Decoder self-attention (causal)", t.targetTokens, std::move(decoderInputs),
                        layersOf(t.decoderSelfWeights)});
   set.kinds.back().causal = true;

@@ -19,10 +19,9 @@
 
 namespace vkattn {
 
+// Both hold for exactly the types with a storage format (ggmlStorageFormat).
 bool ggmlCanDequantize(GgmlType type) noexcept;
 bool ggmlCanQuantize(GgmlType type) noexcept;
-// "F32, F16, ..." for messages.
-std::string ggmlDequantizableTypes();
 
 // Bytes that `elements` elements of `type` take; InvalidArgument("elements") unless whole blocks.
 uint64_t ggmlStorageBytes(GgmlType type, uint64_t elements);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "vkattn/core/dtype.hpp"
+
 namespace vkattn {
 
 enum class GgmlType : uint32_t {
@@ -57,5 +59,10 @@ std::optional<GgmlTypeTraits> ggmlTypeTraits(uint32_t id) noexcept;
 // The traits of a known type (every enumerator is one).
 GgmlTypeTraits ggmlTypeTraits(GgmlType type) noexcept;
 std::string ggmlTypeName(GgmlType type);
+// The vkattn dtype whose layout the type shares (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K:
+// vkattn reads, writes and computes with these), or nullopt.
+std::optional<DType> ggmlStorageFormat(GgmlType type) noexcept;
+// Those types' names, "F32, F16, ...", for messages.
+std::string ggmlStorageFormatTypeNames();
 
 }  // namespace vkattn

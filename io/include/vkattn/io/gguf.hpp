@@ -1,10 +1,9 @@
 // Reading GGUF files (llama.cpp's model format), versions 2 and 3, little-endian: the metadata
 // table, the tensor directory and each tensor's raw bytes, and dequantization of those bytes to
-// float (ggml_types.hpp lists the types, ggml_quant.hpp decodes them). A file is memory-mapped and checked whole on open:
-// every count, length, type, dimension, alignment and data range is checked against the bytes
-// that are really there, so a corrupt or truncated file fails at once with InvalidArgument naming
-// the file and the field, never later, never with a read out of bounds, and never with an
-// allocation sized by a count the file only claims.
+// float (ggml_types.hpp lists the types, ggml_quant.hpp decodes them). A file is memory-mapped and checked whole on
+// open: every count, length, type, dimension, alignment and data range is checked against the bytes that are really
+// there, so a corrupt or truncated file fails at once with InvalidArgument naming the file and the field, never later,
+// never with a read out of bounds, and never with an allocation sized by a count the file only claims.
 #pragma once
 
 #include <cstdint>

@@ -12,9 +12,9 @@
 namespace vkattn::io {
 
 struct NpyArray {
-  std::string descr;        // as in the file, e.g. "<f4"
+  std::string descr;  // as in the file, e.g. "<f4"
   Shape shape;
-  std::vector<char> data;   // raw little-endian elements, C order
+  std::vector<char> data;  // raw little-endian elements, C order
 };
 
 NpyArray readNpy(const std::filesystem::path& path);

@@ -21,9 +21,9 @@ namespace vkattn {
 
 struct SafetensorsEntry {
   std::string name;
-  std::string dtype;   // as in the file: "F32", "F16", "BF16", "I32", "I64", "U8", ...
-  Shape shape;         // may be empty (a scalar) or hold zeros (no elements)
-  uint64_t offset = 0; // byte offset into the data section
+  std::string dtype;    // as in the file: "F32", "F16", "BF16", "I32", "I64", "U8", ...
+  Shape shape;          // may be empty (a scalar) or hold zeros (no elements)
+  uint64_t offset = 0;  // byte offset into the data section
   uint64_t bytes = 0;
   int64_t numel() const noexcept { return elementCount(shape); }
 };
@@ -68,11 +68,11 @@ class SafetensorsFile {
   void readAt(uint64_t offset, void* dst, std::size_t bytes) const;
 
   std::string m_name;
-  std::vector<uint8_t> m_memory;                 // the image, for fromBytes
-  std::unique_ptr<std::ifstream> m_file;         // the open file otherwise
+  std::vector<uint8_t> m_memory;          // the image, for fromBytes
+  std::unique_ptr<std::ifstream> m_file;  // the open file otherwise
   uint64_t m_dataStart = 0;
-  std::vector<SafetensorsEntry> m_entries;       // in data order
-  std::map<std::string, std::size_t> m_index;    // name -> position in m_entries
+  std::vector<SafetensorsEntry> m_entries;     // in data order
+  std::map<std::string, std::size_t> m_index;  // name -> position in m_entries
   std::map<std::string, std::string> m_metadata;
 };
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "vkattn/core/context.hpp"
-#include "vkattn/ops/rope.hpp"
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/rope.hpp"
 
 namespace vkattn {
 

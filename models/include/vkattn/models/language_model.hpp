@@ -1,7 +1,7 @@
 // A decoder-only LLaMA-family language model read from a GGUF file (architectures `llama`, `qwen2`
 // and `qwen3`), run on vkattn's kernels: RMSNorm, GQA attention with RoPE (qwen3: each q and k head
-// RMSNorm-ed first) and a key/value cache on the device, SwiGLU, the output projection. Weights stay in the file's type where the runtime's
-// linear reads it and become f32 on the device otherwise (language_model_weights.hpp says which);
+// RMSNorm-ed first) and a key/value cache on the device, SwiGLU, the output projection. Weights stay in the file's type
+// where the runtime's linear reads it and become f32 on the device otherwise (language_model_weights.hpp says which);
 // the token embedding stays in the file and only the rows a step needs are decoded. The prompt
 // runs as one batch, then one token per step.
 #pragma once
@@ -40,9 +40,9 @@ struct LanguageModelOptions {
 
 // What one step of generate() produced, handed to GenerateOptions::onStep as it happens.
 struct GenerationStep {
-  int64_t position = 0;          // the first row this step added (0 for the prompt)
-  std::vector<int32_t> ids;      // the tokens fed this step: the prompt, then one sampled token each
-  int32_t next = 0;              // the token sampled from this step's logits (-1 with maxTokens 0)
+  int64_t position = 0;      // the first row this step added (0 for the prompt)
+  std::vector<int32_t> ids;  // the tokens fed this step: the prompt, then one sampled token each
+  int32_t next = 0;          // the token sampled from this step's logits (-1 with maxTokens 0)
   // One per layer when GenerateOptions::attention: [heads, ids.size(), position + ids.size()], the
   // attention probabilities of this step's rows over every position so far.
   std::vector<AttentionMap> attention;
@@ -60,7 +60,7 @@ struct GenerateOptions {
   // With `attention`: hand each step's rows over as device tensors (GenerationStep::weights) and
   // leave Generation::attention empty, so that nothing is downloaded.
   bool attentionOnDevice = false;
-  bool logits = false;     // fill Generation::logits
+  bool logits = false;       // fill Generation::logits
   bool parseSpecial = true;  // control-token texts in the prompt ("<|endoftext|>") become those tokens
   // Called after the prompt and after every sampled token; return false to stop.
   std::function<bool(const GenerationStep&)> onStep;
@@ -85,20 +85,20 @@ struct Generation {
   // the last (never fed), so promptIds.size() + max(ids.size(), 1) - 1; row t holds position t's
   // attention over positions 0..t, zeros after.
   std::vector<AttentionMap> attention;
-  std::vector<float> logits;  // [steps, vocab]: the last row's logits of the prompt, then of each step
-  double promptSeconds = 0;   // the prompt's forward pass
+  std::vector<float> logits;   // [steps, vocab]: the last row's logits of the prompt, then of each step
+  double promptSeconds = 0;    // the prompt's forward pass
   double generateSeconds = 0;  // every later step, sampling included
 };
 
 // A text's perplexity as llama.cpp's llama-perplexity computes it, so the figures compare: the
 // tokens (bos first, as the vocabulary says) cut into chunks of `context`, each chunk a fresh
-// sequence whose first token becomes bos (where the vocabulary adds one), and in each chunk the second half's tokens scored
-// (positions context/2 .. context-2 predicting the next); perplexity = exp(mean negative log
-// likelihood). Tokens past the last whole chunk are left out.
+// sequence whose first token becomes bos (where the vocabulary adds one), and in each chunk the second half's tokens
+// scored (positions context/2 .. context-2 predicting the next); perplexity = exp(mean negative log likelihood). Tokens
+// past the last whole chunk are left out.
 struct Perplexity {
   double perplexity = 0;
-  double meanNll = 0;       // natural log
-  int64_t scored = 0;       // tokens scored
+  double meanNll = 0;  // natural log
+  int64_t scored = 0;  // tokens scored
   int64_t chunks = 0;
   int64_t context = 0;
   double seconds = 0;

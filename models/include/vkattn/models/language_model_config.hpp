@@ -21,7 +21,7 @@ struct LanguageModelConfig {
   int64_t ffnDim = 0;
   int64_t heads = 0;
   int64_t kvHeads = 0;
-  int64_t headDim = 0;       // {arch}.attention.key_length, else modelDim / heads
+  int64_t headDim = 0;  // {arch}.attention.key_length, else modelDim / heads
   int64_t vocab = 0;
   int64_t contextLength = 0;  // what the model was trained for
   float normEps = 1e-5f;

@@ -17,19 +17,19 @@
 namespace vkattn {
 
 struct TranslateOptions {
-  int64_t maxTokens = 64;        // generated tokens, <eos> included
-  bool attention = false;        // fill Translation's maps
+  int64_t maxTokens = 64;  // generated tokens, <eos> included
+  bool attention = false;  // fill Translation's maps
   // With `attention`: leave the maps on the device (Translation's *Weights tensors) instead of
   // downloading them into the host maps (a client that draws them on the same device).
   bool attentionOnDevice = false;
-  bool logits = false;           // fill Translation::logits
+  bool logits = false;  // fill Translation::logits
 };
 
 struct Translation {
-  std::string text;                        // detokenized French
-  std::vector<std::string> sourceTokens;   // encoder input tokens as typed, <eos> last
-  std::vector<int32_t> sourceIds;          // their ids (<unk> for words the model does not know)
-  std::vector<std::string> targetTokens;   // generated tokens, <eos> last when produced
+  std::string text;                       // detokenized French
+  std::vector<std::string> sourceTokens;  // encoder input tokens as typed, <eos> last
+  std::vector<int32_t> sourceIds;         // their ids (<unk> for words the model does not know)
+  std::vector<std::string> targetTokens;  // generated tokens, <eos> last when produced
   std::vector<int32_t> targetIds;
   // One per layer. encoderSelf: [H, S, S]; decoderSelf: [H, T, T] (causal); cross: [H, T, S],
   // where S = sourceTokens.size() and row t of the decoder maps is the step that produced

@@ -10,12 +10,12 @@ namespace vkattn::reference {
 
 struct ErrorStats {
   double maxAbs = 0.0;
-  double maxRel = 0.0;        // |got - ref| / |ref| over elements with |ref| > 1e-6
+  double maxRel = 0.0;  // |got - ref| / |ref| over elements with |ref| > 1e-6
   double meanAbs = 0.0;
-  std::size_t worst = 0;      // index with the largest excess over the tolerance
+  std::size_t worst = 0;  // index with the largest excess over the tolerance
   double worstGot = 0.0, worstExpected = 0.0;
-  std::size_t failures = 0;   // elements outside atol + rtol |ref|
-  double worstRatio = 0.0;    // max |got - ref| / (atol + rtol |ref|): <= 1 passes
+  std::size_t failures = 0;  // elements outside atol + rtol |ref|
+  double worstRatio = 0.0;   // max |got - ref| / (atol + rtol |ref|): <= 1 passes
   std::size_t count = 0;
 };
 

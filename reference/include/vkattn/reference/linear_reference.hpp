@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "vkattn/reference/error_stats.hpp"
 #include "vkattn/ops/linear.hpp"
+#include "vkattn/reference/error_stats.hpp"
 
 namespace vkattn::reference {
 

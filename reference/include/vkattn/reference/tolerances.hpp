@@ -24,9 +24,9 @@ enum class Checked {
   AttentionLse,      // the log-sum-exp output (always f32)
   AttentionWeights,  // the probabilities of attentionWeights (always f32)
   AdditiveAttention,
-  AttentionLayer,    // a whole projection + attention + projection layer
+  AttentionLayer,  // a whole projection + attention + projection layer
   Linear,
-  Elementwise,       // activations, SwiGLU, add, embedding
+  Elementwise,  // activations, SwiGLU, add, embedding
 };
 
 // The tolerance of `what` for outputs stored as `storage` (F32 or F16).

@@ -3,11 +3,11 @@
 // otherwise host reads and writes go through a staging buffer and a transfer.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
-
-#include <vulkan/vulkan.h>
 
 namespace vkattn {
 

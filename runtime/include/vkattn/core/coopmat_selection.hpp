@@ -40,12 +40,12 @@ CoopmatChoice coopmatChoiceFor(const DeviceInfo& info);
 // `vkattn conformance` name the choice.
 std::string describe(const CoopmatChoice& choice);
 
-// Whether the cooperative-matrix-2 attention kernel (attention_coopmat2_f16) runs on a device: VK_NV_cooperative_matrix2
-// with flexible dimensions, reductions, conversions and per-element operations, a flexible f16 x
-// f16 -> f32 subgroup shape (granularities of 8, 16 or 32), VK_KHR_cooperative_matrix, Vulkan 1.3
-// (the module is SPIR-V 1.6), shaderFloat16, 16-bit storage, the memory model and subgroup size
-// control. rows is the query rows per subgroup (the row granularity); pad the granularity head
-// dims and key tiles are padded to (of the columns and the inner dimension).
+// Whether the cooperative-matrix-2 attention kernel (attention_coopmat2_f16) runs on a device:
+// VK_NV_cooperative_matrix2 with flexible dimensions, reductions, conversions and per-element operations, a flexible
+// f16 x f16 -> f32 subgroup shape (granularities of 8, 16 or 32), VK_KHR_cooperative_matrix, Vulkan 1.3 (the module is
+// SPIR-V 1.6), shaderFloat16, 16-bit storage, the memory model and subgroup size control. rows is the query rows per
+// subgroup (the row granularity); pad the granularity head dims and key tiles are padded to (of the columns and the
+// inner dimension).
 struct Coopmat2Choice {
   bool usable = false;
   uint32_t rows = 0, pad = 0;

@@ -2,6 +2,8 @@
 // pipeline cache. Owns everything created on it through the objects that borrow it.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -9,8 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 #include "vkattn/core/device_info.hpp"
 #include "vkattn/core/handle.hpp"
@@ -37,8 +37,8 @@ class Device {
  public:
   // Creates the logical device for `physical`. `pipelineCachePath` (empty: none) is read now and
   // written back on destruction.
-  Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info,
-         std::filesystem::path pipelineCachePath, const DeviceOptions& options = {});
+  Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo info, std::filesystem::path pipelineCachePath,
+         const DeviceOptions& options = {});
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

@@ -1,11 +1,11 @@
 // DeviceInfo: the limits and features of one physical device that decide kernel variants.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 namespace vkattn {
 
@@ -32,6 +32,10 @@ struct CooperativeMatrix2Features {
   bool workgroupScope = false, flexibleDimensions = false, reductions = false, conversions = false,
        perElementOperations = false, tensorAddressing = false, blockLoads = false;
 };
+
+// PCI vendor ids of VkPhysicalDeviceProperties::vendorID that change a kernel choice.
+inline constexpr uint32_t kVendorNvidia = 0x10de;
+inline constexpr uint32_t kVendorIntel = 0x8086;
 
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
@@ -81,9 +85,9 @@ struct DeviceInfo {
   // VK_KHR_portability_subset (MoltenVK and other layered drivers): must be enabled when offered.
   bool portabilitySubset = false;
 
-  bool cooperativeMatrix = false;  // either extension is offered
-  bool nvCooperativeMatrix = false;   // VK_NV_cooperative_matrix with its feature
-  bool khrCooperativeMatrix = false;  // VK_KHR_cooperative_matrix with its feature
+  bool cooperativeMatrix = false;                               // either extension is offered
+  bool nvCooperativeMatrix = false;                             // VK_NV_cooperative_matrix with its feature
+  bool khrCooperativeMatrix = false;                            // VK_KHR_cooperative_matrix with its feature
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;  // NV's and KHR's
   // VK_NV_cooperative_matrix2 (offered with VK_KHR_cooperative_matrix): its features, the largest
   // flexible dimension, and the flexible shapes, whose m, n and k are granularities (any multiple

@@ -17,6 +17,24 @@ namespace vkattn {
 // be a multiple of the block.
 enum class DType { F32, F16, I32, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K };
 
+// The one table of dtypes, in the enum's order: each one's name and its layout along the last
+// dimension (a plain type is a block of one element). io's table of ggml types takes the layouts
+// of the types it shares with vkattn from here.
+struct DTypeLayout {
+  DType dtype;
+  const char* name;
+  uint32_t blockElements;
+  uint32_t blockBytes;
+};
+inline constexpr DTypeLayout kDTypeLayouts[] = {
+    {DType::F32, "f32", 1, 4},       {DType::F16, "f16", 1, 2},         {DType::I32, "i32", 1, 4},
+    {DType::BF16, "bf16", 1, 2},     {DType::Q8_0, "q8_0", 32, 2 + 32}, {DType::Q4_0, "q4_0", 32, 2 + 16},
+    {DType::Q4_K, "q4_k", 256, 144}, {DType::Q5_K, "q5_k", 256, 176},   {DType::Q6_K, "q6_k", 256, 210},
+};
+constexpr const DTypeLayout& dtypeLayout(DType dtype) noexcept {
+  return kDTypeLayouts[static_cast<int>(dtype)];
+}
+
 // Bytes per element; for the block formats a block's bytes (see storageBytes).
 std::size_t dtypeSize(DType dtype) noexcept;
 const char* toString(DType dtype) noexcept;

@@ -1,10 +1,10 @@
 // Exceptions thrown by vkattn. Every failure names what failed; bad input names the argument.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <stdexcept>
 #include <string>
-
-#include <vulkan/vulkan.h>
 
 namespace vkattn {
 

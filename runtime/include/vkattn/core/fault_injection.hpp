@@ -2,10 +2,10 @@
 // site returns the given VkResult instead of doing its work, once. Process-wide; off unless set.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <cstdint>
 #include <optional>
-
-#include <vulkan/vulkan.h>
 
 namespace vkattn {
 

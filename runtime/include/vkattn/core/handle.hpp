@@ -4,9 +4,9 @@
 // drawing (images, render passes, swapchains, surfaces) are the viewer's own.
 #pragma once
 
-#include <utility>
-
 #include <vulkan/vulkan.h>
+
+#include <utility>
 
 namespace vkattn {
 

@@ -2,12 +2,12 @@
 // records every validation message (tests fail when any appears).
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 namespace vkattn {
 
@@ -45,8 +45,7 @@ class Instance {
  private:
   static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                   VkDebugUtilsMessageTypeFlagsEXT types,
-                                                  const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                  void* self);
+                                                  const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
 
   VkInstance m_instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT m_messenger = VK_NULL_HANDLE;

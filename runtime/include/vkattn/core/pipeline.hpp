@@ -3,6 +3,8 @@
 // its Device.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -10,8 +12,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 #include "vkattn/core/handle.hpp"
 #include "vkattn/core/spec_constants.hpp"
@@ -21,8 +21,8 @@ namespace vkattn {
 class Device;
 
 struct PipelineDesc {
-  std::string shader;          // id in the SPIR-V registry, or the name of `code`
-  uint32_t bindings = 0;       // storage buffers at set 0, bindings 0..n-1 (a *_BINDING_COUNT)
+  std::string shader;     // id in the SPIR-V registry, or the name of `code`
+  uint32_t bindings = 0;  // storage buffers at set 0, bindings 0..n-1 (a *_BINDING_COUNT)
   uint32_t pushConstantBytes = 0;
   SpecConstants constants;
   // Non-zero: the pipeline requires this subgroup size with full subgroups (the device must

@@ -5,6 +5,8 @@
 // Reusable: submit() waits, then the recorder is empty and ready again.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -12,8 +14,6 @@
 #include <span>
 #include <string>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 #include "vkattn/core/command_context.hpp"
 #include "vkattn/core/descriptor_arena.hpp"

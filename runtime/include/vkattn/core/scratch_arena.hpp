@@ -47,10 +47,10 @@ class ScratchArena {
   bool m_reuse;
   std::vector<std::unique_ptr<Buffer>> m_chunks;
   std::vector<std::unique_ptr<Buffer>> m_blocks;  // this recording's temporaries
-  std::size_t m_current = 0;    // chunk being carved
-  std::size_t m_used = 0;       // bytes carved from it
-  std::size_t m_needed = 0;     // bytes this recording asked for, aligned
-  std::size_t m_highWater = 0;  // the most any recording asked for
+  std::size_t m_current = 0;                      // chunk being carved
+  std::size_t m_used = 0;                         // bytes carved from it
+  std::size_t m_needed = 0;                       // bytes this recording asked for, aligned
+  std::size_t m_highWater = 0;                    // the most any recording asked for
   std::size_t m_allocations = 0;
 };
 

@@ -20,8 +20,8 @@ struct TensorView {
   const Buffer* buffer = nullptr;
   DType dtype = DType::F32;
   Shape shape;
-  Shape strides;        // in elements
-  int64_t offset = 0;   // in elements
+  Shape strides;       // in elements
+  int64_t offset = 0;  // in elements
 
   int64_t rank() const noexcept { return static_cast<int64_t>(shape.size()); }
   int64_t dim(int64_t i) const { return shape.at(static_cast<std::size_t>(i < 0 ? i + rank() : i)); }
@@ -44,8 +44,7 @@ class Tensor {
   Tensor() = default;
   Tensor(const Device& device, Shape shape, DType dtype = DType::F32);
   // Creates a tensor and uploads `values` (converted to `dtype`, quantized for Q8_0 and Q4_0).
-  static Tensor fromHost(const Device& device, Shape shape, std::span<const float> values,
-                         DType dtype = DType::F32);
+  static Tensor fromHost(const Device& device, Shape shape, std::span<const float> values, DType dtype = DType::F32);
   static Tensor fromHostInt(const Device& device, Shape shape, std::span<const int32_t> values);
 
   const Shape& shape() const noexcept { return m_shape; }

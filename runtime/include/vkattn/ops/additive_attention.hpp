@@ -13,10 +13,10 @@
 namespace vkattn {
 
 struct AdditiveAttentionOptions {
-  bool causal = false;                       // query i sees keys j <= i
-  std::optional<TensorView> bias;            // f32 [B|1, Lq|1, Lk] added to the scores
-  std::optional<TensorView> keepMask;        // i32 [B|1, Lq|1, Lk], 0 removes the key
-  std::optional<TensorView> keyLengths;      // i32 [B]: keys j >= keyLengths[b] are padding
+  bool causal = false;                   // query i sees keys j <= i
+  std::optional<TensorView> bias;        // f32 [B|1, Lq|1, Lk] added to the scores
+  std::optional<TensorView> keepMask;    // i32 [B|1, Lq|1, Lk], 0 removes the key
+  std::optional<TensorView> keyLengths;  // i32 [B]: keys j >= keyLengths[b] are padding
   // f32 [B, Lq, Lk], contiguous: receives the attention weights (rows with every key removed
   // are zeros, and so is their output).
   std::optional<TensorView> weights;

@@ -30,7 +30,7 @@
 namespace vkattn {
 
 struct LinearOptions {
-  std::optional<TensorView> bias;      // [N], contiguous
+  std::optional<TensorView> bias;  // [N], contiguous
   Activation activation = Activation::None;
   // Added after the activation; y's shape, its rows may be strided like y's. May be y itself
   // (y += act(x W^T + b)).

@@ -33,8 +33,8 @@ Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options = {});
 
 // Rotates queries and keys with the same positions; q and k may have different head counts (GQA)
 // but must agree on batch, seq and headDim. Runs as one submission.
-void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k,
-            const TensorView& kOut, const RopeOptions& options = {});
+void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,
+            const RopeOptions& options = {});
 
 // The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / divisor_i / 2pi) * 2^64,
 // split into (high, low) 32-bit words. Exposed for tests.

@@ -1,4 +1,4 @@
-#include "render/viewer_shaders.hpp"
+#include "spirv/viewer_shaders.hpp"
 
 #include <iterator>
 

@@ -1,0 +1,95 @@
+#include "attention_kernels.hpp"
+
+#include "attention_shapes.hpp"
+#include "checks.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
+#include "vkattn/core/error.hpp"
+
+namespace vkattn::detail {
+namespace {
+
+// Loops left after unrolling, per invocation over its keys:
+// Rows: one iteration per KEY_BLOCK keys (times the lanes in decode mode), one more when split.
+KeyLoop rowsLoop(const AttentionPlan&, const AttentionKernelShape& shape) {
+  return {uint64_t{shape.keyBlock} * (shape.laneKeys ? shape.workgroup : 1), 1, 1};
+}
+
+// Tiled: one per tile plus one per 4 keys inside it.
+KeyLoop tiledLoop(const AttentionPlan&, const AttentionKernelShape& shape) {
+  return {shape.keyBlock, 1 + shape.keyBlock / 4, 0};
+}
+
+// Fragment kernel (the emulated build keeps its loops over fragments rolled): per tile the S and
+// PV products and a rescale, plus Q and the output once.
+KeyLoop fragmentLoop(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+  const uint64_t dk = roundUp(plan.dk, shape.fragK) / shape.fragK, dv = roundUp(plan.dv, shape.fragN) / shape.fragN;
+  const uint64_t cs = shape.keyBlock / shape.fragN, cp = shape.keyBlock / shape.fragK;
+  return {shape.keyBlock, 1 + cs * (1 + dk) + cp * (1 + dv) + dv, dk + 2 * dv};
+}
+
+// Cooperative-matrix-2 kernel: one iteration per tile, plus its rolled loops over Q and the output
+// block (FM x padded head dim over the subgroup's lanes), two of them with split-K.
+KeyLoop coopmat2Loop(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+  const uint64_t dk = roundUp(plan.dk, shape.fragN), dv = roundUp(plan.dv, shape.fragN);
+  return {shape.keyBlock, 1, (uint64_t{shape.fragM} * (dk + 2 * dv) + shape.subgroup - 1) / shape.subgroup + 8};
+}
+
+// Decode kernel: one per step of KEY_BLOCK keys per key group, plus the final merge's (one per
+// WG_SIZE of the ROWS * Dv outputs, each walking the subgroups' records twice).
+KeyLoop decodeLoop(const AttentionPlan& plan, const AttentionKernelShape& shape) {
+  const uint64_t keyGroups = shape.workgroup / shape.rowLanes, subgroups = shape.workgroup / shape.subgroup;
+  const uint64_t outputs =
+      (uint64_t{shape.rows} * static_cast<uint64_t>(plan.dv) + shape.workgroup - 1) / shape.workgroup;
+  return {uint64_t{shape.keyBlock} * keyGroups, 1, outputs * (1 + 2 * subgroups) + 1};
+}
+
+// The coopmat kernel runs at the subgroup size its cooperative-matrix flavour requires.
+AttentionKernelShape coopmatShape(const Context& ctx, const AttentionPlan& plan) {
+  AttentionKernelShape shape = fragmentShape(ctx, plan, false);
+  if (const CoopmatChoice choice = coopmatChoiceFor(ctx.info()); choice.requireSubgroupSize)
+    shape.requiredSubgroupSize = choice.subgroupSize;
+  return shape;
+}
+
+uint64_t fragmentRows(const AttentionKernelShape& s) {
+  return uint64_t{s.fragM} * s.rows;
+}
+bool noPacking(const AttentionKernelShape&) {
+  return false;
+}
+
+constexpr AttentionKernel kKernels[] = {
+    {AttentionVariant::Rows, true, true, true, rowsShape,
+     [](const Context&, const AttentionPlan& p) { return rowsShaderName(p); },
+     [](const AttentionKernelShape& s) { return uint64_t{s.rows} * (s.laneKeys ? 1 : s.workgroup); },
+     [](const AttentionKernelShape& s) { return s.laneKeys; }, rowsLoop},
+    {AttentionVariant::Tiled, false, false, false, tiledShape,
+     [](const Context&, const AttentionPlan& p) { return variantName("attention_tiled", p.dtype); },
+     [](const AttentionKernelShape& s) { return uint64_t{s.workgroup / s.rowLanes}; }, noPacking, tiledLoop},
+    {AttentionVariant::Coopmat, false, false, true, coopmatShape,
+     [](const Context& ctx, const AttentionPlan& p) {
+       return variantName(coopmatShader("attention_coopmat", coopmatChoiceFor(ctx.info()).flavour), p.dtype);
+     },
+     fragmentRows, noPacking, fragmentLoop},
+    {AttentionVariant::CoopmatEmulated, false, false, true,
+     [](const Context& ctx, const AttentionPlan& p) { return fragmentShape(ctx, p, true); },
+     [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat_emu", p.dtype); }, fragmentRows,
+     noPacking, fragmentLoop},
+    {AttentionVariant::Coopmat2, false, false, true, coopmat2Shape,
+     [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat2", p.dtype); }, fragmentRows,
+     noPacking, coopmat2Loop},
+    {AttentionVariant::Decode, false, true, true, decodeShape,
+     [](const Context&, const AttentionPlan& p) { return variantName("attention_decode", p.dtype); },
+     [](const AttentionKernelShape& s) { return uint64_t{s.rows}; }, [](const AttentionKernelShape&) { return true; },
+     decodeLoop},
+};
+
+}  // namespace
+
+const AttentionKernel& attentionKernel(AttentionVariant variant) {
+  for (const AttentionKernel& kernel : kKernels)
+    if (kernel.variant == variant) return kernel;
+  throw InvalidArgument("variant", "no attention kernel is variant " + std::to_string(static_cast<int>(variant)));
+}
+
+}  // namespace vkattn::detail
