@@ -7,26 +7,40 @@
 # tests below with VKATTN_VALIDATION=1, so any message fails the test as usual. The instrumented
 # pipelines are slow to build on lavapipe and do not match the normal pipeline cache, hence a
 # separate cache file per checker and a gtest filter that keeps the attention cases to a
-# representative set (default: the rows, tiled, coopmat-emulated, split-K and decode cases).
+# representative set (default: the rows, tiled, coopmat-emulated, split-K and decode cases). The
+# programs run VALIDATION_JOBS at a time (default: the cores).
 set -euo pipefail
 build=${1:?usage: run_extended_validation.sh BUILD_DIR [sync|gpu-assisted|both] [GTEST_FILTER]}
 which=${2:-both}
 filter=${3:-'*Decode*:*KeySplits*:*HeadDimSplit*:Kernels/Attention.DkDiffersFromDv/*:Kernels/Attention.GroupedQueryHeads/*'}
 programs=(test_runtime test_softmax test_norms test_rope test_elementwise test_faults test_threads test_linear)
 
-run_with() {  # name, VK_LAYER_ENABLES value
+jobs=${VALIDATION_JOBS:-$(nproc)}
+
+run_with() {  # name, VK_LAYER_ENABLES value: the programs $jobs at a time, each one's output after it
   local name=$1 enables=$2 failed=0
+  local logs=$build/$name-validation
   echo "== $name validation"
-  for program in "${programs[@]}"; do
+  rm -rf "$logs" && mkdir -p "$logs"
+  for program in "${programs[@]}" test_attention; do
     # test_linear without its exhaustive-tier cases (the 4.2M-row grids, the emulated kernel's
     # shape list): the same dispatch and barrier code as its quick cases.
     local only=()
     [ "$program" = test_linear ] && only=("--gtest_filter=-*GridsPastTheDispatchLimit*:*FragmentMatmul*emulated__*")
-    VK_LAYER_ENABLES=$enables VKATTN_VALIDATION=1 VKATTN_PIPELINE_CACHE="$build/$name-pipeline-cache.bin" \
-      "$build/tests/$program" --gtest_brief=1 "${only[@]}" || failed=1
+    [ "$program" = test_attention ] && only=("--gtest_filter=$filter")
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    (
+      rc=0
+      VK_LAYER_ENABLES=$enables VKATTN_VALIDATION=1 VKATTN_PIPELINE_CACHE="$build/$name-pipeline-cache.bin" \
+        "$build/tests/$program" --gtest_brief=1 "${only[@]}" > "$logs/$program.log" 2>&1 || rc=$?
+      echo "$rc" > "$logs/$program.rc"
+    ) &
   done
-  VK_LAYER_ENABLES=$enables VKATTN_VALIDATION=1 VKATTN_PIPELINE_CACHE="$build/$name-pipeline-cache.bin" \
-    "$build/tests/test_attention" --gtest_brief=1 --gtest_filter="$filter" || failed=1
+  wait
+  for program in "${programs[@]}" test_attention; do
+    cat "$logs/$program.log"
+    [ "$(cat "$logs/$program.rc")" = 0 ] || { echo "== $program failed under $name validation"; failed=1; }
+  done
   return $failed
 }
 
