@@ -64,13 +64,13 @@ echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 # The cooperative-matrix cases in two processes at once (a pipeline build each on 2 cores), each
 # with its own pipeline cache file, split so that cases sharing pipelines share a process and the
 # two take about as long: the cooperative-matrix-2 kernel's attention cases with both kernels'
-# head-dim sweeps at 16, 40 and 64, the fragment kernel's long case lists and the features case;
-# then the KHR kernel's attention cases, its features case, the matmul shapes and the choice tests.
+# head-dim sweeps at 16, 40 and 64, the fragment kernel's long case lists, the features case and
+# the matmul shapes; then the KHR kernel's attention cases, its features case and the choice tests.
 # One case of another attention kernel shows it still runs on a device that enables the memory
 # model for the matrix units. The sweep's larger head dims (80 to 256) are left to `vkattn
 # conformance` on a GPU: Mesa 26's LLVM 22 took 1 to 4 minutes to compile each of them.
-halves=('Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coopmat__d64:Sweep/*kernel_coopmat2__d16:Sweep/*kernel_coopmat2__d40:Sweep/*kernel_coopmat2__d64:Kernels/AttentionFragmentKernel.*/kernel_coopmat:Kernels/AttentionFragmentKernel.*/kernel_coopmat2:*AttentionFragmentFeatures*/kernel_coopmat2:Kernels/Attention.*/kernel_coopmat2:Kernels/Attention.DkDiffersFromDv/fused'
-        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:*FragmentMatmul*/kernel_coopmat__*:CoopmatChoice.*:Coopmat2Choice.*')
+halves=('Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coopmat__d64:Sweep/*kernel_coopmat2__d16:Sweep/*kernel_coopmat2__d40:Sweep/*kernel_coopmat2__d64:Kernels/AttentionFragmentKernel.*/kernel_coopmat:Kernels/AttentionFragmentKernel.*/kernel_coopmat2:*AttentionFragmentFeatures*/kernel_coopmat2:Kernels/Attention.*/kernel_coopmat2:Kernels/Attention.DkDiffersFromDv/fused:*FragmentMatmul*/kernel_coopmat__*'
+        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*')
 pids=()
 for i in 0 1; do
   VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
