@@ -1,26 +1,87 @@
 // `vkattn bench <kernel>`: one kernel at a chosen shape, verified, then timed beside its baseline.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "generation_measurement.hpp"
 #include "measurements.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/ops/attention.hpp"
 
 namespace vkattn::cli {
 using namespace vkattn::measure;
+namespace {
+
+// A ggml type vkattn can write, by its name in any case ("q4_k", "F16").
+GgmlType weightTypeNamed(const std::string& name) {
+  std::string upper = name;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (uint32_t id = 0; id < 64; ++id) {
+    const auto traits = ggmlTypeTraits(id);
+    if (traits && upper == traits->name && ggmlCanQuantize(static_cast<GgmlType>(id))) return static_cast<GgmlType>(id);
+  }
+  throw InvalidArgument("--weights", "'" + name + "', expected one of " + ggmlStorageFormatTypeNames());
+}
+
+// `vkattn bench generate`: a random-weight model of the given shape, checked, then timed.
+int benchGenerate(const CommonOptions& options, const std::vector<std::string>& args) {
+  Arguments a(args,
+              {"--layers", "--dim", "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--weights",
+               "--prompt-tokens", "--new-tokens"},
+              {});
+  GenerationCase c;
+  RandomModelSpec& s = c.model;
+  const auto count = [&](const std::string& flag, int64_t fallback) {
+    return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());
+  };
+  s.layers = count("--layers", s.layers);
+  s.modelDim = count("--dim", s.modelDim);
+  s.heads = count("--heads", s.heads);
+  s.kvHeads = count("--kv-heads", s.kvHeads);
+  s.headDim = s.rotaryDim = count("--head-dim", s.modelDim / s.heads);
+  s.ffnDim = count("--ffn", s.ffnDim);
+  s.vocab = a.integer("--vocab", s.vocab, kRandomModelMinVocab, std::numeric_limits<int32_t>::max());
+  if (auto name = a.get("--weights")) s.matrices = weightTypeNamed(*name);
+  c.promptTokens = count("--prompt-tokens", c.promptTokens);
+  c.newTokens = a.integer("--new-tokens", c.newTokens, 2, std::numeric_limits<int32_t>::max());
+  c.checkedTokens = std::min(c.checkedTokens, c.promptTokens);
+  s.contextLength = c.promptTokens + c.newTokens;
+  Context ctx({.device = options.device});
+  std::printf("device:     %s\n", ctx.info().name.c_str());
+  std::fflush(stdout);  // before any error on stderr
+  GenerationMeasurement m;
+  try {
+    m = measureGeneration(ctx, c);
+  } catch (const InvalidArgument& e) {  // the spec's field names, as this command's flags
+    const std::map<std::string, std::string> flags = {
+        {"layers", "--layers"},    {"modelDim", "--dim"},     {"ffnDim", "--ffn"},  {"heads", "--heads"},
+        {"kvHeads", "--kv-heads"}, {"headDim", "--head-dim"}, {"vocab", "--vocab"}, {"newTokens", "--new-tokens"}};
+    const auto flag = flags.find(e.argument());
+    if (flag == flags.end()) throw;
+    throw InvalidArgument(flag->second, e.problem());
+  }
+  printGeneration(m);
+  return m.passed() ? 0 : 1;
+}
+
+}  // namespace
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "generate") return benchGenerate(options, {args.begin() + 1, args.end()});
   Arguments a(
       args,
       {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim",
        "--page-size", "--kv-dtype", "--kernel", "--against", "--json", "--repeats", "--baseline-repeats"},
       {"--f16", "--causal"});
   if (a.positional().size() != 1)
-    throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear");
+    throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear, generate");
   const std::string kernel = a.positional()[0];
   auto count = [&](const std::string& flag, int64_t fallback) {
     return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());

@@ -35,6 +35,10 @@ void usage(std::ostream& out) {
          "            [--m M --n N --k K]\n"
          "            [--causal] [--f16] [--json FILE] [--repeats N (timed runs; the median is\n"
          "            reported)] [--baseline-repeats N (0 skips the baseline)]\n"
+         "  bench generate  a random-weight LLaMA model (default: TinyLlama-1.1B's shape, F16),\n"
+         "            its logits checked, then prompt and decode tokens/s: [--layers N --dim D\n"
+         "            --heads H --kv-heads HKV --head-dim HD --ffn F --vocab V --weights F16|Q4_K|...\n"
+         "            --prompt-tokens P --new-tokens N]\n"
          "  run OP    one kernel on .npy files: OP is softmax, layer_norm, rms_norm, rope or attention;\n"
          "            --x IN.npy (attention: --q Q.npy --k K.npy --v V.npy [--causal]) --out OUT.npy\n"
          "            [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
@@ -54,7 +58,8 @@ void usage(std::ostream& out) {
          "\n"
          "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
          "             VKATTN_VALIDATION=1 (Khronos validation layer),\n"
-         "             VKATTN_MODEL_DIR (translation model folder)\n";
+         "             VKATTN_MODEL_DIR (translation model folder),\n"
+         "             VKATTN_DISPATCH_TRACE=1 (GPU time per kernel module, printed at exit)\n";
 }
 
 }  // namespace

@@ -23,15 +23,6 @@ std::vector<float> sample(std::size_t count, uint64_t seed, float lo, float hi, 
   return dtype == DType::F16 ? reference::roundToHalf(v) : v;
 }
 
-// GB/s of a vec4 copy that moves `bytes` (half read, half written).
-double copyRate(Context& ctx, std::size_t bytes, int repeats) {
-  const int64_t floats = static_cast<int64_t>((bytes / 2 + 15) / 16 * 4);
-  Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
-  return static_cast<double>(2 * floats * 4) / timeOnDevice(
-                                                   ctx, [&] { copy(ctx, a, b); }, repeats)
-                                                   .medianNs;
-}
-
 // The largest allowed error over `expected` under `tol`.
 double largestAllowed(const std::vector<double>& expected, reference::Tolerance tol) {
   double largest = 0.0;
@@ -85,6 +76,14 @@ Measurement memoryBound(Context& ctx, std::string kernel, Checked checked, const
 }
 
 }  // namespace
+
+double copyRate(Context& ctx, std::size_t bytes, int repeats) {
+  const int64_t floats = static_cast<int64_t>((bytes / 2 + 15) / 16 * 4);
+  Tensor a = ctx.tensor({floats}), b = ctx.tensor({floats});
+  return static_cast<double>(2 * floats * 4) / timeOnDevice(
+                                                   ctx, [&] { copy(ctx, a, b); }, repeats)
+                                                   .medianNs;
+}
 
 Measurement measureRowOp(Context& ctx, const std::string& kernel, int64_t rows, int64_t cols, DType dtype,
                          Repeats repeats) {

@@ -32,6 +32,9 @@ struct Measurement {
   bool passed() const noexcept { return skipped.empty() && error.failures == 0; }
 };
 
+// GB/s of a vec4 device copy that moves `bytes` (half read, half written), the median of `repeats`.
+double copyRate(Context& ctx, std::size_t bytes, int repeats);
+
 struct Repeats {
   int kernel = 3;    // timed runs of the kernel (the median is reported)
   int baseline = 3;  // timed runs of the baseline; 0 skips it

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "support/byte_fallback_vocabulary.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/gguf.hpp"
+#include "vkattn/io/gguf_vocabulary.hpp"
 #include "vkattn/io/gguf_writer.hpp"
 #include "vkattn/tokenizers/gguf_tokenizer.hpp"
 #include "vkattn/tokenizers/pretokenizer.hpp"
@@ -46,12 +46,12 @@ GgufMetadata llamaMetadata(bool addSpacePrefix = true) {
       {"llo", -5},     {"\u2581hello", -6},                                  // 267..272
       {"\u2581w", -7}, {"or", -2.5f},       {"\u2581wor", -8}, {"ld", -9}};  // 273..276
   GgufMetadata metadata;
-  for (auto& [key, value] : test::byteFallbackVocabulary(normal)) metadata.add(key, std::move(value));
+  for (auto& [key, value] : byteFallbackVocabulary(normal)) metadata.add(key, std::move(value));
   metadata.add("tokenizer.ggml.add_space_prefix", GgufValue(addSpacePrefix));
   return metadata;
 }
 
-constexpr int32_t kByte = test::kFirstByteToken;
+constexpr int32_t kByte = kFirstByteToken;
 
 TEST(SentencePieceBpe, MergesByScoreNotPosition) {
   const auto tokenizer = makeTokenizer(llamaMetadata());

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "support/byte_fallback_vocabulary.hpp"
+#include "random_language_model.hpp"
 #include "support/compare.hpp"
 #include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
@@ -35,26 +35,7 @@ constexpr double kLogitAtol = 2e-4;
 constexpr double kLogitRtol = 1e-4;
 constexpr double kProbabilityAtol = 1e-5;
 
-struct ModelSpec {
-  std::string arch = "llama";
-  int64_t layers = 2, modelDim = 64, ffnDim = 96, heads = 4, kvHeads = 2, headDim = 16, rotaryDim = 16;
-  double theta = 10000.0;
-  bool tied = false;
-  bool ropeFreqs = false;  // Llama 3's per-pair divisors as rope_freqs.weight
-  GgmlType matrices = GgmlType::F32;
-};
-
-// A SentencePiece-style vocabulary of `vocab` tokens: a few pieces, then fillers.
-void addTokenizer(GgufWriter& w, int64_t vocab) {
-  const char* pieces[] = {"\u2581", "a", "b", "c", "\u2581a", "ab", "\u2581ab", "bc", "\u2581abc"};
-  std::vector<std::pair<std::string, float>> normal;
-  for (std::size_t i = 0; kFirstByteToken + 256 + static_cast<int64_t>(normal.size()) < vocab; ++i) {
-    char filler[16];
-    std::snprintf(filler, sizeof filler, "x%zu", i);
-    normal.emplace_back(i < std::size(pieces) ? pieces[i] : filler, -static_cast<float>(i));
-  }
-  for (auto& [key, value] : byteFallbackVocabulary(normal)) w.setMetadata(key, std::move(value));
-}
+using ModelSpec = measure::RandomModelSpec;
 
 struct BuiltModel {
   std::filesystem::path path;
@@ -68,94 +49,18 @@ class ModelBuilder {
   // Writes the model as GGUF (leaving out `dropTensor`, with `overrides` replacing metadata).
   BuiltModel write(const std::string& name, const std::string& dropTensor = {},
                    const std::map<std::string, GgufValue>& overrides = {}) {
-    const ModelSpec& s = m_spec;
     BuiltModel built;
     built.path = std::filesystem::temp_directory_path() / ("vkattn_test_lm_" + name + ".gguf");
-    DecoderModelWeights& m = built.weights;
-    m.modelDim = s.modelDim, m.ffnDim = s.ffnDim, m.heads = s.heads, m.kvHeads = s.kvHeads, m.headDim = s.headDim;
-    m.vocab = kVocab, m.rotaryDim = s.rotaryDim, m.ropeTheta = s.theta, m.ropeInterleaved = s.arch == "llama";
-    m.normEps = 1e-5;
-
-    GgufWriter w;
-    std::set<std::string> written;
-    const auto set = [&](const std::string& key, GgufValue value) {
-      const auto it = overrides.find(key);
-      w.setMetadata(key, it == overrides.end() ? std::move(value) : it->second);
-      written.insert(key);
-    };
-    set("general.architecture", GgufValue(s.arch.c_str()));
-    const std::string a = s.arch + ".";
-    set(a + "context_length", GgufValue(uint32_t{256}));
-    set(a + "embedding_length", GgufValue(uint32_t(s.modelDim)));
-    set(a + "block_count", GgufValue(uint32_t(s.layers)));
-    set(a + "feed_forward_length", GgufValue(uint32_t(s.ffnDim)));
-    set(a + "attention.head_count", GgufValue(uint32_t(s.heads)));
-    set(a + "attention.head_count_kv", GgufValue(uint32_t(s.kvHeads)));
-    set(a + "attention.key_length", GgufValue(uint32_t(s.headDim)));
-    set(a + "rope.freq_base", GgufValue(float(s.theta)));
-    set(a + "rope.dimension_count", GgufValue(uint32_t(s.rotaryDim)));
-    set(a + "attention.layer_norm_rms_epsilon", GgufValue(1e-5f));
-    for (const auto& [key, value] : overrides)
-      if (!written.count(key)) w.setMetadata(key, value);
-    addTokenizer(w, kVocab);
-
-    const auto tensor = [&](const std::string& tname, const Shape& shape, float scale, float shift, bool matrix) {
-      std::vector<float> v = reference::randomValues(elementCount(shape), m_seed + static_cast<uint32_t>(m_count++));
-      for (float& x : v) x = shift + scale * x;
-      const GgmlType type = matrix ? s.matrices : GgmlType::F32;
-      std::vector<uint8_t> bytes = quantizeGgml(type, v);
-      v = dequantizeGgml(type, bytes, static_cast<uint64_t>(v.size()));  // what the file holds
-      if (tname != dropTensor) w.addRawTensor(tname, shape, type, std::move(bytes));
-      return v;
-    };
-    const int64_t d = s.modelDim, q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
-    const float wScale = 0.5f / std::sqrt(static_cast<float>(d));
-    m.embedding = tensor("token_embd.weight", {kVocab, d}, 1.0f, 0.0f, false);
-    for (int64_t l = 0; l < s.layers; ++l) {
-      const std::string p = "blk." + std::to_string(l) + ".";
-      DecoderLayerWeights layer;
-      layer.attentionNorm = tensor(p + "attn_norm.weight", {d}, 0.2f, 1.0f, false);
-      layer.q = tensor(p + "attn_q.weight", {q, d}, 2 * wScale, 0, true);
-      layer.k = tensor(p + "attn_k.weight", {kv, d}, 2 * wScale, 0, true);
-      layer.v = tensor(p + "attn_v.weight", {kv, d}, wScale, 0, true);
-      if (s.arch == "qwen2") {
-        layer.qBias = tensor(p + "attn_q.bias", {q}, 0.3f, 0, false);
-        layer.kBias = tensor(p + "attn_k.bias", {kv}, 0.3f, 0, false);
-        layer.vBias = tensor(p + "attn_v.bias", {kv}, 0.3f, 0, false);
-      }
-      if (s.arch == "qwen3") {
-        layer.qNorm = tensor(p + "attn_q_norm.weight", {s.headDim}, 0.3f, 1.0f, false);
-        layer.kNorm = tensor(p + "attn_k_norm.weight", {s.headDim}, 0.3f, 1.0f, false);
-      }
-      layer.o = tensor(p + "attn_output.weight", {d, q}, wScale, 0, true);
-      layer.ffnNorm = tensor(p + "ffn_norm.weight", {d}, 0.2f, 1.0f, false);
-      layer.gate = tensor(p + "ffn_gate.weight", {s.ffnDim, d}, 2 * wScale, 0, true);
-      layer.up = tensor(p + "ffn_up.weight", {s.ffnDim, d}, 2 * wScale, 0, true);
-      layer.down = tensor(p + "ffn_down.weight", {d, s.ffnDim}, wScale, 0, true);
-      m.layers.push_back(std::move(layer));
-    }
-    m.outputNorm = tensor("output_norm.weight", {d}, 0.2f, 1.0f, false);
-    if (s.tied) {
-      m.output = m.embedding;
-    } else {
-      m.output = tensor("output.weight", {kVocab, d}, 4 * wScale, 0, true);
-    }
-    if (s.ropeFreqs) {
-      std::vector<float> divisors(static_cast<std::size_t>(s.rotaryDim / 2));
-      for (std::size_t i = 0; i < divisors.size(); ++i) divisors[i] = i % 2 ? 1.0f + float(i) : 0.5f;
-      w.addTensor("rope_freqs.weight", {s.rotaryDim / 2}, divisors);
-      m.ropeDivisors.assign(divisors.begin(), divisors.end());
-    }
-    w.write(built.path);
+    built.weights = measure::writeRandomLanguageModel(m_spec, m_seed, built.path,
+                                                      {.dropTensor = dropTensor, .overrides = overrides});
     return built;
   }
 
-  static constexpr int64_t kVocab = 3 + 256 + 21;
+  static constexpr int64_t kVocab = measure::kRandomModelDefaultVocab;
 
  private:
   ModelSpec m_spec;
   uint32_t m_seed;
-  int m_count = 0;
 };
 
 std::vector<int32_t> someIds(std::size_t n, int32_t salt) {

@@ -1,6 +1,7 @@
-// A SentencePiece-style ("llama") vocabulary as GGUF metadata, for tests that need one:
-// <unk> <s> </s>, the 256 byte tokens <0x00> .. <0xFF> (ids 3 .. 258), then normal pieces with
-// their scores. Header-only, so that test programs linking only the tokenizers use it too.
+// A SentencePiece-style ("llama") vocabulary as GGUF metadata, for models written from scratch
+// (tests, benchmarks): <unk> <s> </s>, the 256 byte tokens <0x00> .. <0xFF> (ids 3 .. 258), then
+// normal pieces with their scores. Header-only, so that programs linking only the tokenizers use
+// it too.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 #include "vkattn/io/gguf_value.hpp"
 
-namespace vkattn::test {
+namespace vkattn {
 
 inline constexpr int32_t kFirstByteToken = 3;  // id of <0x00>
 
@@ -42,4 +43,4 @@ inline std::vector<std::pair<std::string, GgufValue>> byteFallbackVocabulary(
           {"tokenizer.ggml.unknown_token_id", GgufValue(uint32_t{0})}};
 }
 
-}  // namespace vkattn::test
+}  // namespace vkattn
