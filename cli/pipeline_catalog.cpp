@@ -53,8 +53,9 @@ std::vector<CatalogEntry> pipelineCatalog() {
     entries.push_back(
         linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
   }
-  // Weights in block formats, decoded as they load: matrix-vector (decode) and tiled (prompts).
-  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K})
+  // Weights in block formats (and f16 under f32 x), decoded as they load: matrix-vector (decode)
+  // and tiled (prompts).
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::F16})
     for (int64_t rows : {1, 64})
       entries.push_back(
           linearEntry(std::string("linear ") + toString(format) + " weights " + std::to_string(rows) + "x4096x4096",

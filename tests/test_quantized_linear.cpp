@@ -1,4 +1,5 @@
-// linear() with weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K), against a double
+// linear() with weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K) and f16 weights
+// under f32 x (the same kernels; with f16 x the float kernels, test_linear.cpp), against a double
 // reference over the host-decoded weights (core/storage_formats' decodeValues, which gguf-py
 // cross-checks): both kernels (matrix-vector for up to 8 rows of x and in chunks of 8 beyond,
 // tiled for prompts and for few rows), odd N, K of one, two and several blocks, rows that start 2 bytes off a
@@ -29,7 +30,8 @@ using namespace vkattn::reference;
 namespace {
 
 constexpr double kAtol = 1e-6, kRtol = 1e-6, kDotRtol = 1e-5;
-constexpr DType kFormats[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+// The block formats, and f16 weights (under f32 x these kernels read them; K a multiple of 32).
+constexpr DType kFormats[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::F16};
 
 // A weight [N, K] uploaded as `format`'s blocks, and the floats those blocks decode to.
 struct BlockWeight {
@@ -58,7 +60,8 @@ class QuantizedLinear : public VkattnTest, public ::testing::WithParamInterface<
     VkattnTest::TearDown();
   }
   DType format() const { return GetParam(); }
-  int64_t block() const { return blockElements(format()); }
+  // The step K comes in: a block, or 32 f16 weights.
+  int64_t block() const { return format() == DType::F16 ? 32 : blockElements(format()); }
   // Every output of y = act(x W^T + b) + r, plain and with bias, SiLU and residual.
   void check(const Case& c, WeightKernel kernel, uint64_t seed);
   // dotClose at the f32 tolerance, remembering the worst case for the report.
@@ -171,6 +174,32 @@ TEST_P(QuantizedLinear, GpuProfileShapes) {
                 "GPU profile M=" + std::to_string(m));
   }
   EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Tiled);
+}
+
+// A split of the matrix-vector kernel's work that neither profile chooses, forced through
+// VKATTN_WEIGHT_MATVEC_TILE: two pieces of a unit per invocation (the GPU profile takes one,
+// GpuProfileShapes; the CPU profile a whole unit), three columns per workgroup, two subgroups.
+TEST_P(QuantizedLinear, ForcedMatvecTileMatches) {
+  const int64_t n = 19, k = 2 * block(), m = 3;
+  const BlockWeight w = blockWeight(ctx(), format(), n, k, 710);
+  const auto x = randomValues(static_cast<std::size_t>(m * k), 711);
+  const MatmulRef expected = linearRef(x, w.decoded, static_cast<std::size_t>(m), static_cast<std::size_t>(n),
+                                       static_cast<std::size_t>(k), nullptr, Activation::None, nullptr);
+  const uint32_t lanes = std::max<uint32_t>(8, ctx().info().subgroupSize);
+  const std::string tile = "2x3x" + std::to_string(2 * lanes);
+  ::setenv("VKATTN_WEIGHT_MATVEC_TILE", tile.c_str(), 1);
+  Tensor y = linear(ctx(), ctx().tensor({m, k}, x), w.tensor, {.weightKernel = WeightKernel::Matvec});
+  expectClose(y.download(), expected, "tile " + tile);
+  // A span that does not divide the unit's pieces, and a malformed value, name the variable.
+  for (const std::string& bad : {std::to_string(3) + "x1x" + std::to_string(lanes), std::string("1x1")}) {
+    ::setenv("VKATTN_WEIGHT_MATVEC_TILE", bad.c_str(), 1);
+    EXPECT_EQ(invalidArgumentOf([&] {
+                linear(ctx(), ctx().tensor({m, k}, x), w.tensor, {.weightKernel = WeightKernel::Matvec});
+              }),
+              "VKATTN_WEIGHT_MATVEC_TILE")
+        << bad;
+  }
+  ::unsetenv("VKATTN_WEIGHT_MATVEC_TILE");
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),

@@ -33,7 +33,7 @@ Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& n
   const std::span<const uint8_t> rows =
       file.tensorBytes(name).subspan(static_cast<std::size_t>(static_cast<uint64_t>(first) * rowBytes),
                                      static_cast<std::size_t>(static_cast<uint64_t>(count) * rowBytes));
-  if (const std::optional<DType> kept = linearWeightType(info.type)) {
+  if (const std::optional<DType> kept = linearWeightType(info.type, cols)) {
     Tensor t = ctx.tensor({count, cols}, *kept);
     t.uploadBytes(rows.data(), rows.size());
     return t;
@@ -41,9 +41,11 @@ Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& n
   return ctx.tensor({count, cols}, dequantizeGgml(info.type, rows, static_cast<uint64_t>(count * cols)));
 }
 
-std::optional<DType> linearWeightType(GgmlType type) noexcept {
-  // F16 and BF16 are left out: linear takes f32 activations with f32 or block-format weights.
+std::optional<DType> linearWeightType(GgmlType type, int64_t cols) noexcept {
+  // The activations are f32: linear reads f32, f16 (K a multiple of 32) and block-format weights
+  // under them; BF16 is widened.
   const std::optional<DType> format = ggmlStorageFormat(type);
+  if (format == DType::F16) return cols % 32 == 0 ? format : std::nullopt;
   return format && (*format == DType::F32 || isWeightFormat(*format)) ? format : std::nullopt;
 }
 
@@ -55,8 +57,8 @@ Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string&
 RowBlockMatrix::RowBlockMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows,
                                int64_t cols, uint64_t maxBytes) {
   const GgufTensorInfo& info = shaped(file, name, {rows, cols});
-  const uint64_t rowBytes = linearWeightType(info.type) ? ggmlStorageBytes(info.type, static_cast<uint64_t>(cols))
-                                                        : static_cast<uint64_t>(cols) * sizeof(float);
+  const uint64_t rowBytes = linearWeightType(info.type, cols) ? ggmlStorageBytes(info.type, static_cast<uint64_t>(cols))
+                                                              : static_cast<uint64_t>(cols) * sizeof(float);
   const auto perBlock = static_cast<int64_t>(std::max<uint64_t>(1, maxBytes / rowBytes));
   for (int64_t first = 0; first < rows; first += perBlock) {
     m_blocks.push_back(deviceRows(ctx, file, name, first, std::min(perBlock, rows - first)));

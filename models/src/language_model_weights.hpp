@@ -20,8 +20,9 @@ class GgufFile;
 
 namespace vkattn::detail {
 
-// The device dtype a linear weight of this GGUF type is kept in (nullopt: decoded to f32).
-std::optional<DType> linearWeightType(GgmlType type) noexcept;
+// The device dtype a linear weight of this GGUF type and row length is kept in (nullopt: decoded
+// to f32).
+std::optional<DType> linearWeightType(GgmlType type, int64_t cols) noexcept;
 
 // Rows first .. first + count of the 2-D tensor `name` as a weight on the device.
 Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& name, int64_t first, int64_t count);

@@ -28,6 +28,7 @@
 #define MATMUL_SPEC_FRAGS 7      // uint: coopmat kernel, a subgroup's quadrant is FRAGS x FRAGS fragments
 #define MATMUL_SPEC_BK 8         // uint: coopmat kernel, K per staged slice
 #define MATMUL_SPEC_STAGES 9     // uint: coopmat kernel, slice buffers in shared memory (1 or 2)
+#define MATMUL_SPEC_SPAN 10      // uint: block-format matvec, consecutive pieces of a unit per invocation
 
 // Fragment layer (fragment.glsl, FRAG_KHR build): the device's cooperative-matrix shape,
 // A M x K, B K x N, accumulator M x N (the NV and emulated builds are fixed at 16 x 16 x 16).

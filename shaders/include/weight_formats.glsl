@@ -1,6 +1,7 @@
-// linear()'s weights stored in ggml's block formats, decoded as they load (host side and layouts:
-// vkattn/core/storage_formats.hpp; K-quants: runtime/src/core/k_quant_blocks.hpp). One of
-// WEIGHT_Q8_0, WEIGHT_Q4_0, WEIGHT_Q4_K, WEIGHT_Q5_K, WEIGHT_Q6_K is defined; the includer binds
+// linear()'s weights stored in ggml's block formats, or as f16 under f32 activations, decoded as
+// they load (host side and layouts: vkattn/core/storage_formats.hpp; K-quants:
+// runtime/src/core/k_quant_blocks.hpp). One of WEIGHT_Q8_0, WEIGHT_Q4_0, WEIGHT_Q4_K,
+// WEIGHT_Q5_K, WEIGHT_Q6_K, WEIGHT_F16 (read in "blocks" of 32 halves, no scale) is defined; the includer binds
 // the weights as 32-bit words W_WORDS[] (whole words: the runtime rounds block tensors up to 4
 // bytes). A row of K weights is K / BLOCK_ELEMENTS consecutive blocks starting at an even byte
 // address. Blocks are 2-byte aligned at worst (Q8_0's 34 and Q6_K's 210 bytes), so every 4-byte
@@ -10,7 +11,7 @@
 // super-block: two 32-element groups that share their bytes: sub-blocks 2q and 2q + 1 of Q4_K and
 // Q5_K, quarters p and p + 2 of one Q6_K half). A unit is decoded in UNIT / 8 pieces; piece j
 // holds unit elements 4j .. 4j + 3 (lo) and UNIT / 2 + 4j .. + 3 (hi), from one 4-byte word of
-// quants (two for Q8_0, plus one of high bits for Q5_K and Q6_K). unitElement maps a unit's
+// quants (two for Q8_0, four for f16, plus one of high bits for Q5_K and Q6_K). unitElement maps a unit's
 // element to its column of the row (Q6_K's two groups lie 64 columns apart).
 #ifndef VKATTN_WEIGHT_FORMATS_GLSL
 #define VKATTN_WEIGHT_FORMATS_GLSL
@@ -25,6 +26,8 @@ const uint BLOCK_ELEMENTS = 256, BLOCK_BYTES = 144, UNIT = 64;
 const uint BLOCK_ELEMENTS = 256, BLOCK_BYTES = 176, UNIT = 64;
 #elif defined(WEIGHT_Q6_K)
 const uint BLOCK_ELEMENTS = 256, BLOCK_BYTES = 210, UNIT = 64;
+#elif defined(WEIGHT_F16)
+const uint BLOCK_ELEMENTS = 32, BLOCK_BYTES = 64, UNIT = 32;
 #else
 #error "define one WEIGHT_<format>"
 #endif
@@ -88,7 +91,10 @@ Unit loadUnit(uint rowByte, uint u) {
   Unit h;
   h.high = 0u;
   h.shift = 0u;
-#if defined(WEIGHT_Q8_0) || defined(WEIGHT_Q4_0)
+#if defined(WEIGHT_F16)
+  h.quants = block;
+  h.f = vec4(1.0);
+#elif defined(WEIGHT_Q8_0) || defined(WEIGHT_Q4_0)
   h.quants = block + 2u;
   h.f = vec4(wHalf(block));
 #elif defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
@@ -119,7 +125,10 @@ Unit loadUnit(uint rowByte, uint u) {
 
 // Piece j of a unit: elements 4j .. 4j + 3 (lo) and UNIT / 2 + 4j .. + 3 (hi).
 void decodePiece(Unit h, uint j, out vec4 lo, out vec4 hi) {
-#if defined(WEIGHT_Q8_0)
+#if defined(WEIGHT_F16)
+  lo = vec4(unpackHalf2x16(wBytes4(h.quants + 8u * j)), unpackHalf2x16(wBytes4(h.quants + 8u * j + 4u)));
+  hi = vec4(unpackHalf2x16(wBytes4(h.quants + 32u + 8u * j)), unpackHalf2x16(wBytes4(h.quants + 36u + 8u * j)));
+#elif defined(WEIGHT_Q8_0)
   lo = h.f.x * signedBytes(wBytes4(h.quants + 4u * j));
   hi = h.f.x * signedBytes(wBytes4(h.quants + 16u + 4u * j));
 #elif defined(WEIGHT_Q4_0)

@@ -79,6 +79,10 @@ void requireWeightBlocks(const Context& ctx, const TensorView& w, int64_t k, pc:
   if (k % block != 0)
     throw InvalidArgument("weight", "K = " + std::to_string(k) + " is not a multiple of " + format + "'s block of " +
                                         std::to_string(block) + " elements");
+  if (const int64_t unit = weightKernelUnit(w.dtype); k % unit != 0)  // f16 weights under f32 x
+    throw InvalidArgument("weight", "K = " + std::to_string(k) + " is not a multiple of " + std::to_string(unit) +
+                                        ", which " + format + " weights under f32 x need (give x in " + format +
+                                        " to use the float kernels)");
   if (w.strides[1] != 1 || w.offset % block != 0 || (w.shape[0] > 1 && w.strides[0] % block != 0))
     throw InvalidArgument("weight", "a " + format + " weight's rows must be whole blocks of " + std::to_string(block) +
                                         " (offset " + std::to_string(w.offset) + ", strides " + toString(w.strides) +
@@ -106,7 +110,7 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
   using namespace detail;
   requireOperand(ctx, "x", x);
   requireTensor("weight", weight);
-  const bool blocks = isWeightFormat(weight.dtype);
+  const bool blocks = isWeightKernelPair(weight.dtype, x.dtype);
   requireDtype("weight", weight,
                {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
   if (!blocks) requireOperand(ctx, "weight", weight);

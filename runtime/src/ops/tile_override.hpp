@@ -1,8 +1,9 @@
 // A kernel's tile configuration forced from the environment, for tuning on a new device:
-// VKATTN_ATTENTION_TILE=ROWSxKEYSxSTAGES (the cooperative-matrix attention kernels) and
-// VKATTN_MATMUL_TILE=FRAGSxBKxSTAGES (the cooperative-matrix matmul kernel) replace the kernel's
-// list of configurations with that one; it must still fit the device (else the kernel's own
-// refusal names the shared memory it needs).
+// VKATTN_ATTENTION_TILE=ROWSxKEYSxSTAGES (the cooperative-matrix attention kernels),
+// VKATTN_MATMUL_TILE=FRAGSxBKxSTAGES (the cooperative-matrix matmul kernel) and
+// VKATTN_WEIGHT_MATVEC_TILE=SPANxCOLSxWORKGROUP (the block-format matrix-vector kernel) replace
+// the kernel's choice with that one; it must still fit the device (else the kernel's own refusal
+// names what it needs).
 #pragma once
 
 #include <array>

@@ -7,16 +7,12 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "tile_override.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn::detail {
 namespace {
-
-// Weights per unit, the kernels' step along K (weight_formats.glsl).
-uint32_t unitOf(DType format) {
-  return blockElements(format) == 32 ? 32 : 64;
-}
 
 // The tiled kernel's side: TILE x TILE outputs per workgroup of TILE * TILE / 16 invocations.
 constexpr uint32_t kTile = 32;
@@ -46,13 +42,21 @@ void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std:
 
 }  // namespace
 
+bool isWeightKernelPair(DType weight, DType x) noexcept {
+  return isWeightFormat(weight) || (weight == DType::F16 && x == DType::F32);
+}
+
+uint32_t weightKernelUnit(DType weight) noexcept {
+  return weight == DType::F16 || blockElements(weight) == 32 ? 32 : 64;
+}
+
 void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested) {
   const DeviceInfo& info = ctx.info();
   pc::MatmulParams p = call.params;
   p.activation = static_cast<uint32_t>(call.activation);
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
-  const uint32_t unit = unitOf(weightDtype);
+  const uint32_t unit = weightKernelUnit(weightDtype);
   const WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
   // The NaN report walks K elements of x and K / unit units of W.
   const uint64_t report = uint64_t{p.k} + p.k / unit;
@@ -63,19 +67,36 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
                         " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
     // One subgroup on CPU drivers, two or more on GPUs; at least a lane per row of x (lane m
-    // stores row m's outputs).
+    // stores row m's outputs). CPU drivers gather every load lane by lane: there an invocation
+    // decodes whole units (each unit's scales once) and each x load serves 8 columns. GPUs keep
+    // one column per workgroup (more workgroups to hide latency) and spread a unit over
+    // consecutive invocations: one word of quants each for 32-weight units, two for the
+    // K-quants' 64-weight units (on an H100 generating with a 1B-class Q4_K model, the
+    // matrix-vector kernels' GPU time per token: 1.85 ms at two words, 2.14 ms at one, 2.69 ms
+    // with a whole unit per invocation).
     const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
     const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
-    const uint32_t workgroup =
+    uint32_t workgroup =
         cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64) : std::max<uint32_t>(64, info.maxSubgroupSize);
-    requireLoopBudget(ctx, std::max<uint64_t>(p.k / unit / workgroup + 1, report),
+    uint32_t span = cpu ? unit / 8 : unit / 32;
+    uint32_t columns = cpu ? 8 : 1;
+    if (const auto forced = tileOverride("VKATTN_WEIGHT_MATVEC_TILE")) {
+      const auto [s, c, w] = *forced;
+      if ((unit / 8) % s != 0 || (s & (s - 1)) != 0 || c > 8 || w < minLanes || w % info.subgroupSize != 0 ||
+          w > info.maxWorkgroupInvocations || uint64_t{minLanes} * c * w * sizeof(float) > info.maxSharedMemoryBytes)
+        throw InvalidArgument("VKATTN_WEIGHT_MATVEC_TILE",
+                              "SPANxCOLSxWORKGROUP: SPAN a power of two dividing " + std::to_string(unit / 8) +
+                                  ", COLS 1..8, WORKGROUP a multiple of " + std::to_string(info.subgroupSize) +
+                                  " from " + std::to_string(minLanes) + " to " +
+                                  std::to_string(info.maxWorkgroupInvocations) + ", and 32 COLS x WORKGROUP bytes " +
+                                  "within the shared memory (" + std::to_string(info.maxSharedMemoryBytes) + ")");
+      span = s, columns = c, workgroup = w;
+    }
+    requireLoopBudget(ctx, std::max<uint64_t>(p.k / 8 / span / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
     // Exactly one subgroup: a fixed subgroup size equal to the workgroup.
     const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
-    // CPU drivers gather every load lane by lane: each x load serves 8 columns there. GPUs keep
-    // one column per workgroup (more workgroups to hide latency).
-    const uint32_t columns = cpu ? 8 : 1;
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns).set(MATMUL_SPEC_SPAN, span);
     const std::string module =
         moduleFor(oneSubgroup ? "linear_q_matvec_subgroup" : "linear_q_matvec", weightDtype, call.dtype);
     const uint32_t rows = p.m;

@@ -15,7 +15,9 @@
 // linear() also takes weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K; x, y, bias
 // and residual f32 or f16): they stay in their blocks in device memory and are decoded as they
 // load, by a matrix-vector kernel (decode) or a shared-memory tiled kernel (prompts), chosen by
-// WeightKernel (vkattn/ops/matmul_variant.hpp); `variant` applies to float weights only.
+// WeightKernel (vkattn/ops/matmul_variant.hpp); `variant` applies to float weights only. f16
+// weights under f32 x take the same kernels (read as f16, half the bytes of f32 weights; K a
+// multiple of 32); f16 weights under f16 x take the float kernels.
 #pragma once
 
 #include <optional>
@@ -36,13 +38,13 @@ struct LinearOptions {
   // (y += act(x W^T + b)).
   std::optional<TensorView> residual;
   MatmulVariant variant = MatmulVariant::Auto;
-  WeightKernel weightKernel = WeightKernel::Auto;  // block-format weights only
+  WeightKernel weightKernel = WeightKernel::Auto;  // block-format weights, and f16 weights under f32 x
 };
 
 // x: [..., K] with a contiguous last dim whose leading dims flatten to M rows of one stride (any
 // contiguous tensor, or a slice of rows). weight: [N, K], rows of one stride, last dim contiguous;
 // in a block format, K a multiple of its block (32, or 256 for the K-quants) and rows of whole
-// blocks.
+// blocks; f16 under f32 x, K a multiple of 32.
 // y: [..., N] with x's leading dims, laid out like x (rows of one stride); must not overlap x,
 // weight or bias. Throws InvalidArgument naming the argument for bad shapes, dtypes or layouts,
 // and for NaN in x, weight, bias or residual (after the run).
