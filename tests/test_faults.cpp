@@ -3,6 +3,7 @@
 // then gives the same answer); a lost device surfaces as DeviceLost, and every later call on that
 // context fails cleanly until a new one is made. Faults are injected at the runtime's Vulkan calls
 // (vkattn/core/fault_injection.hpp), swept over every allocation each op makes.
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -81,6 +82,14 @@ std::vector<NamedOp> everyOp() {
          Tensor ids = Tensor::fromHostInt(c.device(), {4}, std::vector<int32_t>{5, 0, 3, 3});
          return embedding(c, table, ids).download();
        }},
+      {"batch_in_parts",  // more dispatches than one part (Recorder::kPartDispatches): several submissions
+       [=](Context& c) {
+         Tensor x = c.tensor({33}, values(33, 29)), one = c.tensor({33}, std::vector<float>(33, 1.0f));
+         Batch batch(c);
+         for (uint32_t i = 0; i < 2 * Recorder::kPartDispatches + 5; ++i) add(c, x, one, x);
+         batch.submit();
+         return x.download();
+       }},
       {"additive_attention",
        [=](Context& c) {
          Tensor q = c.tensor({1, 3, 4}, values(12, 23)), k = c.tensor({1, 5, 6}, values(30, 24)),
@@ -153,6 +162,31 @@ TEST_F(Faults, OutOfMemoryAtSubmissionLeavesTheContextWorking) {
     EXPECT_THROW(op.run(ctx()), OutOfMemory);
     clearFaults();
     EXPECT_EQ(op.run(ctx()), expected);
+  }
+}
+
+// A batch submitted in parts: a failure at any of its submissions (a part, or the last one with
+// the fence) surfaces as OutOfMemory, the parts already submitted finish, and the batch then runs
+// whole and right.
+TEST_F(Faults, OutOfMemoryAtAnyPartOfABatchLeavesTheContextWorking) {
+  if (std::getenv("VKATTN_PART_DISPATCHES")) GTEST_SKIP() << "VKATTN_PART_DISPATCHES sets another part size";
+  const std::vector<float> x = randomValues(33, 30);
+  const auto run = [&] {
+    Tensor t = ctx().tensor({33}, x), one = ctx().tensor({33}, std::vector<float>(33, 1.0f));
+    Batch batch(ctx());
+    for (uint32_t i = 0; i < 2 * Recorder::kPartDispatches + 5; ++i) add(ctx(), t, one, t);
+    batch.submit();
+    return t.download();
+  };
+  std::vector<float> expected = x;  // one f32 addition at a time, as the kernel rounds
+  for (float& v : expected)
+    for (uint32_t i = 0; i < 2 * Recorder::kPartDispatches + 5; ++i) v += 1.0f;
+  for (uint64_t nth : {1, 2, 3}) {
+    SCOPED_TRACE("submission " + std::to_string(nth));
+    injectFault(FaultSite::QueueSubmit, nth, VK_ERROR_OUT_OF_HOST_MEMORY);
+    EXPECT_THROW(run(), OutOfMemory);
+    clearFaults();
+    EXPECT_EQ(run(), expected);
   }
 }
 

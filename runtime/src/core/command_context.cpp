@@ -1,12 +1,14 @@
 #include "vkattn/core/command_context.hpp"
 
+#include <mutex>
+
 #include "vkattn/core/device.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/fault_injection.hpp"
 
 namespace vkattn {
 
-CommandContext::CommandContext(const Device& device, bool resettable) : m_device(&device) {
+CommandContext::CommandContext(const Device& device, bool resettable) : m_device(&device), m_resettable(resettable) {
   VkDevice dev = device.handle();
   VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   poolInfo.flags = resettable ? VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT : VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
@@ -16,7 +18,8 @@ CommandContext::CommandContext(const Device& device, bool resettable) : m_device
   alloc.commandPool = m_pool.get();
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
-  checkVk(vkAllocateCommandBuffers(dev, &alloc, &m_buffer), "vkAllocateCommandBuffers");
+  m_buffers.push_back(VK_NULL_HANDLE);
+  checkVk(vkAllocateCommandBuffers(dev, &alloc, &m_buffers[0]), "vkAllocateCommandBuffers");
   VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   checkVk(vkCreateFence(dev, &fenceInfo, nullptr, m_fence.receive(dev)), "vkCreateFence");
 }
@@ -26,21 +29,33 @@ void CommandContext::begin() {
   m_device->requireUsable();
   VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  checkVk(vkBeginCommandBuffer(m_buffer, &info), "vkBeginCommandBuffer");
+  checkVk(vkBeginCommandBuffer(buffer(), &info), "vkBeginCommandBuffer");
   m_recording = true;
 }
 
-void CommandContext::submitAndWait() {
-  VkDevice dev = m_device->handle();
+void CommandContext::submitPart() {
+  if (!m_resettable) throw Error("submitPart: a one-shot command context submits once");
+  submit(VK_NULL_HANDLE);
+  m_partsPending = true;
+  if (++m_current == m_buffers.size()) {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = m_pool.get();
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    m_buffers.push_back(VK_NULL_HANDLE);
+    checkVk(vkAllocateCommandBuffers(m_device->handle(), &alloc, &m_buffers.back()), "vkAllocateCommandBuffers");
+  }
+  begin();
+}
+
+void CommandContext::submit(VkFence fence) {
   m_recording = false;
-  checkVk(vkEndCommandBuffer(m_buffer), "vkEndCommandBuffer");
+  VkCommandBuffer cmd = buffer();
+  checkVk(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &m_buffer;
-  VkFence fence = m_fence.get();
-  checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
+  submit.pCommandBuffers = &cmd;
   const std::optional<VkResult> injected = detail::takeInjectedFault(FaultSite::QueueSubmit);
-  const char* call = "submitting work (vkQueueSubmit)";
   VkResult result = VK_SUCCESS;
   if (injected) {
     result = *injected;
@@ -48,20 +63,41 @@ void CommandContext::submitAndWait() {
     std::lock_guard queue(m_device->queueMutex());
     result = vkQueueSubmit(m_device->queue(), 1, &submit, fence);
   }
-  if (result == VK_SUCCESS) {
-    call = "waiting for work (vkWaitForFences)";
-    result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
-  }
   if (result != VK_SUCCESS) {
+    const char* call = "submitting work (vkQueueSubmit)";
+    if (result == VK_ERROR_DEVICE_LOST) m_device->markLost(call);
+    waitForParts();  // parts submitted before may still run: finished before the buffers are reset
+    throwVulkanError(call, result);
+  }
+}
+
+void CommandContext::submitAndWait() {
+  VkDevice dev = m_device->handle();
+  VkFence fence = m_fence.get();
+  checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
+  submit(fence);
+  const VkResult result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (result == VK_SUCCESS) m_partsPending = false;
+  if (result != VK_SUCCESS) {
+    const char* call = "waiting for work (vkWaitForFences)";
     if (result == VK_ERROR_DEVICE_LOST) m_device->markLost(call);
     throwVulkanError(call, result);
   }
 }
 
+void CommandContext::waitForParts() noexcept {
+  if (!m_partsPending) return;
+  std::lock_guard queue(m_device->queueMutex());
+  vkQueueWaitIdle(m_device->queue());
+  m_partsPending = false;
+}
+
 void CommandContext::reset() noexcept {
-  if (m_recording) vkEndCommandBuffer(m_buffer);
+  waitForParts();  // a batch dropped after some of it was submitted
+  if (m_recording) vkEndCommandBuffer(buffer());
   m_recording = false;
-  vkResetCommandBuffer(m_buffer, 0);
+  for (std::size_t i = 0; i <= m_current && i < m_buffers.size(); ++i) vkResetCommandBuffer(m_buffers[i], 0);
+  m_current = 0;
 }
 
 }  // namespace vkattn

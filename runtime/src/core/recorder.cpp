@@ -1,13 +1,27 @@
 #include "vkattn/core/recorder.hpp"
 
+#include <cstdlib>
 #include <string>
 
 #include "vkattn/core/buffer.hpp"
 #include "vkattn/core/device.hpp"
+#include "vkattn/core/dispatch_trace.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
 
 namespace vkattn {
+namespace {
+
+uint32_t partSize() {
+  const char* value = std::getenv("VKATTN_PART_DISPATCHES");
+  if (!value || !*value) return Recorder::kPartDispatches;
+  const std::string text(value);
+  if (text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InvalidArgument("VKATTN_PART_DISPATCHES", "'" + text + "', expected a number of dispatches (0: none)");
+  return static_cast<uint32_t>(std::stoul(text));
+}
+
+}  // namespace
 
 Recorder::Recorder(const Device& device)
     : m_device(device),
@@ -15,7 +29,10 @@ Recorder::Recorder(const Device& device)
       m_descriptors(device),
       m_timestamps(device),
       m_status(device),
-      m_scratch(device) {}
+      m_scratch(device),
+      m_partSize(partSize()) {
+  if (!device.compileOnly() && DispatchTrace::requested()) m_trace = std::make_unique<DispatchTrace>(device);
+}
 
 Recorder::~Recorder() {
   discard();
@@ -25,6 +42,7 @@ void Recorder::begin() {
   if (m_recording) return;
   m_commands->begin();
   m_timestamps.recordReset(m_commands->buffer());
+  if (m_trace) m_trace->begin(m_commands->buffer());
   m_recording = true;
 }
 
@@ -88,7 +106,13 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
   if (pushBytes) vkCmdPushConstants(cmd, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes, push);
   vkCmdDispatch(cmd, groups.x, groups.y, groups.z);
+  if (m_trace) m_trace->after(cmd, pipeline.name());
   ++m_dispatches;
+  if (++m_partDispatches == m_partSize && m_timestamps.used() == 0) {
+    m_commands->submitPart();
+    m_partDispatches = 0;
+    if (m_trace) m_trace->partStarted(m_commands->buffer());
+  }
 }
 
 uint32_t Recorder::timestamp() {
@@ -131,6 +155,7 @@ void Recorder::submit() {
   try {
     m_commands->submitAndWait();
     m_timestamps.collect();
+    if (m_trace) m_trace->collect();
     m_status.check();  // the bad-input reports, read before the slots are recycled
   } catch (...) {
     discard();
@@ -144,7 +169,9 @@ void Recorder::discard() noexcept {
   m_recording = false;
   m_descriptors.reset();
   m_dispatches = 0;
+  m_partDispatches = 0;
   m_timestamps.clear();
+  if (m_trace) m_trace->clear();
   m_transient.clear();
   m_scratch.reset();
   m_status.clear();

@@ -7,7 +7,7 @@
 
 namespace vkattn {
 
-TimestampPool::TimestampPool(const Device& device) : m_device(&device) {
+TimestampPool::TimestampPool(const Device& device, uint32_t capacity) : m_device(&device), m_capacity(capacity) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device.physical(), &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
@@ -18,17 +18,17 @@ TimestampPool::TimestampPool(const Device& device) : m_device(&device) {
   m_mask = validBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << validBits) - 1;
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = kCapacity;
+  info.queryCount = m_capacity;
   checkVk(vkCreateQueryPool(device.handle(), &info, nullptr, m_pool.receive(device.handle())), "vkCreateQueryPool");
 }
 
 void TimestampPool::recordReset(VkCommandBuffer cmd) const {
-  if (m_pool) vkCmdResetQueryPool(cmd, m_pool.get(), 0, kCapacity);
+  if (m_pool) vkCmdResetQueryPool(cmd, m_pool.get(), 0, m_capacity);
 }
 
 uint32_t TimestampPool::record(VkCommandBuffer cmd) {
   if (!m_pool) throw Unsupported("the compute queue of " + m_device->info().name + " has no timestamps");
-  if (m_used >= kCapacity) throw Error("more than " + std::to_string(kCapacity) + " timestamps in one submission");
+  if (m_used >= m_capacity) throw Error("more than " + std::to_string(m_capacity) + " timestamps in one submission");
   // Bottom of pipe: the timestamp is written once all earlier commands have completed.
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, m_pool.get(), m_used);
   return m_used++;

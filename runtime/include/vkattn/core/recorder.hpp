@@ -25,6 +25,7 @@ namespace vkattn {
 
 class Buffer;
 class Device;
+class DispatchTrace;
 class Pipeline;
 
 struct GroupCount {
@@ -40,7 +41,12 @@ struct Bind {
 
 class Recorder {
  public:
-  static constexpr uint32_t kMaxTimestamps = TimestampPool::kCapacity;
+  static constexpr uint32_t kMaxTimestamps = TimestampPool::kDefaultCapacity;
+  // A batch is handed to the queue in parts of this many dispatches, so that the device runs one
+  // part while the host records the next (a language model's decoding step is about 300 small
+  // dispatches); not while the batch holds timestamps, whose spans must not include the host.
+  // VKATTN_PART_DISPATCHES=N sets another part size, 0 submits every batch whole.
+  static constexpr uint32_t kPartDispatches = 64;
 
   explicit Recorder(const Device& device);
   ~Recorder();
@@ -96,7 +102,10 @@ class Recorder {
   StatusBuffer m_status;
   std::vector<std::unique_ptr<Buffer>> m_transient;
   ScratchArena m_scratch;
+  std::unique_ptr<DispatchTrace> m_trace;  // with VKATTN_DISPATCH_TRACE (dispatch_trace.hpp)
   uint32_t m_dispatches = 0;
+  uint32_t m_partDispatches = 0;  // recorded since the last part was submitted
+  uint32_t m_partSize;            // kPartDispatches or VKATTN_PART_DISPATCHES; 0: no parts
   bool m_recording = false;
 };
 

@@ -13,9 +13,11 @@ class Device;
 
 class TimestampPool {
  public:
-  static constexpr uint32_t kCapacity = 256;
+  static constexpr uint32_t kDefaultCapacity = 256;
 
-  explicit TimestampPool(const Device& device);
+  explicit TimestampPool(const Device& device, uint32_t capacity = kDefaultCapacity);
+
+  uint32_t capacity() const noexcept { return m_capacity; }
 
   bool supported() const noexcept { return static_cast<bool>(m_pool); }
   uint32_t used() const noexcept { return m_used; }
@@ -31,6 +33,7 @@ class TimestampPool {
 
  private:
   const Device* m_device;
+  uint32_t m_capacity;
   QueryPoolHandle m_pool;
   uint64_t m_mask = 0;  // timestampValidBits of the queue family
   uint32_t m_used = 0;
