@@ -30,10 +30,9 @@ std::vector<int32_t> promptIds(int64_t count, int64_t vocab) {
 std::string describe(const RandomModelSpec& s) {
   char text[200];
   std::snprintf(text, sizeof text, "%lld layers, d %lld, %lld heads (%lld K/V) of %lld, ffn %lld, vocab %lld, %s",
-                static_cast<long long>(s.layers), static_cast<long long>(s.modelDim),
-                static_cast<long long>(s.heads), static_cast<long long>(s.kvHeads),
-                static_cast<long long>(s.headDim), static_cast<long long>(s.ffnDim), static_cast<long long>(s.vocab),
-                ggmlTypeName(s.matrices).c_str());
+                static_cast<long long>(s.layers), static_cast<long long>(s.modelDim), static_cast<long long>(s.heads),
+                static_cast<long long>(s.kvHeads), static_cast<long long>(s.headDim), static_cast<long long>(s.ffnDim),
+                static_cast<long long>(s.vocab), ggmlTypeName(s.matrices).c_str());
   return text;
 }
 
@@ -42,13 +41,13 @@ std::string describe(const RandomModelSpec& s) {
 GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   const RandomModelSpec& s = c.model;
   if (c.promptTokens < c.checkedTokens || c.checkedTokens < 1)
-    throw InvalidArgument("checkedTokens", "must be at least 1 and at most promptTokens (" +
-                                               std::to_string(c.promptTokens) + ")");
+    throw InvalidArgument("checkedTokens",
+                          "must be at least 1 and at most promptTokens (" + std::to_string(c.promptTokens) + ")");
   if (c.newTokens < 2) throw InvalidArgument("newTokens", "at least 2: the first comes from the prompt's pass");
   if (c.promptTokens + c.newTokens > s.contextLength)
     throw InvalidArgument("contextLength", "the prompt and new tokens need " +
-                                               std::to_string(c.promptTokens + c.newTokens) + " positions, the model has " +
-                                               std::to_string(s.contextLength));
+                                               std::to_string(c.promptTokens + c.newTokens) +
+                                               " positions, the model has " + std::to_string(s.contextLength));
   GenerationMeasurement m;
   m.shape = describe(s);
   const double d = static_cast<double>(s.modelDim), q = static_cast<double>(s.heads * s.headDim),
@@ -59,8 +58,8 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   m.parameters = matrixElements + vocab * d + layers * 2 * d + d;
   // Bytes per element of the matrices' type, from a whole number of its blocks.
   const double bytesPerElement = static_cast<double>(ggmlStorageBytes(s.matrices, 256)) / 256.0;
-  m.bytesPerToken = layers * perLayer * bytesPerElement +
-                    vocab * d * (s.tied ? static_cast<double>(sizeof(float)) : bytesPerElement);
+  m.bytesPerToken =
+      layers * perLayer * bytesPerElement + vocab * d * (s.tied ? static_cast<double>(sizeof(float)) : bytesPerElement);
 
   const auto path = std::filesystem::temp_directory_path() / "vkattn_bench_generate.gguf";
   const auto started = std::chrono::steady_clock::now();
@@ -90,8 +89,8 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   options.maxTokens = c.newTokens;
   const Generation g = model.generate(prompt, options);
   if (static_cast<int64_t>(g.ids.size()) != c.newTokens)
-    throw InvalidArgument("newTokens", "the model stopped after " + std::to_string(g.ids.size()) + " tokens (" +
-                                           toString(g.end) + ")");
+    throw InvalidArgument(
+        "newTokens", "the model stopped after " + std::to_string(g.ids.size()) + " tokens (" + toString(g.end) + ")");
   m.promptTokensPerSecond = static_cast<double>(prompt.size()) / g.promptSeconds;
   m.decodeTokensPerSecond = static_cast<double>(g.ids.size() - 1) / g.generateSeconds;
   m.decodeGBs = m.bytesPerToken * m.decodeTokensPerSecond * 1e-9;

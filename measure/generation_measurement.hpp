@@ -35,16 +35,16 @@ struct GenerationCase {
 };
 
 struct GenerationMeasurement {
-  std::string shape;           // "22 layers, d 2048, ..., F16"
-  double parameters = 0;       // every weight in the file
-  double bytesPerToken = 0;    // matrix bytes a decoded token reads (the embedding row aside)
-  double logitError = 0;       // max |vkattn - reference| over the checked positions' logits
-  double logitTolerance = 0;   // 1e-3 of the largest |reference logit|
+  std::string shape;          // "22 layers, d 2048, ..., F16"
+  double parameters = 0;      // every weight in the file
+  double bytesPerToken = 0;   // matrix bytes a decoded token reads (the embedding row aside)
+  double logitError = 0;      // max |vkattn - reference| over the checked positions' logits
+  double logitTolerance = 0;  // 1e-3 of the largest |reference logit|
   double promptTokensPerSecond = 0;
   double decodeTokensPerSecond = 0;
-  double decodeGBs = 0;        // bytesPerToken x decode tokens per second
-  double copyGBs = 0;          // a device copy in the same process (bytes read and written)
-  double writeSeconds = 0;     // drawing and writing the model file
+  double decodeGBs = 0;     // bytesPerToken x decode tokens per second
+  double copyGBs = 0;       // a device copy in the same process (bytes read and written)
+  double writeSeconds = 0;  // drawing and writing the model file
   bool passed() const noexcept { return logitError <= logitTolerance; }
 };
 

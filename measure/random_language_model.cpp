@@ -45,11 +45,11 @@ void checkSpec(const RandomModelSpec& s) {
   wholeBlocks("ffnDim", s.ffnDim);
   wholeBlocks("headDim", s.heads * s.headDim);
   if (s.heads % s.kvHeads != 0)
-    throw InvalidArgument("kvHeads", std::to_string(s.kvHeads) + " does not divide heads (" +
-                                         std::to_string(s.heads) + ")");
+    throw InvalidArgument("kvHeads",
+                          std::to_string(s.kvHeads) + " does not divide heads (" + std::to_string(s.heads) + ")");
   if (s.vocab < kRandomModelMinVocab)
-    throw InvalidArgument("vocab", "at least " + std::to_string(kRandomModelMinVocab) + " tokens, got " +
-                                       std::to_string(s.vocab));
+    throw InvalidArgument(
+        "vocab", "at least " + std::to_string(kRandomModelMinVocab) + " tokens, got " + std::to_string(s.vocab));
 }
 
 // The SentencePiece pieces the tests' texts use, then fillers up to `vocab` tokens.

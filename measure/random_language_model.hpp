@@ -39,9 +39,9 @@ struct RandomModelSpec {
 inline constexpr int64_t kRandomModelMinVocab = 3 + 256 + 9;
 
 struct RandomModelFile {
-  std::string dropTensor;                        // leave this tensor out (an incomplete file)
-  std::map<std::string, GgufValue> overrides;    // metadata replacing or added to what the spec says
-  bool keepWeights = true;                       // false: return the shape only (no reference to feed)
+  std::string dropTensor;                      // leave this tensor out (an incomplete file)
+  std::map<std::string, GgufValue> overrides;  // metadata replacing or added to what the spec says
+  bool keepWeights = true;                     // false: return the shape only (no reference to feed)
 };
 
 // Writes the model to `path` and returns its weights as stored (empty matrices unless
