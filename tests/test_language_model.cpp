@@ -188,6 +188,11 @@ TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
                                 .rotaryDim = 64,
                                 .matrices = type},
                       ggmlTypeName(type), 4);
+  // F16 matrices under the GPU profile's kernels, and rows whose length is not a multiple of 32
+  // (ffn 80: those matrices are widened to f32).
+  Context gpu({.profile = KernelProfile::Gpu});
+  expectLogitsMatch(gpu, ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = GgmlType::F16}, "f16_gpu", 4);
+  expectLogitsMatch(gpu, ModelSpec{.modelDim = 64, .ffnDim = 80, .matrices = GgmlType::F16}, "f16_gpu_ffn80", 4);
 }
 
 TEST_F(VkattnTest, KeyValueCacheFormats) {
