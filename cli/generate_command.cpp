@@ -85,7 +85,7 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   o.onStep = [&](const GenerationStep& step) {
     if (step.next < 0) return true;  // --max-tokens 0: the prompt alone
     sampled.push_back(step.next);
-    const std::string text = model.tokenizer().decode(sampled);
+    const std::string text = model.tokenizer().decode(sampled, {.continuation = true});
     const std::size_t end = wholeCharacters(text);
     if (end > printed) std::cout << text.substr(printed, end - printed) << std::flush;
     printed = std::max(printed, end);

@@ -44,7 +44,7 @@ void usage(std::ostream& out) {
          "            [--f16] [--mask M.npy --scale S] [--weight W.npy]\n"
          "            [--bias B.npy] [--eps E] [--positions P.npy | --offset N] [--theta T]\n"
          "            [--interleaved] [--rotary-dim R]\n"
-         "  generate MODEL.gguf \"PROMPT\"  a LLaMA-family GGUF model (llama, qwen2, qwen3): streams\n"
+         "  generate MODEL.gguf \"PROMPT\"  a GGUF language model (llama, qwen2, qwen3, gemma2, gemma3): streams\n"
          "            text, reports tokens/s: [--max-tokens N] [--temperature T] [--top-k K]\n"
          "            [--top-p P] [--seed S] [--context N] [--kv-dtype bf16|q8_0|q4_0]\n"
          "            [--logits FILE.npy] [--verbose]\n"

@@ -122,6 +122,27 @@ void drawAll(std::vector<TensorJob>& jobs, int64_t rowLength) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// Gemma's metadata, and what it means for the reference (as llama.cpp reads it).
+template <typename Set>
+void describeGemma(const RandomModelSpec& s, DecoderModelWeights& m, const Set& set) {
+  const bool gemma2 = s.arch == "gemma2";
+  const std::string a = s.arch + ".";
+  m.gateActivation = Activation::GeluTanh;
+  m.embeddingScale = std::sqrt(static_cast<double>(s.modelDim));
+  const bool is27B = s.layers == (gemma2 ? 46 : 62);
+  m.queryScale = 1.0 / std::sqrt(static_cast<double>(is27B ? s.modelDim / s.heads : s.headDim));
+  m.slidingWindow = s.slidingWindow > 0 ? s.slidingWindow : gemma2 ? 4096 : 0;
+  m.slidingPattern = gemma2 ? 2 : 6;
+  m.slidingRopeTheta = gemma2 ? 0.0 : 10000.0;
+  if (s.slidingWindow > 0) set(a + "attention.sliding_window", GgufValue(uint32_t(s.slidingWindow)));
+  if (gemma2) {
+    m.attentionSoftcap = s.attentionSoftcap.value_or(50.0f);
+    if (s.attentionSoftcap) set(a + "attn_logit_softcapping", GgufValue(*s.attentionSoftcap));
+  }
+  m.finalSoftcap = s.finalSoftcap.value_or(gemma2 ? 30.0f : 0.0f);
+  if (s.finalSoftcap) set(a + "final_logit_softcapping", GgufValue(*s.finalSoftcap));
+}
+
 }  // namespace
 
 DecoderModelWeights writeRandomLanguageModel(const RandomModelSpec& s, uint32_t seed, const std::filesystem::path& path,
@@ -131,6 +152,7 @@ DecoderModelWeights writeRandomLanguageModel(const RandomModelSpec& s, uint32_t 
   m.modelDim = s.modelDim, m.ffnDim = s.ffnDim, m.heads = s.heads, m.kvHeads = s.kvHeads, m.headDim = s.headDim;
   m.vocab = s.vocab, m.rotaryDim = s.rotaryDim, m.ropeTheta = s.theta, m.ropeInterleaved = s.arch == "llama";
   m.normEps = 1e-5;
+  const bool gemma = s.arch == "gemma2" || s.arch == "gemma3";
 
   GgufWriter w;
   std::set<std::string> written;
@@ -151,6 +173,7 @@ DecoderModelWeights writeRandomLanguageModel(const RandomModelSpec& s, uint32_t 
   set(a + "rope.freq_base", GgufValue(float(s.theta)));
   set(a + "rope.dimension_count", GgufValue(uint32_t(s.rotaryDim)));
   set(a + "attention.layer_norm_rms_epsilon", GgufValue(1e-5f));
+  if (gemma) describeGemma(s, m, set);
   for (const auto& [key, value] : file.overrides)
     if (!written.count(key)) w.setMetadata(key, value);
   addVocabulary(w, s.vocab);
@@ -184,15 +207,17 @@ DecoderModelWeights writeRandomLanguageModel(const RandomModelSpec& s, uint32_t 
       tensor(p + "attn_k.bias", {kv}, 0.3f, 0, false, &layer.kBias);
       tensor(p + "attn_v.bias", {kv}, 0.3f, 0, false, &layer.vBias);
     }
-    if (s.arch == "qwen3") {
+    if (s.arch == "qwen3" || s.arch == "gemma3") {
       tensor(p + "attn_q_norm.weight", {s.headDim}, 0.3f, 1.0f, false, &layer.qNorm);
       tensor(p + "attn_k_norm.weight", {s.headDim}, 0.3f, 1.0f, false, &layer.kNorm);
     }
     tensor(p + "attn_output.weight", {d, q}, wScale, 0, true, &layer.o);
+    if (gemma) tensor(p + "post_attention_norm.weight", {d}, 0.2f, 1.0f, false, &layer.postAttentionNorm);
     tensor(p + "ffn_norm.weight", {d}, 0.2f, 1.0f, false, &layer.ffnNorm);
     tensor(p + "ffn_gate.weight", {s.ffnDim, d}, 2 * wScale, 0, true, &layer.gate);
     tensor(p + "ffn_up.weight", {s.ffnDim, d}, 2 * wScale, 0, true, &layer.up);
     tensor(p + "ffn_down.weight", {d, s.ffnDim}, wScale, 0, true, &layer.down);
+    if (gemma) tensor(p + "post_ffw_norm.weight", {d}, 0.2f, 1.0f, false, &layer.postFfnNorm);
   }
   tensor("output_norm.weight", {d}, 0.2f, 1.0f, false, &m.outputNorm);
   if (!s.tied) tensor("output.weight", {s.vocab, d}, 4 * wScale, 0, true, &m.output).zeroRow = s.neverEndsSequence;

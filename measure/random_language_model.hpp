@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "vkattn/io/ggml_types.hpp"
@@ -20,7 +21,9 @@ namespace vkattn::measure {
 inline constexpr int64_t kRandomModelDefaultVocab = 3 + 256 + 21;
 
 struct RandomModelSpec {
-  std::string arch = "llama";  // llama, qwen2 (q/k/v biases) or qwen3 (q/k head norms)
+  // llama, qwen2 (q/k/v biases), qwen3 (q/k head norms), gemma2 or gemma3 (GeGLU, post-norms,
+  // scaled embeddings; gemma2 softcaps, gemma3 q/k head norms).
+  std::string arch = "llama";
   int64_t layers = 2, modelDim = 64, ffnDim = 96, heads = 4, kvHeads = 2, headDim = 16, rotaryDim = 16;
   double theta = 10000.0;
   bool tied = false;
@@ -32,6 +35,10 @@ struct RandomModelSpec {
   // The output row of </s> all zeros, so that greedy decoding on random weights (whose largest
   // logit is far above 0) does not end early: for timing a fixed number of tokens.
   bool neverEndsSequence = false;
+  // Gemma: the sliding layers' window (written when > 0; Gemma 2 then reads 4096), and the
+  // attention and final logit softcaps (written when set; Gemma 2 then reads 50 and 30).
+  int64_t slidingWindow = 0;
+  std::optional<float> attentionSoftcap, finalSoftcap;
 };
 
 // The smallest vocabulary a spec may have: the control and byte tokens and the pieces the tests'

@@ -80,38 +80,61 @@ def rope(x, base, neox):
     return out
 
 
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def softcap(x, cap):
+    return cap * np.tanh(x / cap) if cap else x
+
+
 def forward_reference(w, hp, ids):
-    """Logits [T, vocab] in float64: LLaMA (Touvron et al. 2023) with grouped-query attention, and
-    Qwen2 (the same with q/k/v biases and NEOX rope)."""
-    H, KV, L, eps, base = hp["heads"], hp["kv_heads"], hp["layers"], hp["eps"], hp["base"]
-    x = w["token_embd.weight"][ids]
-    T, D = x.shape
-    hd = D // H
-    mask = np.triu(np.full((T, T), -np.inf), 1)
+    """Logits [T, vocab] in float64, from the published definitions: LLaMA (Touvron et al. 2023)
+    with grouped-query attention; Qwen2 (q/k/v biases, NEOX rope); Qwen3 (RMSNorm of each q and k
+    head before rope, when attn_q_norm is there); Gemma 2 (Gemma Team 2024: embeddings times
+    sqrt(width), a tanh-GELU gate, RMSNorm after attention and after the feed-forward where
+    post_attention_norm / post_ffw_norm are there, softcapped attention and final logits, layers
+    sliding over a window of positions) and Gemma 3 (its sliding layers rotated with a base of
+    their own). hp as hyper_parameters gives it."""
+    H, KV, L, eps, hd = hp["heads"], hp["kv_heads"], hp["layers"], hp["eps"], hp["head_dim"]
+    x = w["token_embd.weight"][ids].astype(np.float64) * hp["embedding_scale"]
+    T = len(ids)
+    position = np.arange(T)
+    behind = position[:, None] - position[None, :]  # query row - key column
 
     def linear(name, inp):
         out = inp @ w[name + ".weight"].T
         return out + w[name + ".bias"] if name + ".bias" in w else out
 
+    def head_norm(name, t):
+        return rms_norm(t, w[name], eps) if name in w else t
+
+    def post_norm(name, t):
+        return rms_norm(t, w[name], eps) if name in w else t
+
     for i in range(L):
         p = f"blk.{i}."
+        sliding = hp["window"] > 0 and i % hp["pattern"] < hp["pattern"] - 1
+        base = hp["sliding_base"] if sliding and hp["sliding_base"] else hp["base"]
+        mask = np.where((behind >= 0) & ((behind < hp["window"]) if sliding else True), 0.0, -np.inf)
         n = rms_norm(x, w[p + "attn_norm.weight"], eps)
-        q = rope(linear(p + "attn_q", n).reshape(T, H, hd), base, hp["neox"])
-        k = rope(linear(p + "attn_k", n).reshape(T, KV, hd), base, hp["neox"])
+        q = rope(head_norm(p + "attn_q_norm.weight", linear(p + "attn_q", n).reshape(T, H, hd)), base, hp["neox"])
+        k = rope(head_norm(p + "attn_k_norm.weight", linear(p + "attn_k", n).reshape(T, KV, hd)), base, hp["neox"])
         v = linear(p + "attn_v", n).reshape(T, KV, hd)
         heads = []
         for h in range(H):
             g = h // (H // KV)
-            s = q[:, h] @ k[:, g].T / np.sqrt(hd) + mask
+            s = softcap(q[:, h] @ k[:, g].T * hp["query_scale"], hp["attention_softcap"]) + mask
             s = np.exp(s - s.max(-1, keepdims=True))
             heads.append((s / s.sum(-1, keepdims=True)) @ v[:, g])
-        x = x + linear(p + "attn_output", np.concatenate(heads, axis=-1))
+        x = x + post_norm(p + "post_attention_norm.weight", linear(p + "attn_output", np.concatenate(heads, axis=-1)))
         n = rms_norm(x, w[p + "ffn_norm.weight"], eps)
         gate = linear(p + "ffn_gate", n)
-        x = x + linear(p + "ffn_down", gate / (1 + np.exp(-gate)) * linear(p + "ffn_up", n))
+        gate = gelu_tanh(gate) if hp["geglu"] else gate / (1 + np.exp(-gate))
+        x = x + post_norm(p + "post_ffw_norm.weight", linear(p + "ffn_down", gate * linear(p + "ffn_up", n)))
     # Without output.weight the output projection is tied to the embedding.
     out = w.get("output.weight", w["token_embd.weight"])
-    return rms_norm(x, w["output_norm.weight"], eps) @ out.T
+    return softcap(rms_norm(x, w["output_norm.weight"], eps) @ out.T, hp["final_softcap"])
 
 
 # --- transformers ------------------------------------------------------------------------------------
@@ -209,12 +232,25 @@ def gguf_py_read(path):
 
 
 def hyper_parameters(meta):
+    """(arch, hp): the hyper-parameters under llama.cpp's keys, with llama.cpp's defaults (Gemma's
+    from llama-model.cpp: softcaps 50 and 30 and window 4096 for Gemma 2; Gemma 3's window and
+    final softcap only when given; the 27B models' query scale 1/sqrt(width/heads))."""
     arch = meta["general.architecture"][0]
-    get = lambda key: meta[f"{arch}.{key}"][0]  # noqa: E731
-    return arch, dict(vocab=get("vocab_size"), dim=get("embedding_length"), layers=get("block_count"),
-                      ffn=get("feed_forward_length"), heads=get("attention.head_count"),
-                      kv_heads=get("attention.head_count_kv"), context=get("context_length"),
-                      eps=get("attention.layer_norm_rms_epsilon"), base=get("rope.freq_base"), neox=arch == "qwen2")
+    get = lambda key, default=None: meta[f"{arch}.{key}"][0] if f"{arch}.{key}" in meta else default  # noqa: E731
+    dim, heads, layers = get("embedding_length"), get("attention.head_count"), get("block_count")
+    head_dim = get("attention.key_length", dim // heads)
+    gemma2, gemma = arch == "gemma2", arch in ("gemma2", "gemma3")
+    is_27b = gemma and layers == (46 if gemma2 else 62)
+    return arch, dict(vocab=get("vocab_size", len(meta["tokenizer.ggml.tokens"][0])), dim=dim, layers=layers,
+                      ffn=get("feed_forward_length"), heads=heads, kv_heads=get("attention.head_count_kv", heads),
+                      head_dim=head_dim, context=get("context_length"), eps=get("attention.layer_norm_rms_epsilon"),
+                      base=get("rope.freq_base", 10000.0), neox=arch != "llama", geglu=gemma,
+                      embedding_scale=np.sqrt(dim) if gemma else 1.0,
+                      query_scale=1 / np.sqrt(dim // heads if is_27b else head_dim),
+                      attention_softcap=get("attn_logit_softcapping", 50.0) if gemma2 else 0.0,
+                      final_softcap=get("final_logit_softcapping", 30.0 if gemma2 else 0.0) if gemma else 0.0,
+                      window=get("attention.sliding_window", 4096 if gemma2 else 0) if gemma else 0,
+                      pattern=2 if gemma2 else 6, sliding_base=10000.0 if arch == "gemma3" else 0.0)
 
 
 def expected_shapes(hp):

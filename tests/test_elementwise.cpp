@@ -1,6 +1,6 @@
-// Elementwise ops (activation, swiglu, add) and the embedding lookup against double references:
-// odd sizes (vec4 and scalar paths), f16 storage, in place, broadcast add, learned positions with
-// an offset, and bad input (shapes, dtypes, NaN, ids out of range) named in the error.
+// Elementwise ops (activation, gated activations as swiglu and GeGLU, add) and the embedding lookup against double
+// references: odd sizes (vec4 and scalar paths), f16 storage, in place, broadcast add, learned positions with an
+// offset, and bad input (shapes, dtypes, NaN, ids out of range) named in the error.
 #include <cmath>
 #include <functional>
 
@@ -56,6 +56,21 @@ TEST_P(Elementwise, SwiGlu) {
   for (std::size_t i = 0; i < g.size(); ++i) ref[i] = activationRef(gh[i], Activation::Silu) * uh[i];
   EXPECT_TRUE(allClose(swiglu(ctx(), ctx().tensor({n}, gh, DType::F16), ctx().tensor({n}, uh, DType::F16)).download(),
                        ref, kAtolF16, kRtolF16));
+}
+
+TEST_P(Elementwise, GatedByEveryActivation) {
+  // act(gate) * up for each activation (GeGLU: Gemma's tanh GELU), in place over gate.
+  const int64_t n = GetParam();
+  auto g = randomValues(static_cast<std::size_t>(n), 22 + n, -8.0f, 8.0f),
+       u = randomValues(static_cast<std::size_t>(n), 23);
+  for (Activation act : kActivations) {
+    SCOPED_TRACE(toString(act));
+    std::vector<double> ref(g.size());
+    for (std::size_t i = 0; i < g.size(); ++i) ref[i] = activationRef(g[i], act) * u[i];
+    Tensor gate = ctx().tensor({n}, g);
+    gatedActivation(ctx(), act, gate, ctx().tensor({n}, u), gate);
+    EXPECT_TRUE(allClose(gate.download(), ref, kAtolF32, kRtolF32));
+  }
 }
 
 TEST_P(Elementwise, AddSameShapeAndBroadcastRow) {

@@ -82,6 +82,8 @@ TEST(SentencePieceBpe, SpacePrefixIsAddedAndTakenOffAgain) {
   EXPECT_EQ(tokenizer->encode(" hello", {.addSpecial = false}), (Ids{259, 272}));
   EXPECT_EQ(tokenizer->decode(Ids{259, 272}), " hello");
   EXPECT_EQ(tokenizer->decode(Ids{272}), "hello");
+  // A generation after its prompt keeps the space between them.
+  EXPECT_EQ(tokenizer->decode(Ids{272}, {.continuation = true}), " hello");
 
   const auto bare = makeTokenizer(llamaMetadata(false));
   // "hello" without the prefix: ll (-1), he (-3), llo (-5); "hello" is no token.

@@ -1,7 +1,8 @@
 // LLaMA-family GGUF models on vkattn's kernels against the double-precision decoder reference:
 // random small models written as GGUF (llama with GQA and adjacent-pair RoPE, qwen2 with biases
 // and rotate-half RoPE over MQA, qwen3 with per-head q/k RMSNorm and a head dim apart from the
-// width, tied output, Llama 3 rope_freqs with a partial rotary dim,
+// width, gemma2 and gemma3 with GeGLU, post-norms, scaled embeddings, softcaps and sliding-window
+// layers, tied output, Llama 3 rope_freqs with a partial rotary dim,
 // quantized matrices), incremental decoding against full forward passes, attention maps,
 // sampling, and clear errors for files vkattn cannot run.
 #include <algorithm>
@@ -128,6 +129,93 @@ TEST_F(VkattnTest, Qwen3HeadNormsAndAHeadDimApartFromTheWidth) {
   LanguageModel bf16(ctx(), built.path, {.kvFormat = DType::BF16});
   const std::vector<int32_t> ids = someIds(9, 9);
   EXPECT_TRUE(allClose(bf16.logits(ids), reference::decoderLogitsRef(built.weights, ids), 5e-3, 0.0));
+  std::filesystem::remove(built.path);
+}
+
+// The attention maps of a generation against the reference's probabilities of what was fed.
+void expectMapsMatch(LanguageModel& model, const BuiltModel& built, const std::vector<int32_t>& prompt, int64_t steps) {
+  GenerateOptions options;
+  options.maxTokens = steps;
+  options.attention = true;
+  const Generation g = model.generate(prompt, options);
+  std::vector<int32_t> fed = prompt;
+  fed.insert(fed.end(), g.ids.begin(), g.ids.end() - 1);  // the last sampled token was never fed
+  std::vector<std::vector<double>> probabilities;
+  reference::decoderLogitsRef(built.weights, fed, &probabilities);
+  ASSERT_EQ(g.attention.size(), probabilities.size());
+  for (std::size_t l = 0; l < probabilities.size(); ++l) {
+    EXPECT_EQ(g.attention[l].rows, static_cast<int64_t>(fed.size()));
+    EXPECT_TRUE(allClose(g.attention[l].weights, probabilities[l], kProbabilityAtol, 0.0)) << "layer " << l;
+  }
+}
+
+TEST_F(VkattnTest, Gemma2SoftcapsSlidingWindowsAndGeglu) {
+  // Gemma 2: embeddings times sqrt(64), GeGLU, norms after attention and feed-forward, attention
+  // logits softcapped at 1.5 (small, so tanh bends them), final logits at 8, and layer 0 sliding
+  // over 4 positions while layer 1 sees them all: 11 tokens reach past the window.
+  const ModelSpec spec{.arch = "gemma2",
+                       .modelDim = 64,
+                       .heads = 4,
+                       .kvHeads = 2,
+                       .headDim = 32,
+                       .rotaryDim = 32,
+                       .tied = true,
+                       .slidingWindow = 4,
+                       .attentionSoftcap = 1.5f,
+                       .finalSoftcap = 8.0f};
+  const BuiltModel built = ModelBuilder(spec, 12).write("gemma2");
+  LanguageModel model(ctx(), built.path);
+  const LanguageModelConfig& c = model.config();
+  EXPECT_EQ(c.gateActivation, Activation::GeluTanh);
+  EXPECT_TRUE(c.slides(0));
+  EXPECT_FALSE(c.slides(1));
+  const std::vector<int32_t> ids = someIds(11, 12);
+  const std::vector<float> logits = model.logits(ids);
+  EXPECT_TRUE(allClose(logits, reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol));
+  float largest = 0.0f;
+  for (float v : logits) largest = std::max(largest, std::abs(v));
+  EXPECT_LE(largest, 8.0f);
+  expectStepsMatchFullPasses(model, built, someIds(3, 12), 5);
+  expectMapsMatch(model, built, someIds(4, 13), 4);
+  // Without the keys, llama.cpp's defaults: window 4096 and softcaps 50 and 30.
+  const BuiltModel defaults = ModelBuilder(ModelSpec{.arch = "gemma2", .tied = true}, 13).write("gemma2_defaults");
+  LanguageModel plain(ctx(), defaults.path);
+  EXPECT_EQ(plain.config().slidingWindow, 4096);
+  EXPECT_EQ(plain.config().attentionSoftcap, 50.0f);
+  EXPECT_EQ(plain.config().finalSoftcap, 30.0f);
+  EXPECT_TRUE(allClose(plain.logits(ids), reference::decoderLogitsRef(defaults.weights, ids), kLogitAtol, kLogitRtol));
+  std::filesystem::remove(built.path);
+  std::filesystem::remove(defaults.path);
+}
+
+TEST_F(VkattnTest, Gemma3LocalAndGlobalLayersWithTheirOwnRope) {
+  // Gemma 3: q/k head norms, five sliding layers (window 3, RoPE base 10000, unscaled) to each
+  // global one (base 1e6, linear scaling by 8), so layer 5 is global and 6 slides again.
+  const ModelSpec spec{.arch = "gemma3",
+                       .layers = 7,
+                       .modelDim = 64,
+                       .heads = 2,
+                       .kvHeads = 1,
+                       .headDim = 32,
+                       .rotaryDim = 32,
+                       .theta = 1000000.0,
+                       .slidingWindow = 3};
+  BuiltModel built = ModelBuilder(spec, 14).write(
+      "gemma3", {},
+      {{"gemma3.rope.scaling.type", GgufValue("linear")}, {"gemma3.rope.scaling.factor", GgufValue(8.0f)}});
+  built.weights.ropeDivisors.assign(16, 8.0);  // the global layers' linear scaling
+  LanguageModel model(ctx(), built.path);
+  EXPECT_TRUE(model.config().headNorms);
+  EXPECT_EQ(model.config().finalSoftcap, 0.0f);
+  for (int64_t l = 0; l < 7; ++l) EXPECT_EQ(model.config().slides(l), l != 5) << "layer " << l;
+  const std::vector<int32_t> ids = someIds(10, 14);
+  EXPECT_TRUE(allClose(model.logits(ids), reference::decoderLogitsRef(built.weights, ids), kLogitAtol, kLogitRtol));
+  expectStepsMatchFullPasses(model, built, someIds(3, 14), 4);
+  // The same weights read as if every layer took the global RoPE give other logits: the test
+  // tells the two bases apart.
+  reference::DecoderModelWeights wrong = built.weights;
+  wrong.slidingRopeTheta = 0.0;
+  EXPECT_FALSE(allClose(model.logits(ids), reference::decoderLogitsRef(wrong, ids), kLogitAtol, kLogitRtol));
   std::filesystem::remove(built.path);
 }
 

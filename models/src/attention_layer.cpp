@@ -173,6 +173,7 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
   if (m_config.modelDim < 1) throw InvalidArgument("modelDim", "must be positive");
   if (m_config.heads < 1) throw InvalidArgument("heads", "must be positive");
   if (m_config.kvHeads == 0) m_config.kvHeads = m_config.heads;
+  if (m_config.window < 0) throw InvalidArgument("window", std::to_string(m_config.window) + " must be >= 0");
   if (m_config.kvHeads < 1 || m_config.heads % m_config.kvHeads != 0)
     throw InvalidArgument(
         "kvHeads", std::to_string(m_config.kvHeads) + " does not divide heads " + std::to_string(m_config.heads));
@@ -277,6 +278,9 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   }
 
   AttentionOptions options;
+  options.scale = m_config.scale;
+  options.softcap = m_config.softcap;
+  if (m_config.window > 0) options.windowLeft = m_config.window - 1;
   options.causal = call.causal;
   options.alignment = MaskAlignment::BottomRight;
   options.keepMask = call.keepMask;

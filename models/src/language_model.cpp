@@ -22,6 +22,7 @@ constexpr int64_t kDefaultContextCap = 4096;
 
 struct DecoderLayer {
   Tensor attentionNorm, ffnNorm;
+  Tensor postAttentionNorm, postFfnNorm;  // LanguageModelConfig::postNorms only
   MultiHeadAttention attention;
   detail::RowBlockMatrix gate, up, down;
 };
@@ -80,15 +81,22 @@ struct LanguageModel::Impl {
       return detail::RowBlockMatrix(ctx, file, name, rows, cols, maxBytes);
     };
     const int64_t q = m.heads * m.headDim, kv = m.kvHeads * m.headDim;
-    AttentionLayerConfig attention{.modelDim = m.modelDim,
-                                   .heads = m.heads,
-                                   .kvHeads = m.kvHeads,
-                                   .headDim = m.headDim,
-                                   .rope = RopeOptions{.theta = m.ropeTheta,
-                                                       .interleaved = m.ropeInterleaved,
-                                                       .rotaryDim = m.rotaryDim,
-                                                       .frequencyDivisors = m.ropeDivisors},
-                                   .headNormEps = m.normEps};
+    AttentionLayerConfig global{.modelDim = m.modelDim,
+                                .heads = m.heads,
+                                .kvHeads = m.kvHeads,
+                                .headDim = m.headDim,
+                                .rope = RopeOptions{.theta = m.ropeTheta,
+                                                    .interleaved = m.ropeInterleaved,
+                                                    .rotaryDim = m.rotaryDim,
+                                                    .frequencyDivisors = m.ropeDivisors},
+                                .headNormEps = m.normEps,
+                                .scale = m.queryScale,
+                                .softcap = m.attentionSoftcap};
+    AttentionLayerConfig sliding = global;
+    sliding.window = m.slidingWindow;
+    if (m.slidingRopeTheta > 0)
+      sliding.rope =
+          RopeOptions{.theta = m.slidingRopeTheta, .interleaved = m.ropeInterleaved, .rotaryDim = m.rotaryDim};
     for (int64_t i = 0; i < m.layers; ++i) {
       const std::string p = "blk." + std::to_string(i) + ".";
       const auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
@@ -108,11 +116,16 @@ struct LanguageModel::Impl {
         weights.qNorm = detail::deviceVector(ctx, file, p + "attn_q_norm.weight", m.headDim);
         weights.kNorm = detail::deviceVector(ctx, file, p + "attn_k_norm.weight", m.headDim);
       }
-      layers.push_back(
-          {detail::deviceVector(ctx, file, p + "attn_norm.weight", m.modelDim),
-           detail::deviceVector(ctx, file, p + "ffn_norm.weight", m.modelDim),
-           MultiHeadAttention(ctx, attention, std::move(weights)), blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
-           blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim), blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
+      const auto vector = [&](const std::string& name) {
+        return detail::deviceVector(ctx, file, p + name, m.modelDim);
+      };
+      layers.push_back({vector("attn_norm.weight"), vector("ffn_norm.weight"),
+                        m.postNorms ? vector("post_attention_norm.weight") : Tensor(),
+                        m.postNorms ? vector("post_ffw_norm.weight") : Tensor(),
+                        MultiHeadAttention(ctx, m.slides(i) ? sliding : global, std::move(weights)),
+                        blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
+                        blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim),
+                        blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
     }
     outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
     output = blocks(m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
@@ -136,7 +149,9 @@ struct LanguageModel::Impl {
                const Tensor& logits, std::vector<Tensor>* maps) {
     const auto length = static_cast<int64_t>(ids.size());
     const int64_t d = config.modelDim;
-    const std::vector<float> rows = embedding.rows(ids);
+    std::vector<float> rows = embedding.rows(ids);
+    if (config.embeddingScale != 1.0)
+      for (float& v : rows) v = static_cast<float>(v * config.embeddingScale);
     Batch batch(ctx);
     const Buffer& embedded = ctx.recorder().upload(rows.data(), rows.size() * sizeof(float), "token embeddings");
     TensorView x{&embedded, DType::F32, {1, length, d}, contiguousStrides({1, length, d}), 0};
@@ -145,16 +160,26 @@ struct LanguageModel::Impl {
       const TensorView h = rmsNorm(x, layer.attentionNorm);
       layer.attention.append(ctx, h, caches[l]);
       const TensorView attended = ctx.scratch(x.shape);
-      layer.attention.attend(ctx, h, caches[l], attended,
-                             {.causal = true, .residual = x, .weights = maps ? &(*maps)[l] : nullptr});
+      Tensor* map = maps ? &(*maps)[l] : nullptr;
+      if (config.postNorms) {  // x + norm(attention): the residual cannot be fused into o
+        layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .weights = map});
+        add(ctx, x, rmsNorm(attended, layer.postAttentionNorm), attended);
+      } else {
+        layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .residual = x, .weights = map});
+      }
       const TensorView h2 = rmsNorm(attended, layer.ffnNorm);
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});
       const TensorView up = ctx.scratch({1, length, config.ffnDim});
       layer.gate.apply(ctx, h2, gate);
       layer.up.apply(ctx, h2, up);
-      swiglu(ctx, gate, up, gate);
+      gatedActivation(ctx, config.gateActivation, gate, up, gate);
       const TensorView y = ctx.scratch(x.shape);
-      layer.down.apply(ctx, gate, y, attended);
+      if (config.postNorms) {
+        layer.down.apply(ctx, gate, y);
+        add(ctx, attended, rmsNorm(y, layer.postFfnNorm), y);
+      } else {
+        layer.down.apply(ctx, gate, y, attended);
+      }
       x = y;
     }
     const TensorView normed = rmsNorm(x, outputNorm);
@@ -163,6 +188,15 @@ struct LanguageModel::Impl {
         normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
     output.apply(ctx, last, logits);
     batch.submit();
+  }
+
+  // The output logits as the model defines them: with the final softcap (Gemma 2) applied on the
+  // host, to the few rows a step downloads.
+  std::vector<float> finalLogits(std::vector<float> rows) const {
+    const double c = config.finalSoftcap;
+    if (c > 0)
+      for (float& v : rows) v = static_cast<float>(c * std::tanh(v / c));
+    return rows;
   }
 
   void requireIds(std::span<const int32_t> ids, const char* name) const {
@@ -182,7 +216,7 @@ struct LanguageModel::Impl {
     std::vector<KeyValueCache> fresh = caches(length);
     Tensor out = ctx.tensor({length, config.vocab});
     forward(ids, fresh, length, out, nullptr);
-    return out.download();
+    return finalLogits(out.download());
   }
 
   Generation generate(std::span<const int32_t> prompt, const GenerateOptions& options) {
@@ -209,7 +243,7 @@ struct LanguageModel::Impl {
     result.end = GenerationEnd::MaxTokens;
     while (true) {  // the prompt, then one sampled token per step
       forward(feed, kv, 1, logits, options.attention ? &maps : nullptr);
-      const std::vector<float> row = logits.download();
+      const std::vector<float> row = finalLogits(logits.download());
       if (position == 0) {
         afterPrompt = std::chrono::steady_clock::now();
         result.promptSeconds = std::chrono::duration<double>(afterPrompt - start).count();
@@ -251,7 +285,7 @@ struct LanguageModel::Impl {
     }
     result.generateSeconds = secondsSince(afterPrompt);
     for (AttentionMap& map : result.attention) map = cropped(map, position);
-    result.text = tokenizer->decode(result.ids);
+    result.text = tokenizer->decode(result.ids, {.continuation = true});
     return result;
   }
 

@@ -65,14 +65,49 @@ std::vector<double> ropeDivisors(const GgufFile& file, const Keys& keys, int64_t
                     "\" (vkattn runs none, linear and Llama 3's rope_freqs)");
 }
 
+float softcap(const Keys& keys, const std::string& suffix, double fallback) {
+  const double c = keys.real(suffix).value_or(fallback);
+  if (!(c >= 0.0) || !std::isfinite(c))
+    throw InvalidArgument(keys.key(suffix), std::to_string(c) + " must be finite and >= 0 (0: none)");
+  return static_cast<float>(c);
+}
+
+// Gemma 2 and 3 as llama.cpp runs them (its converter has already added Gemma's 1 to every norm
+// weight, so the norms are plain RMSNorms).
+void readGemma(const Keys& keys, LanguageModelConfig& c) {
+  const bool gemma2 = c.architecture == "gemma2";
+  c.gateActivation = Activation::GeluTanh;
+  c.postNorms = true;
+  c.embeddingScale = std::sqrt(static_cast<double>(c.modelDim));
+  // The 27B models (46 layers of Gemma 2, 62 of Gemma 3) scale queries by 1 / sqrt(width / heads)
+  // (their query_pre_attn_scalar), the others by 1 / sqrt(head dim): llama.cpp tells them apart by
+  // the layer count too, as the file has no key for it.
+  const bool is27B = c.layers == (gemma2 ? 46 : 62);
+  c.queryScale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(is27B ? c.modelDim / c.heads : c.headDim)));
+  c.finalSoftcap = softcap(keys, "final_logit_softcapping", gemma2 ? 30.0 : 0.0);
+  if (gemma2) {
+    c.attentionSoftcap = softcap(keys, "attn_logit_softcapping", 50.0);
+    c.slidingWindow = keys.positiveOr("attention.sliding_window", 4096);
+    c.slidingPattern = 2;  // even layers slide
+  } else {                 // without a window (or 0) every layer is global
+    const std::string window = keys.key("attention.sliding_window");
+    c.slidingWindow = keys.metadata.contains(window) ? keys.metadata.getInteger(window) : 0;
+    if (c.slidingWindow < 0) throw InvalidArgument(window, std::to_string(c.slidingWindow) + " must be >= 0");
+    c.slidingPattern = 6;  // layers 5, 11, ... are global
+    c.slidingRopeTheta = 10000.0;
+  }
+}
+
 }  // namespace
 
 LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
   const GgufMetadata& metadata = file.metadata();
   LanguageModelConfig c;
   c.architecture = metadata.getString("general.architecture");
-  if (c.architecture != "llama" && c.architecture != "qwen2" && c.architecture != "qwen3")
-    throw Unsupported("key 'general.architecture': \"" + c.architecture + "\" (vkattn runs llama, qwen2 and qwen3)");
+  const std::string& arch = c.architecture;
+  if (arch != "llama" && arch != "qwen2" && arch != "qwen3" && arch != "gemma2" && arch != "gemma3")
+    throw Unsupported("key 'general.architecture': \"" + arch +
+                      "\" (vkattn runs llama, qwen2, qwen3, gemma2 and gemma3)");
   if (metadata.contains("general.name")) c.name = metadata.getString("general.name");
   const Keys keys{metadata, c.architecture};
 
@@ -107,9 +142,10 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
         std::to_string(c.rotaryDim) + " must be even and at most the head dim " + std::to_string(c.headDim));
   c.ropeInterleaved = c.architecture == "llama";
   c.ropeDivisors = ropeDivisors(file, keys, c.rotaryDim);
-  c.attentionBiases = c.architecture == "qwen2";
-  c.headNorms = c.architecture == "qwen3";
+  c.attentionBiases = arch == "qwen2";
+  c.headNorms = arch == "qwen3" || arch == "gemma3";
   c.tiedOutput = !file.contains("output.weight");
+  if (arch == "gemma2" || arch == "gemma3") readGemma(keys, c);
 
   const std::vector<int64_t> embedding = file.tensor("token_embd.weight").rowMajorShape();
   if (embedding.size() != 2 || embedding[1] != c.modelDim)

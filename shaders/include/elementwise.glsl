@@ -7,7 +7,7 @@
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = SPEC_WORKGROUP_SIZE) const uint WG_SIZE = 256;
 layout(constant_id = ELEMENTWISE_SPEC_VEC4) const bool VEC4 = false;
-layout(constant_id = ELEMENTWISE_SPEC_ACTIVATION) const uint ACTIVATION = 0;  // activation.comp only
+layout(constant_id = ELEMENTWISE_SPEC_ACTIVATION) const uint ACTIVATION = 0;  // activation.comp, swiglu.comp's gate
 
 uint vec4Index() { return flatGroupIndex() * WG_SIZE + gl_LocalInvocationID.x; }
 

@@ -28,7 +28,7 @@ std::vector<int32_t> TextTokenizer::encode(std::string_view text, EncodeOptions 
 
 std::string TextTokenizer::decode(std::span<const int32_t> ids, DecodeOptions options) const {
   std::string text;
-  bool first = true;
+  bool first = !options.continuation;
   for (const int32_t id : ids) {
     if (!m_vocab.contains(id))
       throw InvalidArgument("ids", "token id " + std::to_string(id) + " outside the vocabulary of " +

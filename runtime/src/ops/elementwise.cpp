@@ -1,4 +1,4 @@
-// activation(), swiglu(), add(): checks and one dispatch each over contiguous tensors.
+// activation(), gatedActivation() (swiglu()), add(): checks and one dispatch each over contiguous tensors.
 #include "vkattn/ops/elementwise.hpp"
 
 #include <kernel_interface.h>
@@ -47,7 +47,7 @@ void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dt
                          std::vector<std::string> inputs) {
   SpecConstants constants;
   constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
-  if (kernel.op == kActivation.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
+  if (kernel.op != kAdd.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
   const detail::OpKernel op{detail::variantName(kernel.op, dtype), kernel.bindingCount, constants};
   const detail::StatusReport report{kernel.op, std::move(inputs), kernel.status};
   const GroupCount groups = groupsFor(ctx.device(), (uint64_t{p.count} + 3) / 4, kWorkgroup);
@@ -75,7 +75,7 @@ Tensor activation(Context& ctx, Activation act, const TensorView& x) {
   return detail::allocatingCall(ctx, x.shape, x.dtype, [&](const TensorView& y) { activation(ctx, act, x, y); });
 }
 
-void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const TensorView& y) {
+void gatedActivation(Context& ctx, Activation act, const TensorView& gate, const TensorView& up, const TensorView& y) {
   requireElementwise(ctx, "gate", gate);
   requireElementwise(ctx, "up", up);
   detail::requireShape("up", up, gate.shape);
@@ -84,13 +84,23 @@ void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const Te
   pc::ElementwiseParams p{};
   p.count = static_cast<uint32_t>(gate.numel());
   p.bCols = p.count;
-  dispatchElementwise(ctx, kSwiglu, gate.dtype, p, p.count % 4 == 0, 0, gate.buffer, up.buffer, y.buffer,
-                      {"gate", "up"});
+  dispatchElementwise(ctx, kSwiglu, gate.dtype, p, p.count % 4 == 0, static_cast<uint32_t>(act), gate.buffer, up.buffer,
+                      y.buffer, {"gate", "up"});
+}
+
+Tensor gatedActivation(Context& ctx, Activation act, const TensorView& gate, const TensorView& up) {
+  requireElementwise(ctx, "gate", gate);
+  return detail::allocatingCall(ctx, gate.shape, gate.dtype,
+                                [&](const TensorView& y) { gatedActivation(ctx, act, gate, up, y); });
+}
+
+void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const TensorView& y) {
+  gatedActivation(ctx, Activation::Silu, gate, up, y);
 }
 
 Tensor swiglu(Context& ctx, const TensorView& gate, const TensorView& up) {
   requireElementwise(ctx, "gate", gate);
-  return detail::allocatingCall(ctx, gate.shape, gate.dtype, [&](const TensorView& y) { swiglu(ctx, gate, up, y); });
+  return gatedActivation(ctx, Activation::Silu, gate, up);
 }
 
 void add(Context& ctx, const TensorView& a, const TensorView& b, const TensorView& y) {

@@ -25,6 +25,13 @@ struct AttentionLayerConfig {
   std::optional<RopeOptions> rope;
   // With AttentionLayerWeights::qNorm / kNorm: the RMSNorm epsilon of each query and key head.
   float headNormEps = 1e-6f;
+  // The logits' scale (default 1 / sqrt(headDim)) and softcap (c > 0: each scaled logit s becomes
+  // c tanh(s / c); 0: none), as AttentionOptions::scale and softcap.
+  std::optional<float> scale;
+  float softcap = 0.0f;
+  // A sliding window: each query sees itself and the window - 1 positions before it (as far as
+  // the mask allows); 0 means every position.
+  int64_t window = 0;
 };
 
 // Weights in torch.nn.Linear layout: q [heads*headDim, modelDim], k and v [kvHeads*headDim,

@@ -78,7 +78,7 @@ const char* toString(GenerationEnd end) noexcept;  // "end_of_sequence", "max_to
 struct Generation {
   std::vector<int32_t> promptIds;  // bos included when the vocabulary adds it
   std::vector<int32_t> ids;        // generated tokens, end-of-sequence included when produced
-  std::string text;                // ids decoded (control tokens left out)
+  std::string text;                // ids decoded as the prompt's continuation (control tokens left out)
   bool endOfSequence = false;
   GenerationEnd end = GenerationEnd::MaxTokens;
   // One per layer: [heads, T, T] with T the positions fed: the prompt, then every sampled token but

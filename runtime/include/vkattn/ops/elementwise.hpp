@@ -1,6 +1,6 @@
 // Elementwise ops over contiguous f32 or f16 tensors (all operands of one call share the dtype;
-// fp32 arithmetic): activations, SwiGLU and the residual add. Outputs may be one of the inputs
-// (in place). NaN in an input is reported as InvalidArgument naming it, after the run.
+// fp32 arithmetic): activations, gated activations (SwiGLU, GeGLU) and the residual add. Outputs may be one of the
+// inputs (in place). NaN in an input is reported as InvalidArgument naming it, after the run.
 #pragma once
 
 #include "vkattn/core/context.hpp"
@@ -12,6 +12,11 @@ namespace vkattn {
 // y = act(x), y of x's shape.
 void activation(Context& ctx, Activation act, const TensorView& x, const TensorView& y);
 Tensor activation(Context& ctx, Activation act, const TensorView& x);
+
+// y = act(gate) * up, all of one shape: SwiGLU with Activation::Silu, GeGLU with GeluTanh (Gemma)
+// or Gelu.
+void gatedActivation(Context& ctx, Activation act, const TensorView& gate, const TensorView& up, const TensorView& y);
+Tensor gatedActivation(Context& ctx, Activation act, const TensorView& gate, const TensorView& up);
 
 // y = silu(gate) * up, all of one shape.
 void swiglu(Context& ctx, const TensorView& gate, const TensorView& up, const TensorView& y);

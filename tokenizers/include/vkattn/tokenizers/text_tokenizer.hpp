@@ -27,6 +27,9 @@ struct EncodeOptions {
 
 struct DecodeOptions {
   bool renderSpecial = false;  // control tokens give their text instead of nothing
+  // The ids continue earlier text (a generation after its prompt): the first piece keeps the
+  // leading space that decoding a sequence of its own takes off (SentencePiece's space prefix).
+  bool continuation = false;
 };
 
 class TextTokenizer {
