@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Builds (once per machine) a Debian sid root holding Mesa 26's lavapipe, which executes
 # VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 on the CPU, with the glslc, glslang,
-# SPIRV-Tools and validation layers of the same vintage, and llama.cpp's tools (the reference
-# tools/llama_cpp_crosscheck.sh compares vkattn with). Debian packages only: debootstrap, then
+# SPIRV-Tools and validation layers of the same vintage. Debian packages only: debootstrap, then
 # apt inside. Prints the root's path. MESA26_ROOT overrides where it lives (default
 # /var/cache/vkattn/sid-root); a root that finished building is reused as it is.
 set -euo pipefail
 root=${MESA26_ROOT:-/var/cache/vkattn/sid-root}
 packages=(mesa-vulkan-drivers libvulkan1 vulkan-validationlayers vulkan-tools glslc glslang-tools spirv-tools
-          libstdc++6 libgcc-s1 zlib1g llama.cpp-tools llama.cpp-tools-extra)
+          libstdc++6 libgcc-s1 zlib1g)
 if [ -f "$root/.vkattn-ready" ]; then
   echo "$root"
   exit 0
