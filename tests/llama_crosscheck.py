@@ -31,6 +31,11 @@ For every shipped GGUF file:
    NumPy reference's greedy continuation (8 tokens, or up to a near tie); the copy gguf-py wrote
    (step 1) must give the same logits. Skipped, with the reason printed, when the vkattn module has
    no Model class (a build without PCRE2).
+5. Gemma 2 (random_gemma2_checks): a random-weight model of Gemma 2's head shape written by
+   llama_cpp_crosscheck's writer; the NumPy logits against transformers' Gemma2ForCausalLM
+   (RMSNorm in float64, GGUF's stored 1 + weight undone) within 1e-4, and against vkattn's
+   within 2e-5 * max |logit|, over a sequence three windows long. (The pinned transformers has
+   no Qwen3 or Gemma 3 class; llama.cpp checks those, tests/llama_cpp_crosscheck.py.)
 
 usage: llama_crosscheck.py TOKENIZER_PROBE MODELS_DIR WORKDIR
 gguf, transformers and tokenizers (the versions pinned below; raise them on purpose) are
@@ -162,29 +167,53 @@ def adjacent_to_rotate_half(weight, heads):
 
 
 def transformers_logits(arch, w, hp, ids):
+    """Logits of transformers' own model class (float64, eager attention) holding w, GGUF's tensors
+    under llama.cpp's names, renamed and re-laid-out as transformers keeps them."""
     import torch
     import transformers
     common = dict(vocab_size=hp["vocab"], hidden_size=hp["dim"], intermediate_size=hp["ffn"],
                   num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"], num_key_value_heads=hp["kv_heads"],
                   max_position_embeddings=hp["context"], rms_norm_eps=hp["eps"], rope_theta=hp["base"],
                   tie_word_embeddings="output.weight" not in w)
-    if arch == "llama":
-        config, model_class = transformers.LlamaConfig(**common, attention_bias=False), transformers.LlamaForCausalLM
-    else:
-        config, model_class = transformers.Qwen2Config(**common, use_sliding_window=False), transformers.Qwen2ForCausalLM
-    config._attn_implementation = "eager"
-    sd = {"model.embed_tokens.weight": w["token_embd.weight"], "model.norm.weight": w["output_norm.weight"],
-          "lm_head.weight": w.get("output.weight", w["token_embd.weight"])}
     parts = {"attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm", "attn_q": "self_attn.q_proj",
              "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj",
              "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+    norm_offset = 0.0
+    if arch == "llama":
+        config, model_class = transformers.LlamaConfig(**common, attention_bias=False), transformers.LlamaForCausalLM
+    elif arch == "qwen2":
+        config, model_class = transformers.Qwen2Config(**common, use_sliding_window=False), transformers.Qwen2ForCausalLM
+    elif arch == "gemma2":
+        config = transformers.Gemma2Config(**common, head_dim=hp["head_dim"], hidden_activation="gelu_pytorch_tanh",
+                                           query_pre_attn_scalar=hp["query_scale"] ** -2,
+                                           attn_logit_softcapping=hp["attention_softcap"],
+                                           final_logit_softcapping=hp["final_softcap"], sliding_window=hp["window"])
+        model_class = transformers.Gemma2ForCausalLM
+        parts.update(post_attention_norm="post_attention_layernorm", ffn_norm="pre_feedforward_layernorm",
+                     post_ffw_norm="post_feedforward_layernorm")
+        # Gemma's RMSNorm scales by 1 + weight; llama.cpp's converter stores 1 + weight in GGUF.
+        norm_offset = 1.0
+        # Gemma2RMSNorm computes in float32 whatever the model's dtype; in the model's dtype here, so
+        # that the comparison measures the definitions, not float32 rounding.
+        module = sys.modules[model_class.__module__]
+
+        def norm_in_model_dtype(self, x):
+            return self._norm(x) * (1.0 + self.weight)
+        module.Gemma2RMSNorm.forward = norm_in_model_dtype
+    else:
+        raise ValueError(f"no transformers class for {arch}")
+    config._attn_implementation = "eager"
+    is_norm = lambda name: name.endswith("norm.weight")  # noqa: E731
+    sd = {"model.embed_tokens.weight": w["token_embd.weight"],
+          "model.norm.weight": w["output_norm.weight"] - norm_offset,
+          "lm_head.weight": w.get("output.weight", w["token_embd.weight"])}
     for i in range(hp["layers"]):
         for ours, theirs in parts.items():
             for suffix in ("weight", "bias"):
                 name = f"blk.{i}.{ours}.{suffix}"
                 if name not in w:
                     continue
-                value = w[name]
+                value = w[name] - norm_offset if is_norm(name) else w[name]
                 if arch == "llama" and ours in ("attn_q", "attn_k"):
                     value = adjacent_to_rotate_half(value, hp["heads"] if ours == "attn_q" else hp["kv_heads"])
                 sd[f"model.layers.{i}.{theirs}.{suffix}"] = value
@@ -298,6 +327,40 @@ def texts_to_encode():
     words = " ".join(verses + tc.TEXTS).split()
     phrases = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(120)]
     return verses + tc.TEXTS + phrases + tc.random_texts(200)
+
+
+def random_gemma2_checks(work, check):
+    """5. Gemma 2, which no shipped model has: a random-weight model of Gemma 2's head shape, written
+    with gguf-py under llama.cpp's keys (llama_cpp_crosscheck's writer, sliding window 16), its
+    NumPy float64 logits against transformers' Gemma2ForCausalLM and against vkattn's, over a
+    sequence reaching past the window; reading the window as absent must change them (so the
+    check sees the sliding layers). Returns the line to print."""
+    import gguf
+    import vkattn
+    import llama_cpp_crosscheck as lc
+    path = work / "random-gemma2-f32.gguf"
+    vocab = lc.sentencepiece_vocabulary(True, " ".join(lc.TEXTS))
+    lc.write_model(gguf, path, "gemma2", lc.ARCHS["gemma2"], vocab, "F32", seed=2)
+    meta, tensors = gguf_py_read(path)
+    arch, hp = hyper_parameters(meta)
+    w = {name: values.astype(np.float64) for name, (_, _, values, _) in tensors.items()}
+    first_piece = vocab["kinds"].index(1)  # past the control and byte tokens
+    ids = [vocab["bos"]] + [int(i) for i in np.random.default_rng(5).integers(first_piece, hp["vocab"], 3 * hp["window"])]
+    ref = forward_reference(w, hp, ids)
+    hf = transformers_logits(arch, w, hp, ids)
+    err = float(np.abs(ref - hf).max())
+    check(err <= HF_TOLERANCE, f"random gemma2: NumPy vs transformers max |diff| {err:.3e} > {HF_TOLERANCE}")
+    unwindowed = float(np.abs(forward_reference(w, dict(hp, window=0), ids) - ref).max())
+    check(unwindowed > 100 * HF_TOLERANCE, f"random gemma2: the window changes the logits by only {unwindowed:.3e}")
+    line = (f"random gemma2 (window {hp['window']}, softcaps {hp['attention_softcap']:g}/{hp['final_softcap']:g}): "
+            f"{len(ids)} tokens, NumPy vs transformers Gemma2 max |diff| {err:.2e} (without the window: {unwindowed:.2e})")
+    if hasattr(vkattn, "Model"):
+        logits = np.asarray(vkattn.Model(str(path)).logits(ids), dtype=np.float64)
+        limit = VKATTN_TOLERANCE * float(np.abs(ref).max())
+        verr = float(np.abs(logits - ref).max())
+        check(verr <= limit, f"random gemma2: vkattn vs NumPy max |diff| {verr:.3e} > {limit:.3e}")
+        line += f", vkattn vs NumPy max |diff| {verr:.2e} (limit {limit:.2e})"
+    return line
 
 
 def main() -> int:
@@ -455,6 +518,7 @@ def main() -> int:
                 skipped.append(label)
             print(line, flush=True)
 
+    print(random_gemma2_checks(work, check), flush=True)
     if skipped:
         print(f"SKIPPED vkattn.Model logits for {len(skipped)} files: this vkattn module has no Model class yet")
     for f in failures:
