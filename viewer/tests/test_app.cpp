@@ -208,6 +208,20 @@ TEST_F(AppFrames, TheWindowDrawsAOneRowMapAsAStrip) {
   EXPECT_LT(layout.colLabels.size(), 300u) << "labels thinned to what fits";
 }
 
+TEST_F(AppFrames, TheOutputTextWrapsInsideThePanel) {
+  auto runner = std::make_unique<ScriptedRunner>();
+  SourceResult result = maps(ctx(), "s", 5, 6);
+  for (int i = 0; i < 40; ++i) result.set->output += "and the LORD thy God, ";
+  result.set->status = "scripted: generated on a device with a long name, 117 positions in 0.93 s";
+  runner->results.push_back(std::move(result));
+  start(std::move(runner));
+  for (int i = 0; i < 4; ++i) frame();
+  ImGuiWindow* panel = shown("vkattn viewer");
+  ASSERT_NE(panel, nullptr);
+  EXPECT_LE(panel->ContentSize.x, panel->Size.x - 2.0f * panel->WindowPadding.x)
+      << "nothing in the panel, the wrapped output least of all, runs past its edge";
+}
+
 TEST_F(AppFrames, TheTooltipOpensAwayFromTheColourBar) {
   auto runner = std::make_unique<ScriptedRunner>();
   runner->results.push_back(maps(ctx(), "s", 6, 6));

@@ -126,6 +126,32 @@ TEST(Text, LabelsAreShortenedOnCodePoints) {
   EXPECT_EQ(shortenLabel("中文中文中文", 2), "中文..");
 }
 
+TEST(Text, ThinnedLabelsNameWholeWordsAndKeepTheirPlaces) {
+  const std::vector<std::string> tokens = {"In",  " the", " begin", "ning", " God", " cre", "at", "ed",
+                                           " the", " heav", "en",    ".",    "\n",   "天",   "地"};
+  const std::vector<bool> starts = {true, true, true, false, true, true, false, false,
+                                    true, true, false, true, true, true, true};
+  for (int64_t i = 0; i < static_cast<int64_t>(tokens.size()); ++i)
+    EXPECT_EQ(startsWord(tokens, i), starts[static_cast<std::size_t>(i)]) << tokens[static_cast<std::size_t>(i)];
+  EXPECT_TRUE(startsWord(tokens, 15)) << "a position past the tokens";
+
+  const auto every = labelSpans(tokens, 2, 6, 1);
+  EXPECT_EQ(every, (std::vector<LabelSpan>{{2, 3}, {3, 4}, {4, 5}, {5, 6}}));
+  // Every other cell fits a label: word starts at least two apart, " begin"+"ning" named whole.
+  const std::vector<LabelSpan> thinned = {{0, 1}, {2, 4}, {4, 5}, {8, 9}, {11, 12}, {13, 14}};
+  EXPECT_EQ(labelSpans(tokens, 0, 15, 2), thinned);
+  EXPECT_EQ(labelSpans(tokens, 3, 15, 2), (std::vector<LabelSpan>(thinned.begin() + 2, thinned.end())))
+      << "scrolled by three cells, the labels keep their places";
+  EXPECT_EQ(labelSpans(tokens, 0, 3, 2), (std::vector<LabelSpan>{{0, 1}, {2, 3}})) << "a word is cut at the view";
+
+  // One long word: named whole for 2 * step tokens, then a piece every 2 * step cells.
+  EXPECT_EQ(labelSpans({"a", "b", "c", "d", "e", "f", "g", "h", "i"}, 0, 9, 2),
+            (std::vector<LabelSpan>{{0, 4}, {4, 5}, {8, 9}}));
+  // Bare positions (no tokens): every step-th, as before.
+  EXPECT_EQ(labelSpans({}, 0, 10, 3), (std::vector<LabelSpan>{{0, 1}, {3, 4}, {6, 7}, {9, 10}}));
+  EXPECT_TRUE(labelSpans(tokens, 5, 5, 2).empty());
+}
+
 TEST(Text, SplitsWordsAndPunctuation) {
   EXPECT_EQ(splitWords("The agreement was signed in August 1992."),
             (std::vector<std::string>{"The", "agreement", "was", "signed", "in", "August", "1992", "."}));

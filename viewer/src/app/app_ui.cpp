@@ -13,6 +13,13 @@ const ImVec4 kDim(0.62f, 0.62f, 0.66f, 1.0f);
 const ImVec4 kError(1.0f, 0.45f, 0.4f, 1.0f);
 const ImVec4 kWarning(0.95f, 0.6f, 0.2f, 1.0f);
 
+// Wraps text at the panel's visible right edge. (Wrap position 0 means the edge of the content,
+// which in a window that scrolls sideways is as wide as its widest line: wrapped text would then
+// keep the panel wider than the screen.)
+void pushPanelTextWrap() {
+  ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX());
+}
+
 bool contains(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -93,7 +100,11 @@ void App::drawUi(double now) {
                                  ImGuiWindowFlags_NoSavedSettings;
   ImGui::SetNextWindowPos(viewport->Pos);
   ImGui::SetNextWindowSize(ImVec2(panelWidth, viewport->Size.y));
-  if (ImGui::Begin("vkattn viewer", nullptr, fixed | ImGuiWindowFlags_HorizontalScrollbar)) drawControls(now);
+  if (ImGui::Begin("vkattn viewer", nullptr, fixed | ImGuiWindowFlags_HorizontalScrollbar)) {
+    pushPanelTextWrap();  // every line of text in the panel
+    drawControls(now);
+    ImGui::PopTextWrapPos();
+  }
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(viewport->Pos.x + panelWidth, viewport->Pos.y));
@@ -147,14 +158,11 @@ void App::drawControls(double now) {
   }
   if (!m_set.output.empty()) {
     ImGui::TextUnformatted(m_stale ? "Output (stale: for the sentence before)" : "Output");
-    ImGui::PushTextWrapPos(0.0f);
     if (m_stale)
       ImGui::TextColored(kDim, "%s", m_set.output.c_str());
     else
       ImGui::TextUnformatted(m_set.output.c_str());
-    ImGui::PopTextWrapPos();
   }
-  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(kDim, "%s", m_set.status.c_str());
   if (!m_set.warning.empty()) ImGui::TextColored(kWarning, "warning: %s", m_set.warning.c_str());
   if (m_runner->working())
@@ -164,7 +172,6 @@ void App::drawControls(double now) {
   if (m_stale) ImGui::TextColored(kError, "the map is stale: it shows the last sentence that worked");
   if (!m_error.empty()) ImGui::TextColored(kError, "%s", m_error.c_str());
   if (!m_heatmap.lastError().empty()) ImGui::TextColored(kError, "%s", m_heatmap.lastError().c_str());
-  ImGui::PopTextWrapPos();
 
   ImGui::Separator();
   drawSelectionControls();
@@ -239,9 +246,7 @@ void App::drawDisplayControls() {
       rebuildMap();
     }
     ImGui::EndDisabled();
-    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kDim, "%s", m_display.normalisation.c_str());
-    ImGui::PopTextWrapPos();
   }
   if (ImGui::Button("reset zoom")) m_region = {};
   if (m_layout.valid) {

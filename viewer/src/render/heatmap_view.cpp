@@ -58,6 +58,19 @@ std::string label(const std::vector<std::string>& labels, int64_t i, bool unknow
   return unknown ? text + " (<unk>)" : text;
 }
 
+// The label of a span: its whole word's where that fits in `room` pixels at `pixels`, else its
+// token's.
+std::string label(const std::vector<std::string>& labels, LabelSpan span, bool unknown, ImFont* font, float pixels,
+                  float room) {
+  if (span.end - span.first <= 1 || span.end > static_cast<int64_t>(labels.size()))
+    return label(labels, span.first, unknown);
+  std::string word;
+  for (int64_t i = span.first; i < span.end; ++i) word += labels[static_cast<std::size_t>(i)];
+  std::string text = shortenLabel(io::visibleWhitespace(word), kLabelChars);
+  if (unknown) text += " (<unk>)";
+  return font->CalcTextSizeA(pixels, FLT_MAX, 0, text.c_str()).x <= room ? text : label(labels, span.first, unknown);
+}
+
 // Wholly hidden or masked bins; a bin that mixes them with weights shows its (reduced) value.
 std::vector<BinKind> binKinds(const DisplayMap& map, const std::vector<uint32_t>& rowEdges,
                               const std::vector<uint32_t>& colEdges) {
@@ -285,11 +298,12 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
     const float rowPx = out.rowLabelPixels, colPx = out.colLabelPixels;
     const int64_t rowStep = labelStep(cellH, rowPx + 2.0f), colStep = labelStep(cellW, colPx + 2.0f);
     list.PushClipRect(ImVec2(min.x, top), ImVec2(h0.x, max.y), true);
-    for (int64_t row = rb - rb % rowStep; row < re; row += rowStep) {
+    for (const LabelSpan span : labelSpans(m_map->rowTokens, rb, re, rowStep)) {
+      const int64_t row = span.first;
       const float y = h0.y + static_cast<float>(row + 0.5 - r.rowBegin) * cellH;
-      if (row < rb || y < h0.y || y > h1.y) continue;
+      if (y < h0.y || y > h1.y) continue;
       const bool unknown = contains(m_map->unknownRows, row);
-      const std::string text = label(m_map->rowTokens, row, unknown);
+      const std::string text = label(m_map->rowTokens, span, unknown, labelFont, rowPx, h0.x - 5.0f - min.x);
       const float w = labelFont->CalcTextSizeA(rowPx, FLT_MAX, 0, text.c_str()).x;
       list.AddText(labelFont, rowPx, ImVec2(h0.x - 5.0f - w, y - 0.5f * rowPx), unknown ? style.warning : style.text,
                    text.c_str());
@@ -298,20 +312,22 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
     list.PushClipRect(ImVec2(h0.x - 0.5f * cellW - colPx, top), ImVec2(h1.x + 0.5f * cellW + colPx, h0.y), true);
     // One direction for the row of labels: across when every one fits its cell, else turned; CJK
     // labels are set upright (stacked) either way.
-    std::vector<int64_t> cols;
+    std::vector<LabelSpan> cols;
     bool allFit = true;
-    for (int64_t col = cb - cb % colStep; col < ce; col += colStep) {
-      const float x = h0.x + static_cast<float>(col + 0.5 - r.colBegin) * cellW;
-      if (col < cb || x < h0.x || x > h1.x) continue;
-      cols.push_back(col);
-      const std::string text = label(m_map->colTokens, col, contains(m_map->unknownCols, col));
+    for (const LabelSpan span : labelSpans(m_map->colTokens, cb, ce, colStep)) {
+      const float x = h0.x + static_cast<float>(span.first + 0.5 - r.colBegin) * cellW;
+      if (x < h0.x || x > h1.x) continue;
+      cols.push_back(span);
+      const std::string text =
+          label(m_map->colTokens, span, contains(m_map->unknownCols, span.first), labelFont, colPx, h0.y - 5.0f - top);
       allFit &=
           columnLabelMode(labelFont, colPx, text, cellW * static_cast<float>(colStep)) == ColumnLabelMode::Horizontal;
     }
-    for (int64_t col : cols) {
+    for (const LabelSpan span : cols) {
+      const int64_t col = span.first;
       const float x = h0.x + static_cast<float>(col + 0.5 - r.colBegin) * cellW;
       const bool unknown = contains(m_map->unknownCols, col);
-      const std::string text = label(m_map->colTokens, col, unknown);
+      const std::string text = label(m_map->colTokens, span, unknown, labelFont, colPx, h0.y - 5.0f - top);
       const ColumnLabelMode mode = allFit                  ? ColumnLabelMode::Horizontal
                                    : isUprightScript(text) ? ColumnLabelMode::Stacked
                                                            : ColumnLabelMode::Rotated;

@@ -15,6 +15,14 @@ bool isUprightCodePoint(uint32_t cp) {
          (cp >= 0xff00 && cp <= 0xffef);
 }
 
+// Letters and digits of alphabetic scripts, the characters a word piece continues with.
+bool isWordCodePoint(uint32_t cp) {
+  if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z');
+  const bool punctuationOrSymbol = (cp >= 0x2000 && cp <= 0x2bff) || (cp >= 0x3000 && cp <= 0x303f) ||
+                                   (cp >= 0xfe30 && cp <= 0xfe4f) || cp >= 0x1f000 || cp < 0xc0;
+  return !punctuationOrSymbol && !isUprightCodePoint(cp);
+}
+
 float textWidth(ImFont* font, float pixels, const std::string& text) {
   return font->CalcTextSizeA(pixels, FLT_MAX, 0, text.c_str()).x;
 }
@@ -33,6 +41,34 @@ std::string shortenLabel(const std::string& text, std::size_t maxChars) {
 bool isUprightScript(const std::string& text) {
   const auto cps = decodeUtf8(text);
   return std::any_of(cps.begin(), cps.end(), isUprightCodePoint);
+}
+
+bool startsWord(const std::vector<std::string>& tokens, int64_t i) {
+  if (i <= 0 || i >= static_cast<int64_t>(tokens.size())) return true;
+  const auto here = decodeUtf8(tokens[static_cast<std::size_t>(i)]);
+  const auto before = decodeUtf8(tokens[static_cast<std::size_t>(i - 1)]);
+  return here.empty() || before.empty() || !isWordCodePoint(here.front()) || !isWordCodePoint(before.back());
+}
+
+std::vector<LabelSpan> labelSpans(const std::vector<std::string>& tokens, int64_t begin, int64_t end, int64_t step) {
+  std::vector<LabelSpan> spans;
+  if (begin >= end) return spans;
+  if (step <= 1) {
+    for (int64_t i = begin; i < end; ++i) spans.push_back({i, i + 1});
+    return spans;
+  }
+  const int64_t anchor = begin - begin % (16 * step);
+  int64_t last = anchor - 2 * step;  // the anchor itself may take a label
+  for (int64_t i = anchor; i < end; ++i) {
+    if (i - last < step || !(startsWord(tokens, i) || i - last >= 2 * step)) continue;
+    last = i;
+    if (i < begin) continue;
+    int64_t wordEnd = i + 1;
+    if (startsWord(tokens, i))
+      while (wordEnd < end && wordEnd - i < 2 * step && !startsWord(tokens, wordEnd)) ++wordEnd;
+    spans.push_back({i, wordEnd});
+  }
+  return spans;
 }
 
 const char* toString(ColumnLabelMode mode) noexcept {

@@ -6,7 +6,9 @@
 #include <imgui.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vkattn::viewer {
 
@@ -15,6 +17,24 @@ std::string shortenLabel(const std::string& text, std::size_t maxChars);
 
 // True when the text holds CJK ideographs, kana or hangul (set upright, not turned).
 bool isUprightScript(const std::string& text);
+
+// A label at token `first` that names tokens [first, end): one token, or a whole word.
+struct LabelSpan {
+  int64_t first = 0, end = 0;
+  bool operator==(const LabelSpan&) const = default;
+};
+
+// True when token i begins a word: it is past the tokens' end (a bare position), starts with
+// whitespace or a non-letter (punctuation, an ideograph), or follows such a token's end.
+bool startsWord(const std::vector<std::string>& tokens, int64_t i);
+
+// The labels of the cells [begin, end) of an axis where only one label in `step` cells fits. With
+// step 1, every token. Thinned, the labels fall on word starts at least `step` apart and name the
+// whole word (up to the next word start), so that a zoomed-out language model's axis reads as
+// words rather than every step-th word piece. Where no word starts (a long word, digits), a
+// label of one token every 2 * step cells. The choice runs from a multiple of 16 * step, so that
+// a label keeps its place while the view scrolls.
+std::vector<LabelSpan> labelSpans(const std::vector<std::string>& tokens, int64_t begin, int64_t end, int64_t step);
 
 enum class ColumnLabelMode { Horizontal, Rotated, Stacked };
 const char* toString(ColumnLabelMode mode) noexcept;
