@@ -2,8 +2,10 @@
 // the generated text to stdout as it is sampled (the bytes the model produced, whole UTF-8
 // characters at a time, as llama.cpp writes them) and reports the prompt's and the generation's
 // tokens per second on stderr, and why the generation ended where that is not the token limit or
-// the end of sequence; optionally keeps keys and values as bf16, Q8_0 or Q4_0 and writes every
+// the end of sequence (for timing: --ignore-eos passes it, --warmup runs the prompt and a few tokens
+// once before); optionally keeps keys and values as bf16, Q8_0 or Q4_0 and writes every
 // step's logits as .npy.
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -40,7 +42,7 @@ double rate(std::size_t tokens, double seconds) {
 int generateCommand(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args,
               {"--max-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--context", "--kv-dtype", "--logits"},
-              {"--verbose"});
+              {"--verbose", "--ignore-eos", "--warmup"});
   if (a.positional().size() != 2)
     throw InvalidArgument("arguments", "give the model file and the prompt: vkattn generate MODEL.gguf \"prompt\"");
   const std::string& path = a.positional()[0];
@@ -75,9 +77,16 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   o.sampler.topP = static_cast<float>(a.number("--top-p", 1.0));
   if (!(o.sampler.topP > 0 && o.sampler.topP <= 1)) throw InvalidArgument("--top-p", "must be in (0, 1]");
   o.sampler.seed = static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()));
+  o.ignoreEos = a.has("--ignore-eos");
   const auto logitsPath = a.get("--logits");
   o.logits = logitsPath.has_value();
 
+  if (a.has("--warmup")) {  // first-use costs (kernels, buffers) out of the reported rates
+    GenerateOptions warm = o;
+    warm.maxTokens = std::min<int64_t>(o.maxTokens, 4);
+    warm.logits = false;
+    model.generate(prompt, warm);
+  }
   // Stream: decode everything sampled so far and print what is new and whole.
   std::vector<int32_t> sampled;
   std::size_t printed = 0;

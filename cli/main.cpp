@@ -47,7 +47,7 @@ void usage(std::ostream& out) {
          "  generate MODEL.gguf \"PROMPT\"  a GGUF language model (llama, qwen2, qwen3, gemma2, gemma3): streams\n"
          "            text, reports tokens/s: [--max-tokens N] [--temperature T] [--top-k K]\n"
          "            [--top-p P] [--seed S] [--context N] [--kv-dtype bf16|q8_0|q4_0]\n"
-         "            [--logits FILE.npy] [--verbose]\n"
+         "            [--logits FILE.npy] [--ignore-eos] [--warmup] [--verbose]\n"
          "  perplexity MODEL.gguf TEXT.txt [--context N]  the model's perplexity on the text, in\n"
          "            chunks of N tokens scored as llama.cpp's llama-perplexity does\n"
          "  translate \"ENGLISH SENTENCE\"  the project's tiny English->French model; prints the\n"

@@ -267,7 +267,7 @@ struct LanguageModel::Impl {
       step.next = next;
       result.ids.push_back(next);
       const bool more = !options.onStep || options.onStep(step);
-      if (next == eos) {
+      if (next == eos && !options.ignoreEos) {
         result.endOfSequence = true;
         result.end = GenerationEnd::EndOfSequence;
         break;

@@ -131,7 +131,7 @@ class PyModel {
 
   PyGeneration generate(const py::object& prompt, const py::object& maxTokens, const py::object& temperature,
                         const py::object& topK, const py::object& topP, const py::object& seed, bool attention,
-                        bool logits) {
+                        bool logits, bool ignoreEos) {
     GenerateOptions o;
     o.maxTokens = intArgument(maxTokens, "max_tokens", 0, std::numeric_limits<int32_t>::max());
     const double t = finiteArgument(temperature, "temperature"), p = finiteArgument(topP, "top_p");
@@ -143,6 +143,7 @@ class PyModel {
                  .seed = static_cast<uint64_t>(intArgument(seed, "seed", 0))};
     o.attention = attention;
     o.logits = logits;
+    o.ignoreEos = ignoreEos;
     const std::vector<int32_t> promptIds =
         py::isinstance<py::str>(prompt) ? tokenize(prompt.cast<std::string>(), true, true) : idList(prompt, "prompt");
     Generation g = onDevice([&](Context& ctx) { return model(ctx).generate(promptIds, o); });
@@ -300,9 +301,9 @@ void bindLanguageModel(py::module_& m) {
       .def("detokenize", &PyModel::detokenize, py::arg("ids"), py::kw_only(), py::arg("render_special") = false)
       .def("generate", &PyModel::generate, py::arg("prompt"), py::kw_only(), py::arg("max_tokens") = 64,
            py::arg("temperature") = 0.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("seed") = 0,
-           py::arg("attention") = false, py::arg("logits") = false,
+           py::arg("attention") = false, py::arg("logits") = false, py::arg("ignore_eos") = false,
            "prompt: text (tokenized with bos, control-token texts parsed) or token ids. Greedy unless "
-           "temperature > 0.")
+           "temperature > 0. ignore_eos: sample past the end-of-sequence token (for timing).")
       .def("perplexity", &PyModel::perplexity, py::arg("text"), py::kw_only(), py::arg("context") = py::none(),
            "The text's perplexity as llama.cpp's llama-perplexity computes it: chunks of context tokens (None: "
            "the model's context_length), bos opening each, the second half of each scored. Returns a dict: "

@@ -123,6 +123,10 @@ def test_cli_generate_streams_the_models_greedy_text(llama):
     prefill = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--max-tokens", "0"], capture_output=True,
                              text=True, timeout=300)
     assert prefill.returncode == 0 and prefill.stdout == PROMPT + "\n" and "generation: 0 tokens" in prefill.stderr
+    timed = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--max-tokens", "10", "--warmup", "--ignore-eos"],
+                           capture_output=True, text=True, timeout=300)
+    assert timed.returncode == 0 and timed.stdout == result.stdout, "the warm-up leaves the output alone"
+    assert "generation: 10 tokens" in timed.stderr
 
 
 def test_perplexity_scores_the_second_half_of_each_chunk(llama):
@@ -199,6 +203,25 @@ def test_generation_ends_with_a_reason(llama):
     assert prefill.end_reason == "max_tokens" and prefill.ids == []
     t = len(prefill.prompt_ids)  # the prompt alone ran: its maps and its last row's logits
     assert prefill.attention[0].shape[-1] == t == len(prefill.labels) and prefill.logits.shape[0] == 1
+
+
+def test_ignore_eos_samples_past_the_end_of_sequence(llama, tmp_path):
+    # The tiny model never writes its end-of-sequence token; a copy whose eos is the token the
+    # model writes first ends after one token, unless told to ignore it.
+    greedy = llama.generate(PROMPT, max_tokens=6).ids
+    data = vkattn.read_gguf(str(LLAMA))
+    metadata = {}
+    for key, value in data["metadata"].items():
+        kind = data["metadata_types"][key]
+        metadata[key] = (value, kind[6:-1]) if kind.startswith("ARRAY[") else (value, kind)
+    metadata["tokenizer.ggml.eos_token_id"] = (greedy[0], data["metadata_types"]["tokenizer.ggml.eos_token_id"])
+    copy = tmp_path / "eos.gguf"
+    vkattn.write_gguf(str(copy), metadata, [(name, t, "F32") for name, t in data["tensors"].items()])
+    model = vkattn.Model(copy)
+    ended = model.generate(PROMPT, max_tokens=6)
+    assert ended.ids == greedy[:1] and ended.end_reason == "end_of_sequence" and ended.end_of_sequence
+    ignored = model.generate(PROMPT, max_tokens=6, ignore_eos=True)
+    assert ignored.ids == greedy and ignored.end_reason == "max_tokens" and not ignored.end_of_sequence
 
 
 def test_a_context_beyond_the_trained_one_warns():

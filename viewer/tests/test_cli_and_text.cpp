@@ -127,10 +127,10 @@ TEST(Text, LabelsAreShortenedOnCodePoints) {
 }
 
 TEST(Text, ThinnedLabelsNameWholeWordsAndKeepTheirPlaces) {
-  const std::vector<std::string> tokens = {"In",  " the", " begin", "ning", " God", " cre", "at", "ed",
-                                           " the", " heav", "en",    ".",    "\n",   "天",   "地"};
-  const std::vector<bool> starts = {true, true, true, false, true, true, false, false,
-                                    true, true, false, true, true, true, true};
+  const std::vector<std::string> tokens = {"In",   " the",  " begin", "ning", " God", " cre", "at", "ed",
+                                           " the", " heav", "en",     ".",    "\n",   "天",   "地"};
+  const std::vector<bool> starts = {true, true, true,  false, true, true, false, false,
+                                    true, true, false, true,  true, true, true};
   for (int64_t i = 0; i < static_cast<int64_t>(tokens.size()); ++i)
     EXPECT_EQ(startsWord(tokens, i), starts[static_cast<std::size_t>(i)]) << tokens[static_cast<std::size_t>(i)];
   EXPECT_TRUE(startsWord(tokens, 15)) << "a position past the tokens";

@@ -62,6 +62,9 @@ struct GenerateOptions {
   bool attentionOnDevice = false;
   bool logits = false;       // fill Generation::logits
   bool parseSpecial = true;  // control-token texts in the prompt ("<|endoftext|>") become those tokens
+  // Keep sampling past the end-of-sequence token (as llama.cpp's --ignore-eos): for timing a fixed
+  // number of tokens.
+  bool ignoreEos = false;
   // Called after the prompt and after every sampled token; return false to stop.
   std::function<bool(const GenerationStep&)> onStep;
 };
