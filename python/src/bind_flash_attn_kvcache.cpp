@@ -1,14 +1,14 @@
-// flash-attn's flash_attn_with_kvcache on NumPy or vkattn.Tensor caches. New k/v are appended in
-// place at cache_seqlens before attending: into the caller's NumPy arrays, or on the device for
-// vkattn.Tensor caches (only q and the new rows are uploaded; the cache never leaves the device).
-// The whole batch is one vkattn::attention call on the caches as they are: dense rows, the rows of
-// cache_batch_idx read as pages of the cache's length, or the paged cache with its block table.
-// cache_leftpad records one call per sequence into one submission.
+// flash-attn's flash_attn_with_kvcache on NumPy or vkattn.Tensor caches, through
+// vkattn::kvCacheAttention (vkattn/ops/kv_cache_attention.hpp), which holds the logic: this file
+// converts arguments. New k/v are appended in place at cache_seqlens before attending: into the
+// caller's NumPy arrays here (the part of them the call reads is then uploaded), or on the device
+// by kvCacheAttention for vkattn.Tensor caches (only q and the new rows are uploaded; the cache
+// never leaves the device).
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <numeric>
+#include <functional>
 #include <utility>
 
 #include "arrays.hpp"
@@ -16,8 +16,10 @@
 #include "flash_attn_args.hpp"
 #include "session.hpp"
 #include "storage_format_args.hpp"
+#include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/attention.hpp"
+#include "vkattn/ops/kv_cache_attention.hpp"
 
 namespace vkattn::python {
 namespace {
@@ -51,126 +53,20 @@ CacheArg cacheArg(const py::object& value, const std::string& name, bool writabl
   return c;
 }
 
-// Where the caches hold each sequence: blocks[b] are its cache rows (dense: one) or pages (paged),
-// each `slots` keys long.
-struct CacheLayout {
-  bool paged = false;
-  std::vector<std::vector<int64_t>> blocks;
-  int64_t slots = 0;
-
-  // The cache slot (row or block times slots, plus offset) of sequence b's key p.
-  int64_t slot(int64_t b, int64_t p) const {
-    const auto& own = blocks[static_cast<std::size_t>(b)];
-    return paged ? own[static_cast<std::size_t>(p / slots)] * slots + p % slots : own[0] * slots + p;
-  }
-};
-
-// The copies that put new rows [B, Lnew, Hkv, D] into their slots, D * Hkv elements each.
-std::vector<VkBufferCopy> appendRegions(const CacheLayout& layout, const std::vector<int64_t>& lens, int64_t newRows,
-                                        int64_t rowElems, DType dtype) {
-  const std::size_t rowBytes = storageBytes(dtype, rowElems);  // whole blocks: D is a multiple of 32 for them
-  std::vector<VkBufferCopy> regions;
-  for (std::size_t b = 0; b < lens.size(); ++b)
-    for (int64_t j = 0; j < newRows; ++j)
-      regions.push_back({(b * static_cast<std::size_t>(newRows) + static_cast<std::size_t>(j)) * rowBytes,
-                         static_cast<std::size_t>(layout.slot(static_cast<int64_t>(b), lens[b] + j)) * rowBytes,
-                         rowBytes});
-  return regions;
-}
-
-// Writes new rows into a vkattn.Tensor cache on the device.
-void appendOnDevice(Context& ctx, const ArrayInput& rows, const CacheArg& cache,
-                    const std::vector<VkBufferCopy>& regions) {
-  const DeviceInput source = upload(ctx, rows, cache.dtype);
-  const Tensor& target = cache.device.resident->tensor(cache.device.name);
-  const std::size_t base = storageBytes(cache.dtype, source.view().offset);
-  std::vector<VkBufferCopy> shifted = regions;
-  for (VkBufferCopy& r : shifted) r.srcOffset += base;
-  copyRegions(ctx.device(), *source.view().buffer, target.buffer(), shifted);
-}
-
-// A cache row's keys [start, start + count) as a [count, Hkv, D] view of the [N, S, Hkv, D] cache.
-TensorView cacheRows(const TensorView& cache, int64_t row, int64_t start, int64_t count) {
-  const TensorView part = cache.sliced(0, row, 1).sliced(1, start, count);
-  TensorView v = part;
-  v.shape = {count, cache.dim(2), cache.dim(3)};
-  v.strides = {part.strides[1], part.strides[2], part.strides[3]};
-  return v;
-}
-
-using CacheResult = std::pair<Result, Result>;  // out (B, Lq, H, Dv) and lse (B, H, Lq)
-
-// The whole batch in one call on the caches as they are ([N, S, Hkv, D] views); each sequence's
-// length as keyLengths, its causal diagonal and windows ending at its own last key.
-void attendAll(Context& ctx, const DeviceLogitArgs& logits, const TensorView& q, const TensorView& k,
-               const TensorView& v, const CacheLayout& layout, const std::vector<int64_t>& lens, const Tensor& out,
-               const Tensor& lse) {
-  const int64_t batch = q.dim(0);
-  const std::vector<int> bhld = {0, 2, 1, 3};
-  const std::vector<int32_t> lengths(lens.begin(), lens.end());
-  const Tensor tLens = Tensor::fromHostInt(ctx.device(), {batch}, lengths);
-  AttentionOptions o = logits.options(std::nullopt);
-  o.alignment = MaskAlignment::BottomRightOfKeyLengths;
-  o.keyLengths = tLens.view();
-  o.lse = lse.view();
-  TensorView k4 = k.permuted(bhld), v4 = v.permuted(bhld);
-  std::vector<int32_t> table;
-  bool inOrder = !layout.paged;  // dense rows 0 .. B-1: no table
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t block : layout.blocks[static_cast<std::size_t>(b)]) {
-      table.push_back(static_cast<int32_t>(block));
-      inOrder = inOrder && block == b;
-    }
-  std::optional<Tensor> tTable;
-  if (inOrder) {
-    k4 = k4.sliced(0, 0, batch);
-    v4 = v4.sliced(0, 0, batch);
-  } else {  // pages; dense rows of cache_batch_idx are pages as long as the cache
-    const auto perSequence = static_cast<int64_t>(layout.blocks.front().size());
-    tTable = Tensor::fromHostInt(ctx.device(), {batch, perSequence}, table);
-    o.blockTable = tTable->view();
-  }
-  attention(ctx, q.permuted(bhld), k4, v4, out.view().permuted(bhld), o);
-}
-
-// Dense caches with left padding: sequence b's keys are [first[b], lens[b]) of its cache row, one
-// call each in one submission. A sequence with no key reads one key under key length 0 (zeros,
-// lse -inf or its sink).
-void attendEachSequence(Context& ctx, const DeviceLogitArgs& logits, const TensorView& q, const TensorView& k,
-                        const TensorView& v, const CacheLayout& layout, const std::vector<int64_t>& lens,
-                        const std::vector<int64_t>& first, const Tensor& out, const Tensor& lse) {
-  const int64_t batch = q.dim(0), lq = q.dim(1), h = q.dim(2), d = q.dim(3), dv = v.dim(3);
-  const int32_t none = 0;
-  const Tensor noKeys = Tensor::fromHostInt(ctx.device(), {1}, {&none, 1});
-  std::vector<Tensor> lses;  // [1, H, Lq] each: an lse view must start its buffer
-  Batch work(ctx);
-  for (int64_t b = 0; b < batch; ++b) {
-    const int64_t n = lens[b] - first[b], row = layout.blocks[static_cast<std::size_t>(b)][0];
-    const int64_t start = n > 0 ? first[b] : 0, count = std::max<int64_t>(n, 1);
-    AttentionOptions o = logits.options(b);
-    o.lse = lses.emplace_back(ctx.tensor({1, h, lq})).view();
-    if (n == 0) o.keyLengths = noKeys.view();
-    attention(ctx, oneSequence(q.sliced(0, b, 1).reshaped({lq, h, d})), oneSequence(cacheRows(k, row, start, count)),
-              oneSequence(cacheRows(v, row, start, count)),
-              oneSequence(out.view().sliced(0, b, 1).reshaped({lq, h, dv})), o);
-  }
-  work.submit();
-  const std::size_t bytes = static_cast<std::size_t>(h * lq) * sizeof(float);
-  for (int64_t b = 0; b < batch; ++b) {
-    const VkBufferCopy region{0, static_cast<std::size_t>(b) * bytes, bytes};
-    copyRegions(ctx.device(), lses[static_cast<std::size_t>(b)].buffer(), lse.buffer(), {&region, 1});
-  }
-}
-
 // flash-attn's rotary tables: cos and sin (seqlen_ro, rotary_dim / 2), as float32.
-struct RotaryTables {
+struct RotaryArrays {
   py::array_t<float, py::array::c_style | py::array::forcecast> cos, sin;
-  int64_t rows = 0, half = 0;
+  RotaryTables tables() const {
+    return {{cos.data(), static_cast<std::size_t>(cos.size())},
+            {sin.data(), static_cast<std::size_t>(sin.size())},
+            cos.shape(0),
+            cos.shape(1)};
+  }
 };
 
-RotaryTables rotaryTables(const py::object& cos, const py::object& sin, int64_t headDim) {
+RotaryArrays rotaryArrays(const py::object& cos, const py::object& sin, int64_t headDim) {
   if (cos.is_none() || sin.is_none()) throw py::value_error("'rotary_cos' and 'rotary_sin' must be given together");
-  RotaryTables t;
+  RotaryArrays t;
   t.cos = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(cos);
   t.sin = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(sin);
   if (!t.cos || !t.sin) throw py::type_error("'rotary_cos'/'rotary_sin' must be float arrays");
@@ -178,56 +74,36 @@ RotaryTables rotaryTables(const py::object& cos, const py::object& sin, int64_t 
     throw py::value_error("'rotary_cos' must have shape (seqlen_ro, rotary_dim / 2)");
   if (t.sin.ndim() != 2 || t.sin.shape(0) != t.cos.shape(0) || t.sin.shape(1) != t.cos.shape(1))
     throw py::value_error("'rotary_sin' must have the shape of 'rotary_cos'");
-  t.rows = t.cos.shape(0);
-  t.half = t.cos.shape(1);
-  if (2 * t.half > headDim)
-    throw py::value_error("'rotary_cos' rotates " + std::to_string(2 * t.half) + " features, more than the head dim " +
-                          std::to_string(headDim));
+  if (2 * t.cos.shape(1) > headDim)
+    throw py::value_error("'rotary_cos' rotates " + std::to_string(2 * t.cos.shape(1)) +
+                          " features, more than the head dim " + std::to_string(headDim));
   return t;
 }
 
-// flash-attn's rotary embedding of x (B, L, H, D), in float32: row (b, l) turns by table row
-// position(b, l) the pairs (i, i + rotary_dim / 2) (GPT-NeoX) or (2i, 2i + 1) (interleaved, GPT-J)
-// of its first rotary_dim features; the rest stay. Returns a float32 array.
-template <typename Position>
-py::array rotated(const py::object& x, const std::string& name, const RotaryTables& t, bool interleaved,
-                  Position position) {
+// x (B, L, H, D) turned by the tables (vkattn::rotateByTables), as a new float32 array.
+py::array rotated(const py::object& x, const std::string& name, const RotaryArrays& t, bool interleaved,
+                  const std::function<int64_t(int64_t, int64_t)>& position) {
   auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(x);
   if (!a || a.ndim() != 4) throw py::value_error("'" + name + "' must have rank 4 (batch, seqlen, heads, headdim)");
   py::array_t<float> out(std::vector<py::ssize_t>(a.shape(), a.shape() + 4));
-  const int64_t b = a.shape(0), l = a.shape(1), h = a.shape(2), d = a.shape(3);
-  const float* in = a.data();
-  float* o = out.mutable_data();
-  std::copy_n(in, static_cast<std::size_t>(a.size()), o);
-  for (int64_t bi = 0; bi < b; ++bi)
-    for (int64_t li = 0; li < l; ++li) {
-      const int64_t pos = position(bi, li);
-      if (pos >= t.rows)
-        throw py::value_error("'rotary_cos' has " + std::to_string(t.rows) + " rows; sequence " + std::to_string(bi) +
-                              " needs position " + std::to_string(pos));
-      const float* c = t.cos.data() + pos * t.half;
-      const float* s = t.sin.data() + pos * t.half;
-      for (int64_t hi = 0; hi < h; ++hi) {
-        float* row = o + ((bi * l + li) * h + hi) * d;
-        for (int64_t i = 0; i < t.half; ++i) {
-          const int64_t x0 = interleaved ? 2 * i : i, x1 = interleaved ? 2 * i + 1 : i + t.half;
-          const float u = row[x0], v = row[x1];
-          row[x0] = u * c[i] - v * s[i];
-          row[x1] = u * s[i] + v * c[i];
-        }
-      }
-    }
+  std::copy_n(a.data(), static_cast<std::size_t>(a.size()), out.mutable_data());
+  try {
+    rotateByTables({out.mutable_data(), static_cast<std::size_t>(out.size())}, Shape(a.shape(), a.shape() + 4),
+                   t.tables(), interleaved, position);
+  } catch (const InvalidArgument& e) {
+    if (e.argument() == "cos") throw py::value_error("'rotary_cos' " + e.problem());
+    throw;
+  }
   return out;
 }
 
+using CacheResult = std::pair<Result, Result>;  // out (B, Lq, H, Dv) and lse (B, H, Lq)
+
 // What a call reads of a NumPy cache: the batch's dense rows in batch order, or the whole paged cache.
-py::object hostRows(const CacheArg& cache, const CacheLayout& layout) {
-  if (layout.paged) return cache.host;
-  std::vector<int64_t> rows, ordered(layout.blocks.size());
-  for (const auto& own : layout.blocks) rows.push_back(own[0]);
-  std::iota(ordered.begin(), ordered.end(), 0);
-  if (rows == ordered) return cache.host[py::slice(0, static_cast<py::ssize_t>(rows.size()), 1)];  // a view: no copy
-  return cache.host[py::array(py::cast(rows))];
+py::object hostRows(const CacheArg& cache, const KvCacheLayout& layout, int64_t batch) {
+  if (!layout.blockTable.empty() || layout.rows.empty())
+    return layout.blockTable.empty() ? cache.host[py::slice(0, static_cast<py::ssize_t>(batch), 1)] : cache.host;
+  return cache.host[py::array(py::cast(layout.rows))];
 }
 
 py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, const py::object& vCache,
@@ -256,26 +132,24 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   if (h % hkv != 0) throw py::value_error("'k_cache' heads do not divide q's heads");
 
   // Which cache rows (dense) or blocks (paged) hold sequence b, and how many keys each can hold.
-  CacheLayout layout{!blockTable.is_none(), std::vector<std::vector<int64_t>>(static_cast<std::size_t>(batch)),
-                     kc.shape[1]};
+  KvCacheLayout layout;
   int64_t capacity = kc.shape[1];
-  if (layout.paged) {
+  if (!blockTable.is_none()) {
     const ArrayInput table = intInput(blockTable, "block_table", limits, 0, kc.shape[0] - 1);
     if (table.shape.size() != 2 || table.shape[0] != batch)
       throw py::value_error("'block_table' must have shape (" + std::to_string(batch) + ", max_blocks)");
     const auto* t = static_cast<const int32_t*>(table.data());
-    for (int64_t b = 0; b < batch; ++b) layout.blocks[b].assign(t + b * table.shape[1], t + (b + 1) * table.shape[1]);
+    layout.blockTable.assign(t, t + batch * table.shape[1]);
+    layout.maxBlocks = table.shape[1];
     capacity = table.shape[1] * kc.shape[1];
-  } else {
-    for (int64_t b = 0; b < batch; ++b) layout.blocks[b] = {b};
-    if (!cacheBatchIdx.is_none()) {
-      const ArrayInput idx = intInput(cacheBatchIdx, "cache_batch_idx", limits, 0, kc.shape[0] - 1);
-      if (idx.shape != Shape{batch})
-        throw py::value_error("'cache_batch_idx' must have shape (" + std::to_string(batch) + ",)");
-      for (int64_t b = 0; b < batch; ++b) layout.blocks[b] = {static_cast<const int32_t*>(idx.data())[b]};
-    } else if (kc.shape[0] < batch) {
-      throw py::value_error("'k_cache' has fewer rows than q's batch");
-    }
+  } else if (!cacheBatchIdx.is_none()) {
+    const ArrayInput idx = intInput(cacheBatchIdx, "cache_batch_idx", limits, 0, kc.shape[0] - 1);
+    if (idx.shape != Shape{batch})
+      throw py::value_error("'cache_batch_idx' must have shape (" + std::to_string(batch) + ",)");
+    const auto* rows = static_cast<const int32_t*>(idx.data());
+    layout.rows.assign(rows, rows + batch);
+  } else if (kc.shape[0] < batch) {
+    throw py::value_error("'k_cache' has fewer rows than q's batch");
   }
   std::vector<int64_t> lens(static_cast<std::size_t>(batch), capacity);
   if (!cacheSeqlens.is_none()) {
@@ -310,7 +184,7 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
     // As flash-attn: the new keys turn at their cache positions cache_seqlens + t; the queries at
     // cache_seqlens + t when causal or windowed, else all at cache_seqlens.
     if (!append) throw py::value_error("'rotary_cos'/'rotary_sin' apply only when new 'k' and 'v' are given");
-    const RotaryTables tables = rotaryTables(rotaryCos, rotarySin, d);
+    const RotaryArrays tables = rotaryArrays(rotaryCos, rotarySin, d);
     const std::vector<int64_t> start = lens;
     const bool local = causal || args.windowLeft || args.windowRight;
     kNew = rotated(hostValue(k), "k", tables, rotaryInterleaved, [&](int64_t b, int64_t t) { return start[b] + t; });
@@ -320,7 +194,6 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
   }
   // In place, as flash-attn does: the caller's caches hold the new keys afterwards.
   std::optional<ArrayInput> newK, newV;
-  std::vector<VkBufferCopy> kRegions, vRegions;
   if (append) {
     newK = qkvInput(kNew, "k", 4, limits);
     newV = qkvInput(v, "v", 4, limits);
@@ -332,63 +205,66 @@ py::object flashAttnWithKvcache(const py::object& q, const py::object& kCache, c
       if (lens[b] + added > capacity)
         throw py::value_error("appending " + std::to_string(added) + " keys to sequence " + std::to_string(b) +
                               " of length " + std::to_string(lens[b]) + " overflows the cache ('k_cache')");
-    if (resident) {
+    if (resident) {  // kvCacheAttention writes them on the device
       // Rows in another dtype than the cache's are converted on the host (they are few).
       if (newK->resident && newK->dtype != kc.dtype) newK = qkvInput(hostValue(kNew), "k", 4, limits);
       if (newV->resident && newV->dtype != vc.dtype) newV = qkvInput(hostValue(v), "v", 4, limits);
-      kRegions = appendRegions(layout, lens, added, hkv * d, kc.dtype);
-      vRegions = appendRegions(layout, lens, added, hkv * dv, vc.dtype);
     } else {
       py::module_ np = py::module_::import("numpy");
       const py::object kObj = np.attr("asarray")(hostValue(kNew)), vObj = np.attr("asarray")(hostValue(v));
       for (int64_t b = 0; b < batch; ++b)
         for (int64_t j = 0; j < added; ++j) {
-          const int64_t slot = layout.slot(b, lens[b] + j);
-          const py::tuple at = py::make_tuple(slot / layout.slots, slot % layout.slots);
+          const int64_t slot = kvCacheSlot(layout, b, lens[b] + j, kc.shape[1]);
+          const py::tuple at = py::make_tuple(slot / kc.shape[1], slot % kc.shape[1]);
           kc.host[at] = kObj[py::make_tuple(b, j)];
           vc.host[at] = vObj[py::make_tuple(b, j)];
         }
+      for (int64_t& len : lens) len += added;
     }
-    for (int64_t& len : lens) len += added;
   }
   // cache_leftpad: sequence b's keys start at cache position leftpad[b]; masks, ALiBi and the
   // bottom-right alignment count keys from there (flash-attn's definition).
-  std::vector<int64_t> first(static_cast<std::size_t>(batch), 0);
+  std::vector<int64_t> first;
   if (!cacheLeftpad.is_none()) {
-    if (layout.paged)
+    if (!layout.blockTable.empty())
       throw py::value_error("'cache_leftpad' cannot be combined with 'block_table' (nor can it in flash-attn)");
     const ArrayInput pad = intInput(cacheLeftpad, "cache_leftpad", limits, 0, capacity);
     if (pad.shape != Shape{batch})
       throw py::value_error("'cache_leftpad' must have shape (" + std::to_string(batch) + ",)");
+    const int64_t added = resident && newK ? newK->shape[1] : 0;
     for (int64_t b = 0; b < batch; ++b) {
-      first[b] = static_cast<const int32_t*>(pad.data())[b];
-      if (first[b] > lens[b])
+      first.push_back(static_cast<const int32_t*>(pad.data())[b]);
+      if (first[b] > lens[b] + added)
         throw py::value_error("'cache_leftpad' " + std::to_string(first[b]) + " of sequence " + std::to_string(b) +
-                              " is past its " + std::to_string(lens[b]) + " keys");
+                              " is past its " + std::to_string(lens[b] + added) + " keys");
     }
   }
-  const bool padded = std::any_of(first.begin(), first.end(), [](int64_t f) { return f > 0; });
   std::optional<ArrayInput> hostK, hostV;  // NumPy caches: the part this call reads, uploaded for it
   if (!resident) {
-    hostK = floatInput(hostRows(kc, layout), "k_cache", limits, hq.dtype);
-    hostV = floatInput(hostRows(vc, layout), "v_cache", limits, hq.dtype);
-    if (!layout.paged)  // the rows read are now 0 .. B-1
-      for (int64_t b = 0; b < batch; ++b) layout.blocks[b] = {b};
+    hostK = floatInput(hostRows(kc, layout, batch), "k_cache", limits, hq.dtype);
+    hostV = floatInput(hostRows(vc, layout, batch), "v_cache", limits, hq.dtype);
+    layout.rows.clear();  // the dense rows read are now 0 .. B-1
   }
   auto [out, lse] = onDevice([&](Context& ctx) {
-    if (!kRegions.empty()) {
-      appendOnDevice(ctx, *newK, kc, kRegions);
-      appendOnDevice(ctx, *newV, vc, vRegions);
-    }
     const DeviceLogitArgs logits(ctx, args);
     const DeviceInput tq = upload(ctx, hq);
     const DeviceInput tk = upload(ctx, resident ? kc.device : *hostK, kvAs),
                       tv = upload(ctx, resident ? vc.device : *hostV, kvAs);
+    std::optional<DeviceInput> tkNew, tvNew;
     Tensor tout = ctx.tensor({batch, hq.shape[1], h, dv}, hq.dtype), tlse = ctx.tensor({batch, h, hq.shape[1]});
-    if (padded)
-      attendEachSequence(ctx, logits, tq, tk, tv, layout, lens, first, tout, tlse);
-    else
-      attendAll(ctx, logits, tq, tk, tv, layout, lens, tout, tlse);
+    KvCacheAttentionOptions o;
+    o.attention = logits.options(std::nullopt);
+    o.attention.lse = tlse.view();
+    o.layout = layout;
+    o.lengths = lens;
+    o.leftPad = first;
+    if (resident && newK) {
+      tkNew = upload(ctx, *newK, kc.dtype);
+      tvNew = upload(ctx, *newV, vc.dtype);
+      o.newK = tkNew->view();
+      o.newV = tvNew->view();
+    }
+    kvCacheAttention(ctx, tq.view(), tk.view(), tv.view(), tout.view(), o);
     return CacheResult{finish(std::move(tout), keep), finish(std::move(tlse), keep)};
   });
   if (!returnLse) return toPython(std::move(out));

@@ -251,16 +251,19 @@ def test_flash_attn_with_kvcache_leftpad(rng):
     seqlens = np.array([20, 9, 26], np.int32)
     leftpad = np.array([6, 0, 25], np.int32)
     q, k_new, v_new = qkv(rng, b, 2, 2, h, hkv, d)
-    alibi = np.array([0.3, 0.1], np.float32)
-    out, lse = vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, k_new, v_new, cache_seqlens=seqlens,
-                                              cache_leftpad=leftpad, causal=True, window_size=(7, -1),
-                                              alibi_slopes=alibi, return_softmax_lse=True)
-    for i in range(b):
-        n = seqlens[i] + 2
-        keys, vals = k_cache[i:i + 1, leftpad[i]:n], v_cache[i:i + 1, leftpad[i]:n]
-        ref, ref_lse = flash_ref(q[i:i + 1], keys, vals, causal=True, window_size=(7, -1), alibi=alibi)
-        np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
-        np.testing.assert_allclose(lse[i], ref_lse[0], atol=2e-5, rtol=1e-5)
+    # Slopes per head, then per sequence and head.
+    for alibi in (np.array([0.3, 0.1], np.float32), np.array([[0.3, 0.1], [0.05, 0.2], [0.5, 0.4]], np.float32)):
+        kc, vc = k_cache.copy(), v_cache.copy()
+        out, lse = vkattn.flash_attn_with_kvcache(q, kc, vc, k_new, v_new, cache_seqlens=seqlens,
+                                                  cache_leftpad=leftpad, causal=True, window_size=(7, -1),
+                                                  alibi_slopes=alibi, return_softmax_lse=True)
+        for i in range(b):
+            n = seqlens[i] + 2
+            keys, vals = kc[i:i + 1, leftpad[i]:n], vc[i:i + 1, leftpad[i]:n]
+            ref, ref_lse = flash_ref(q[i:i + 1], keys, vals, causal=True, window_size=(7, -1),
+                                     alibi=alibi if alibi.ndim == 1 else alibi[i])
+            np.testing.assert_allclose(out[i], ref[0], atol=ATOL, rtol=RTOL)
+            np.testing.assert_allclose(lse[i], ref_lse[0], atol=2e-5, rtol=1e-5)
     with pytest.raises(ValueError, match="cache_leftpad"):
         vkattn.flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=seqlens,
                                        cache_leftpad=np.array([0, 10, 0], np.int32))

@@ -145,8 +145,10 @@ TEST(Text, ThinnedLabelsNameWholeWordsAndKeepTheirPlaces) {
   EXPECT_EQ(labelSpans(tokens, 0, 3, 2), (std::vector<LabelSpan>{{0, 1}, {2, 3}})) << "a word is cut at the view";
 
   // One long word: named whole for 2 * step tokens, then a piece every 2 * step cells.
-  EXPECT_EQ(labelSpans({"a", "b", "c", "d", "e", "f", "g", "h", "i"}, 0, 9, 2),
+  EXPECT_EQ(labelSpans({" a", "b", "c", "d", "e", "f", "g", "h", "i"}, 0, 9, 2),
             (std::vector<LabelSpan>{{0, 4}, {4, 5}, {8, 9}}));
+  // Words or names, not pieces of a text (no token begins with whitespace): each is a word.
+  EXPECT_EQ(labelSpans({"t0", "t1", "t2", "t3", "t4"}, 0, 5, 2), (std::vector<LabelSpan>{{0, 1}, {2, 3}, {4, 5}}));
   // Bare positions (no tokens): every step-th, as before.
   EXPECT_EQ(labelSpans({}, 0, 10, 3), (std::vector<LabelSpan>{{0, 1}, {3, 4}, {6, 7}, {9, 10}}));
   EXPECT_TRUE(labelSpans(tokens, 5, 5, 2).empty());

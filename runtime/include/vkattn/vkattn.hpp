@@ -17,6 +17,7 @@
 #include "vkattn/ops/attention_map.hpp"
 #include "vkattn/ops/elementwise.hpp"
 #include "vkattn/ops/embedding.hpp"
+#include "vkattn/ops/kv_cache_attention.hpp"
 #include "vkattn/ops/linear.hpp"
 #include "vkattn/ops/rope.hpp"
 #include "vkattn/ops/row_ops.hpp"

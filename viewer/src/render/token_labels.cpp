@@ -43,11 +43,27 @@ bool isUprightScript(const std::string& text) {
   return std::any_of(cps.begin(), cps.end(), isUprightCodePoint);
 }
 
-bool startsWord(const std::vector<std::string>& tokens, int64_t i) {
-  if (i <= 0 || i >= static_cast<int64_t>(tokens.size())) return true;
+namespace {
+
+// Whether the tokens are pieces of one text (some begin with whitespace, as a language model's do),
+// rather than whole words or names each (a word-level vocabulary, "t0", "t1", ...).
+bool piecesOfText(const std::vector<std::string>& tokens) {
+  return std::any_of(tokens.begin(), tokens.end(), [](const std::string& t) {
+    return !t.empty() && (t[0] == ' ' || t[0] == '\n' || t[0] == '\t' || t[0] == '\r');
+  });
+}
+
+bool startsWordOf(const std::vector<std::string>& tokens, int64_t i, bool pieces) {
+  if (!pieces || i <= 0 || i >= static_cast<int64_t>(tokens.size())) return true;
   const auto here = decodeUtf8(tokens[static_cast<std::size_t>(i)]);
   const auto before = decodeUtf8(tokens[static_cast<std::size_t>(i - 1)]);
   return here.empty() || before.empty() || !isWordCodePoint(here.front()) || !isWordCodePoint(before.back());
+}
+
+}  // namespace
+
+bool startsWord(const std::vector<std::string>& tokens, int64_t i) {
+  return startsWordOf(tokens, i, piecesOfText(tokens));
 }
 
 std::vector<LabelSpan> labelSpans(const std::vector<std::string>& tokens, int64_t begin, int64_t end, int64_t step) {
@@ -57,6 +73,10 @@ std::vector<LabelSpan> labelSpans(const std::vector<std::string>& tokens, int64_
     for (int64_t i = begin; i < end; ++i) spans.push_back({i, i + 1});
     return spans;
   }
+  const bool pieces = piecesOfText(tokens);
+  const auto startsWord = [&](const std::vector<std::string>& list, int64_t i) {
+    return startsWordOf(list, i, pieces);
+  };
   const int64_t anchor = begin - begin % (16 * step);
   int64_t last = anchor - 2 * step;  // the anchor itself may take a label
   for (int64_t i = anchor; i < end; ++i) {

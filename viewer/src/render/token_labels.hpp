@@ -25,7 +25,9 @@ struct LabelSpan {
 };
 
 // True when token i begins a word: it is past the tokens' end (a bare position), starts with
-// whitespace or a non-letter (punctuation, an ideograph), or follows such a token's end.
+// whitespace or a non-letter (punctuation, an ideograph), or follows such a token's end. Tokens
+// that are not pieces of one text (none begins with whitespace: a word-level vocabulary, names
+// such as "t0", "t1") are each a word.
 bool startsWord(const std::vector<std::string>& tokens, int64_t i);
 
 // The labels of the cells [begin, end) of an axis where only one label in `step` cells fits. With
