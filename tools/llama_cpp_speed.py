@@ -4,9 +4,10 @@ Debian sid root (tools/mesa26_root.sh), where vkattn's CLI (`vkattn generate --i
 llama.cpp's Vulkan backend (`llama-bench -dev Vulkan0 -ngl 99`) run on the same Vulkan device, and
 llama.cpp's CPU backend (`-dev none -ngl 0`) beside them. Run by tools/llama_cpp_speed.sh.
 
-Models: the shipped tiny LLaMA (F32 and Q4_K_M), and a random-weight model of SmolLM-135M's shape
-(width 576, 9 heads sharing 3 key/value heads of 64, feed-forward 1536, vocabulary 49152; 4 of its
-30 layers, untied output) written with gguf-py in F32 and Q4_0. For each: a prompt of the King
+Models: the shipped tiny LLaMA (F32 and Q4_K_M) and tiny Qwen2 (F32 and Q8_0), and a
+random-weight model of SmolLM-135M's shape (width 576, 9 heads sharing 3 key/value heads of 64,
+feed-forward 1536, vocabulary 49152; 4 of its 30 layers, untied output) written with gguf-py in
+F32 and Q4_0. For each: a prompt of the King
 James text (its token count as vkattn's tokenizer makes it, P), then 64 greedy tokens. vkattn runs
 the prompt as one batch and each token as one step; llama-bench measures prompt processing of P
 tokens from an empty context and 64 generated tokens after P (`-d P`), 3 repetitions after a
@@ -122,8 +123,11 @@ def main() -> int:
     import gguf
 
     tiny = REPO / "assets/models/tiny_llama"
+    qwen2 = REPO / "assets/models/tiny_qwen2"
     models = [("tiny LLaMA (shipped)", "F32", tiny / "tiny-llama-f32.gguf"),
-              ("tiny LLaMA (shipped)", "Q4_K_M", tiny / "tiny-llama-q4_k_m.gguf")] + smollm_shaped(gguf, work)
+              ("tiny LLaMA (shipped)", "Q4_K_M", tiny / "tiny-llama-q4_k_m.gguf"),
+              ("tiny Qwen2 (shipped)", "F32", qwen2 / "tiny-qwen2-f32.gguf"),
+              ("tiny Qwen2 (shipped)", "Q8_0", qwen2 / "tiny-qwen2-q8_0.gguf")] + smollm_shaped(gguf, work)
     device = in_root(build, build / "vkattn", "devices").stdout.splitlines()
     print(f"device: {next((line.strip() for line in device if 'llvmpipe' in line), 'lavapipe')} (Mesa 26, sid root)")
     print(f"prompt: the King James text below, then {NEW_TOKENS} greedy tokens; llama-bench: {REPETITIONS} "
