@@ -8,7 +8,8 @@ Models: the shipped tiny LLaMA (F32 and Q4_K_M) and tiny Qwen2 (F32 and Q8_0), a
 random-weight model of SmolLM-135M's shape (width 576, 9 heads sharing 3 key/value heads of 64,
 feed-forward 1536, vocabulary 49152; 4 of its 30 layers, untied output) written with gguf-py in
 F32 and Q4_0. For each: a prompt of the King
-James text (its token count as vkattn's tokenizer makes it, P), then 64 greedy tokens. vkattn runs
+James text (its token count as vkattn's tokenizer makes it, P; cut to whole words where the
+model's context would not hold it and 64 more), then 64 greedy tokens. vkattn runs
 the prompt as one batch and each token as one step; llama-bench measures prompt processing of P
 tokens from an empty context and 64 generated tokens after P (`-d P`), 3 repetitions after a
 warm-up; vkattn, likewise, runs the prompt and 4 tokens once before its timed run (`--warmup`).
@@ -54,10 +55,22 @@ def in_root(build: Path, *command, env=()) -> subprocess.CompletedProcess:
     return out
 
 
-def vkattn_generate(build: Path, model: Path, logits: Path = None) -> tuple:
+def prompt_for(model: Path) -> str:
+    """The longest opening of PROMPT, in whole words, that leaves the model's context room for
+    NEW_TOKENS more (the tiny Qwen2 was trained on 128 positions)."""
+    import vkattn
+    m = vkattn.Model(str(model))
+    room = m.config["context_length"] - NEW_TOKENS - 1
+    words = PROMPT.split(" ")
+    while len(m.tokenize(" ".join(words))) > room:
+        words.pop()
+    return " ".join(words)
+
+
+def vkattn_generate(build: Path, model: Path, prompt: str, logits: Path = None) -> tuple:
     """(prompt tokens, prompt tokens/s, decode tokens/s) from `vkattn generate`'s report."""
     extra = ["--logits", logits] if logits else []
-    out = in_root(build, build / "vkattn", "generate", model, PROMPT, "--max-tokens", NEW_TOKENS, "--ignore-eos",
+    out = in_root(build, build / "vkattn", "generate", model, prompt, "--max-tokens", NEW_TOKENS, "--ignore-eos",
                   "--warmup", *extra)
     prompt = re.search(r"prompt:\s+(\d+) tokens, ([\d.]+) tokens/s", out.stderr)
     decode = re.search(r"generation:\s+(\d+) tokens, ([\d.]+) tokens/s", out.stderr)
@@ -79,7 +92,7 @@ def llama_bench(build: Path, model: Path, prompt_tokens: int, vulkan: bool) -> t
     return prompt, decode
 
 
-def check_logits(path: Path, logits_file: Path) -> float:
+def check_logits(path: Path, prompt: str, logits_file: Path) -> float:
     """vkattn's logits at the prompt's last position against the float64 reference; the worst
     difference as a fraction of the largest |logit|."""
     import vkattn
@@ -87,7 +100,7 @@ def check_logits(path: Path, logits_file: Path) -> float:
     meta, tensors = gguf_py_read(path)
     _, hp = hyper_parameters(meta)
     w = {name: values.astype(np.float64) for name, (_, _, values, _) in tensors.items()}
-    ids = list(vkattn.Model(str(path)).tokenize(PROMPT))
+    ids = list(vkattn.Model(str(path)).tokenize(prompt))
     want = forward_reference(w, hp, ids)[-1]
     got = np.load(logits_file)[0].astype(np.float64)
     error = float(np.abs(got - want).max() / np.abs(want).max())
@@ -137,9 +150,10 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, kind, path in models:
         logits = work / (path.stem + "-logits.npy")
-        vkattn_generate(build, path, logits)  # compiles the kernels; writes the logits checked below
-        error = check_logits(path, logits)
-        prompt_tokens, ours_prompt, ours_decode = vkattn_generate(build, path)
+        prompt = prompt_for(path)
+        vkattn_generate(build, path, prompt, logits)  # compiles the kernels; writes the logits checked below
+        error = check_logits(path, prompt, logits)
+        prompt_tokens, ours_prompt, ours_decode = vkattn_generate(build, path, prompt)
         vk_prompt, vk_decode = llama_bench(build, path, prompt_tokens, vulkan=True)
         cpu_prompt, cpu_decode = llama_bench(build, path, prompt_tokens, vulkan=False)
         print(f"| {name} | {kind} | {prompt_tokens} | {ours_prompt:.0f} | {vk_prompt:.0f} | {cpu_prompt:.0f} "
