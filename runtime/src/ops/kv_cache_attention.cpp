@@ -22,19 +22,19 @@ std::string str(int64_t value) {
   return std::to_string(value);
 }
 
-// A checked layout: each sequence's cache rows (dense: one) or blocks (paged), `slots` keys each.
+// A checked layout, `slots` keys per cache row (dense) or block (paged).
 struct Placement {
   KvCacheLayout layout;
   bool paged = false;
-  std::vector<std::vector<int64_t>> blocks;
   int64_t slots = 0, capacity = 0;
 
   int64_t slot(int64_t b, int64_t p) const { return kvCacheSlot(layout, b, p, slots); }
+  // Dense: sequence b's cache row.
+  int64_t row(int64_t b) const { return layout.rows.empty() ? b : layout.rows[static_cast<std::size_t>(b)]; }
 };
 
 Placement place(const KvCacheLayout& layout, int64_t batch, int64_t cacheRows, int64_t slots) {
-  Placement p{layout, !layout.blockTable.empty(), std::vector<std::vector<int64_t>>(static_cast<std::size_t>(batch)),
-              slots, slots};
+  Placement p{layout, !layout.blockTable.empty(), slots, slots};
   const auto inCache = [&](const std::string& name, int64_t value, int64_t b) {
     if (value < 0 || value >= cacheRows)
       throw InvalidArgument(name, str(value) + " (sequence " + str(b) + ") is outside the cache's " + str(cacheRows) +
@@ -47,11 +47,8 @@ Placement place(const KvCacheLayout& layout, int64_t batch, int64_t cacheRows, i
                                               str(layout.maxBlocks) + " block numbers, got " +
                                               str(static_cast<int64_t>(layout.blockTable.size())));
     for (int64_t b = 0; b < batch; ++b)
-      for (int64_t i = 0; i < layout.maxBlocks; ++i) {
-        const int64_t block = layout.blockTable[static_cast<std::size_t>(b * layout.maxBlocks + i)];
-        inCache("blockTable", block, b);
-        p.blocks[static_cast<std::size_t>(b)].push_back(block);
-      }
+      for (int64_t i = 0; i < layout.maxBlocks; ++i)
+        inCache("blockTable", layout.blockTable[static_cast<std::size_t>(b * layout.maxBlocks + i)], b);
     p.capacity = layout.maxBlocks * slots;
     return p;
   }
@@ -60,11 +57,7 @@ Placement place(const KvCacheLayout& layout, int64_t batch, int64_t cacheRows, i
                                       str(static_cast<int64_t>(layout.rows.size())));
   if (layout.rows.empty() && cacheRows < batch)
     throw InvalidArgument("kCache", "has " + str(cacheRows) + " rows, fewer than q's batch of " + str(batch));
-  for (int64_t b = 0; b < batch; ++b) {
-    const int64_t row = layout.rows.empty() ? b : layout.rows[static_cast<std::size_t>(b)];
-    inCache("rows", row, b);
-    p.blocks[static_cast<std::size_t>(b)] = {row};
-  }
+  for (int64_t b = 0; b < batch; ++b) inCache("rows", p.row(b), b);
   return p;
 }
 
@@ -103,6 +96,13 @@ TensorView sequenceRows(const TensorView& blhd, int64_t b) {
   return blhd.sliced(0, b, 1).permuted({0, 2, 1, 3});
 }
 
+// Whether rows name 0 .. B-1 (or nothing): the first B cache rows, read without a table.
+bool inOrder(const std::vector<int32_t>& rows) {
+  for (std::size_t b = 0; b < rows.size(); ++b)
+    if (rows[b] != static_cast<int32_t>(b)) return false;
+  return true;
+}
+
 // The whole batch in one call on the caches as they are; each sequence's length as its key
 // length, its masks ending at its own last key.
 void attendAll(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
@@ -115,21 +115,16 @@ void attendAll(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   o.alignment = MaskAlignment::BottomRightOfKeyLengths;
   o.keyLengths = tLengths.view();
   TensorView k4 = k.permuted(bhld), v4 = v.permuted(bhld);
-  std::vector<int32_t> table;
-  bool inOrder = !placement.paged;  // dense rows 0 .. B-1: no table
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t block : placement.blocks[static_cast<std::size_t>(b)]) {
-      table.push_back(static_cast<int32_t>(block));
-      inOrder = inOrder && block == b;
-    }
   std::optional<Tensor> tTable;
-  if (inOrder) {
+  if (placement.paged) {
+    tTable = Tensor::fromHostInt(ctx.device(), {batch, placement.layout.maxBlocks}, placement.layout.blockTable);
+    o.blockTable = tTable->view();
+  } else if (!inOrder(placement.layout.rows)) {  // dense rows chosen by `rows`: pages as long as the cache
+    tTable = Tensor::fromHostInt(ctx.device(), {batch, 1}, placement.layout.rows);
+    o.blockTable = tTable->view();
+  } else {  // rows 0 .. B-1: no table
     k4 = k4.sliced(0, 0, batch);
     v4 = v4.sliced(0, 0, batch);
-  } else {  // pages; dense rows chosen by `rows` are pages as long as the cache
-    const auto perSequence = static_cast<int64_t>(placement.blocks.front().size());
-    tTable = Tensor::fromHostInt(ctx.device(), {batch, perSequence}, table);
-    o.blockTable = tTable->view();
   }
   attention(ctx, q.permuted(bhld), k4, v4, out.permuted(bhld), o);
 }
@@ -160,7 +155,7 @@ void attendEachSequence(Context& ctx, const TensorView& q, const TensorView& k, 
   Batch work(ctx);
   for (int64_t b = 0; b < batch; ++b) {
     const auto at = static_cast<std::size_t>(b);
-    const int64_t n = lengths[at] - first[at], row = placement.blocks[at][0];
+    const int64_t n = lengths[at] - first[at], row = placement.row(b);
     const int64_t start = n > 0 ? first[at] : 0, count = std::max<int64_t>(n, 1);
     AttentionOptions o = base;
     o.alignment = MaskAlignment::BottomRight;

@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "render/color_bar.hpp"
 #include "render/fonts.hpp"
@@ -312,22 +313,19 @@ FigureLayout HeatmapView::draw(ImDrawList& list, ImFont* font, ImVec2 min, ImVec
     list.PushClipRect(ImVec2(h0.x - 0.5f * cellW - colPx, top), ImVec2(h1.x + 0.5f * cellW + colPx, h0.y), true);
     // One direction for the row of labels: across when every one fits its cell, else turned; CJK
     // labels are set upright (stacked) either way.
-    std::vector<LabelSpan> cols;
+    std::vector<std::pair<int64_t, std::string>> cols;  // column, label text
     bool allFit = true;
     for (const LabelSpan span : labelSpans(m_map->colTokens, cb, ce, colStep)) {
       const float x = h0.x + static_cast<float>(span.first + 0.5 - r.colBegin) * cellW;
       if (x < h0.x || x > h1.x) continue;
-      cols.push_back(span);
-      const std::string text =
-          label(m_map->colTokens, span, contains(m_map->unknownCols, span.first), labelFont, colPx, h0.y - 5.0f - top);
-      allFit &=
-          columnLabelMode(labelFont, colPx, text, cellW * static_cast<float>(colStep)) == ColumnLabelMode::Horizontal;
+      const bool unknown = contains(m_map->unknownCols, span.first);
+      cols.emplace_back(span.first, label(m_map->colTokens, span, unknown, labelFont, colPx, h0.y - 5.0f - top));
+      allFit &= columnLabelMode(labelFont, colPx, cols.back().second, cellW * static_cast<float>(colStep)) ==
+                ColumnLabelMode::Horizontal;
     }
-    for (const LabelSpan span : cols) {
-      const int64_t col = span.first;
+    for (const auto& [col, text] : cols) {
       const float x = h0.x + static_cast<float>(col + 0.5 - r.colBegin) * cellW;
       const bool unknown = contains(m_map->unknownCols, col);
-      const std::string text = label(m_map->colTokens, span, unknown, labelFont, colPx, h0.y - 5.0f - top);
       const ColumnLabelMode mode = allFit                  ? ColumnLabelMode::Horizontal
                                    : isUprightScript(text) ? ColumnLabelMode::Stacked
                                                            : ColumnLabelMode::Rotated;

@@ -73,19 +73,19 @@ std::vector<LabelSpan> labelSpans(const std::vector<std::string>& tokens, int64_
     for (int64_t i = begin; i < end; ++i) spans.push_back({i, i + 1});
     return spans;
   }
-  const bool pieces = piecesOfText(tokens);
-  const auto startsWord = [&](const std::vector<std::string>& list, int64_t i) {
-    return startsWordOf(list, i, pieces);
-  };
+  const bool pieces = piecesOfText(tokens);  // once per call, not per token
+  const auto starts = [&](int64_t i) { return startsWordOf(tokens, i, pieces); };
   const int64_t anchor = begin - begin % (16 * step);
   int64_t last = anchor - 2 * step;  // the anchor itself may take a label
   for (int64_t i = anchor; i < end; ++i) {
-    if (i - last < step || !(startsWord(tokens, i) || i - last >= 2 * step)) continue;
+    if (i - last < step) continue;
+    const bool word = starts(i);
+    if (!word && i - last < 2 * step) continue;
     last = i;
     if (i < begin) continue;
     int64_t wordEnd = i + 1;
-    if (startsWord(tokens, i))
-      while (wordEnd < end && wordEnd - i < 2 * step && !startsWord(tokens, wordEnd)) ++wordEnd;
+    if (word)
+      while (wordEnd < end && wordEnd - i < 2 * step && !starts(wordEnd)) ++wordEnd;
     spans.push_back({i, wordEnd});
   }
   return spans;
