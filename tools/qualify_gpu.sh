@@ -9,8 +9,8 @@
 #                        [--jobs N] [--filter PATTERN] [--no-bench] [--out REPORT.md]
 #
 # --no-build     use an existing build in --build-dir (default: build-qualify); it needs only
-#                DIR/vkattn and DIR/share (the translation model), so a build made on another
-#                machine of the same architecture can be copied in
+#                DIR/vkattn, DIR/vkattn-conformance and DIR/share (the translation model), so a
+#                build made on another machine of the same architecture can be copied in
 # --target T     build only target T (default: everything but the viewer and the Python module)
 # --cmake-arg A  one more argument for the build's configure step (repeatable), e.g.
 #                -DVKATTN_BUILD_TESTS=OFF to build the CLI without the conformance suite

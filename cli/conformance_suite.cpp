@@ -1,6 +1,8 @@
-// `vkattn conformance`: the shader conformance suite (the same cases as the tests) on the chosen
-// device, with a progress bar and a per-kernel table of cases, passes and the worst error as a
-// fraction of the tolerance. Exit status 1 if any case fails.
+// vkattn-conformance, which `vkattn conformance` runs: the shader conformance suite (the same
+// cases as the tests) on the chosen device, with a progress bar and a per-kernel table of cases,
+// passes and the worst error as a fraction of the tolerance. Exit status 1 if any case fails.
+#include "conformance_suite.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,7 +18,6 @@
 #include <string>
 
 #include "arguments.hpp"
-#include "commands.hpp"
 #include "exhaustive_tier.hpp"
 #include "vkattn/conformance/case_record.hpp"
 #include "vkattn/conformance/shared_context.hpp"
@@ -175,7 +176,7 @@ void writeJson(const std::string& path, const std::string& device, const std::st
 
 }  // namespace
 
-int conformanceCommand(const CommonOptions& options, const std::vector<std::string>& args) {
+int runConformanceSuite(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args, {"--json", "--filter"}, {"--quick", "--full", "--validation", "--list", "--verbose"});
   if (a.has("--quick") && a.has("--full")) throw InvalidArgument("--quick", "cannot be combined with --full");
   if (!a.positional().empty()) throw InvalidArgument(a.positional()[0], "unexpected argument");
