@@ -26,6 +26,26 @@ uint32_t ceilDiv(uint64_t a, uint64_t b) {
   return static_cast<uint32_t>((a + b - 1) / b);
 }
 
+// The matrix-vector kernel's span on CPU drivers: how many of a unit's unit / 8 pieces one
+// invocation decodes. A whole unit reads its scales once, but a row of K weights then has only
+// K / unit of them to share among the workgroup's lanes, which leaves lanes idle on short rows.
+// So: the widest span whose items (K / unit * unit / 8 / span per row) keep more than 9/10 of the
+// lanes busy over the row, else the one that keeps the most busy. Measured on Mesa 26's lavapipe
+// (2 cores, 8 lanes, 8 columns; decode tokens/s): the tiny LLaMA's Q4_K (K 256) 198 at span 8, 249
+// at 4; SmolLM-135M's shape in Q4_0 (K 576 and 1536) 18 at span 4, 24 at 1; a 1024-wide Q4_K model
+// 27 at span 8, 24 at 4, 14 at 1.
+uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
+  uint32_t best = unit / 8;
+  double bestBusy = 0.0;
+  for (uint32_t span = unit / 8; span >= 1; span /= 2) {
+    const uint64_t items = std::max<uint64_t>(1, uint64_t{k} / unit * (unit / 8 / span));
+    const double busy = static_cast<double>(items) / (double{lanes} * ceilDiv(items, lanes));
+    if (busy > 0.9) return span;
+    if (busy > bestBusy) best = span, bestBusy = busy;
+  }
+  return best;
+}
+
 // One dispatch of `kernel` for the rows in p.
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
             const SpecConstants& constants, GroupCount groups) {
@@ -68,7 +88,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
                         " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
     // One subgroup on CPU drivers, two or more on GPUs; at least a lane per row of x (lane m
     // stores row m's outputs). CPU drivers gather every load lane by lane: there an invocation
-    // decodes whole units (each unit's scales once) and each x load serves 8 columns. GPUs keep
+    // decodes whole units where the rows are long enough (cpuMatvecSpan) and each x load serves 8
+    // columns. GPUs keep
     // one column per workgroup (more workgroups to hide latency) and spread a unit over
     // consecutive invocations: one word of quants each for 32-weight units, two for the
     // K-quants' 64-weight units (on an H100 generating with a 1B-class Q4_K model, the
@@ -78,7 +99,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
     uint32_t workgroup =
         cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64) : std::max<uint32_t>(64, info.maxSubgroupSize);
-    uint32_t span = cpu ? unit / 8 : unit / 32;
+    uint32_t span = cpu ? cpuMatvecSpan(p.k, unit, workgroup) : unit / 32;
     uint32_t columns = cpu ? 8 : 1;
     if (const auto forced = tileOverride("VKATTN_WEIGHT_MATVEC_TILE")) {
       const auto [s, c, w] = *forced;
