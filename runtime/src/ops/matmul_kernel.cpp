@@ -76,6 +76,11 @@ RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint
   } else {
     // Powers of two only, so that odd M values share pipelines (each takes seconds to build).
     while (s.rows / 2 >= m && s.rows > 1) s.rows /= 2;
+    // One row of a (decode) reuses no column's B run across rows: one column per invocation keeps
+    // the run in registers, where eight spill. Mesa 26's lavapipe, M = 1, GFLOP/s at COLS 8 and 1:
+    // N 5632 K 2048 0.97 and 1.57, N 2048 K 5632 1.02 and 1.65, N 49152 K 576 0.94 and 1.42
+    // (Mesa 22's: 0.4 either way).
+    if (cpu && m == 1) s.cols = 1;
   }
   if (s.shuffle) s.kc = 4 * s.workgroup;  // one vec4 of a per lane per row and step
   // The rows loop runs inside the K loop: fewer rows for long K, under the driver's loop limit.
