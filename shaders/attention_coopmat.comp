@@ -18,10 +18,9 @@
 // (KEY_BLOCK / FK A fragments of P). Lazy rescale: a row keeps its (stale) running max until a
 // tile's max exceeds it by more than LAZY_RESCALE (8, in log2 units), so P <= 2^8 (no f16
 // overflow) and O is rescaled (through shared memory, one fragment at a time) only on those rare
-// tiles (on every tile with UNIFORM_TILES, below); l and O share the stale max, so O / l and
-// lse = (m + log2 l) ln 2 stay exact. Subgroups skip tiles outside their own rows' band (causal,
-// windows; not with UNIFORM_TILES); the tile loop itself is uniform across the workgroup (bounds
-// from the block's first and last rows) as its barriers need.
+// tiles; l and O share the stale max, so O / l and lse = (m + log2 l) ln 2 stay exact. Subgroups
+// skip tiles outside their own rows' band (causal, windows); the tile loop itself is uniform
+// across the workgroup (bounds from the block's first and last rows) as its barriers need.
 // Head dims are padded with zeros in shared memory: DK to DKP (a multiple of FK), DV to DVP (of FN).
 // With SPLIT (split-K: long key ranges with few query blocks), workgroup z covers the z-th of
 // gl_NumWorkGroups.z shares of the keys (whole tiles) and writes partial records (O unnormalised,
@@ -30,11 +29,11 @@
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (a multiple of FN
 // and FK), 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20
-// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 UNIFORM_TILES, and FRAG_SPEC_M/N/K
-// in the KHR build. UNIFORM_TILES: every subgroup runs every key tile and the rescale block, so
-// the subgroup barriers inside are reached by the whole workgroup together; the runtime sets it
-// on CPU drivers, where lavapipe (Mesa 25 and 26) gave wrong results when only some subgroups of a
-// workgroup reached them (see the README's Attention section).
+// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 LOCKSTEP_SUBGROUPS, and
+// FRAG_SPEC_M/N/K in the KHR build. LOCKSTEP_SUBGROUPS (CPU drivers, whose subgroups are one SIMD
+// vector run in lockstep): subgroupSync is a memory barrier alone. lavapipe (Mesa 23.3 and later)
+// turns every control barrier, subgroup-scoped ones too, into a workgroup barrier, which only some
+// subgroups reach when they skip a tile or the rescale; docs/attention.md has the reproducer.
 // Dispatch: one workgroup per (b, h, block of FM ROWS rows), flat over x then y. Rows whose keys
 // are all masked give zeros and lse = -inf. NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
 // Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV, as in FlashAttention);
@@ -78,7 +77,7 @@ STATUS_BUFFER(ATTN_BINDING_STATUS)
 
 #include "fragment.glsl"
 
-layout(constant_id = ATTN_SPEC_UNIFORM_TILES) const bool UNIFORM_TILES = false;
+layout(constant_id = ATTN_SPEC_LOCKSTEP_SUBGROUPS) const bool LOCKSTEP_SUBGROUPS = false;
 
 const uint LANES = SUBGROUP_SIZE;
 const uint DKP = (DK + FK - 1) / FK * FK, DVP = (DV + FN - 1) / FN * FN;
@@ -103,9 +102,11 @@ shared FRAG_IN sP[FM * ROWS * LDP];
 
 #include "attention_kv_stage.glsl"
 
+// Shared memory written by the subgroup is visible to all its lanes (LOCKSTEP_SUBGROUPS: the
+// lanes run together, so the memory barrier suffices).
 void subgroupSync() {
   subgroupMemoryBarrierShared();
-  subgroupBarrier();
+  if (!LOCKSTEP_SUBGROUPS) subgroupBarrier();
 }
 
 float rowReduceMax(float x) {
@@ -161,8 +162,7 @@ void main() {
 
   int lo, hi;
   keyRange(b, first, last, lo, hi);
-  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform),
-  // unless UNIFORM_TILES asks every subgroup to run every tile (the masks still apply).
+  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
   if (SPLIT) {  // this workgroup's share of the keys, whole tiles
     const int splits = int(gl_NumWorkGroups.z);
     const int chunk = ((max(hi - lo, 0) + splits - 1) / splits + int(KEY_BLOCK) - 1) / int(KEY_BLOCK) * int(KEY_BLOCK);
@@ -173,10 +173,6 @@ void main() {
   keyRange(b, min(first + r0, last), min(first + r0 + FM - 1, last), ownLo, ownHi);
   ownLo = max(ownLo, lo);
   ownHi = min(ownHi, hi);
-  if (UNIFORM_TILES) {
-    ownLo = lo;
-    ownHi = hi;
-  }
   const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
   const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
   const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;
@@ -253,10 +249,8 @@ void main() {
       }
       subgroupSync();  // P and the rescale factors are in shared memory
 
-      // Rare: some row's max grew past LAZY_RESCALE. With UNIFORM_TILES every subgroup rescales
-      // on every tile (alpha is 1 for the rows that did not grow): the block holds subgroup
-      // barriers, which every subgroup of the workgroup then reaches together.
-      const bool rescaleTile = UNIFORM_TILES || subgroupAny(rescale);
+      // Rare: some row's max grew past LAZY_RESCALE (subgroup-uniform: only this subgroup's).
+      const bool rescaleTile = subgroupAny(rescale);
       if (rescaleTile) {
         FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
           FRAG_STORE_ACC(of[d], sS, r0 * LDS, LDS);

@@ -21,11 +21,11 @@
 // Head dims are padded with zeros to DKP and DVP, multiples of FG (the device's flexible-dimension
 // granularity, at least 8). KEY_BLOCK is a multiple of FG and FM of the row granularity.
 // Split-K (SPLIT) as attention_coopmat.comp: partial records (O unnormalised, m, l) to binding 4.
-// UNIFORM_TILES: every subgroup runs every key tile (set on CPU drivers, as for the other fragment
-// kernel). Shared memory: shared_layout.h (ATTN_COOPMAT2_*), which the runtime sizes tiles with.
+// Subgroups skip tiles outside their own rows' band; LOCKSTEP_SUBGROUPS as attention_coopmat.comp
+// (CPU drivers: subgroupSync is a memory barrier alone). Shared memory: shared_layout.h (ATTN_COOPMAT2_*), which the runtime sizes tiles with.
 // Spec: attention_common.glsl, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK, 15 STAGES,
-// 16 LANES = subgroup size (required by the pipeline), 26 UNIFORM_TILES, FRAG_SPEC_M = FM rows per
-// subgroup, FRAG_SPEC_N = FG.
+// 16 LANES = subgroup size (required by the pipeline), 26 LOCKSTEP_SUBGROUPS, FRAG_SPEC_M = FM
+// rows per subgroup, FRAG_SPEC_N = FG.
 // NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
 // Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV); lse 2e-5 + 1e-5 |ref|.
 #extension GL_KHR_shader_subgroup_basic : require
@@ -64,7 +64,7 @@ layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float
 #include "attention_common.glsl"
 STATUS_BUFFER(ATTN_BINDING_STATUS)
 
-layout(constant_id = ATTN_SPEC_UNIFORM_TILES) const bool UNIFORM_TILES = false;
+layout(constant_id = ATTN_SPEC_LOCKSTEP_SUBGROUPS) const bool LOCKSTEP_SUBGROUPS = false;
 layout(constant_id = FRAG_SPEC_M) const uint FM = 16;  // query rows per subgroup
 layout(constant_id = FRAG_SPEC_N) const uint FG = 8;   // head dims are padded to multiples of it
 
@@ -90,7 +90,7 @@ shared float sO[FM * ROWS * LDO];
 
 void subgroupSync() {
   subgroupMemoryBarrierShared();
-  subgroupBarrier();
+  if (!LOCKSTEP_SUBGROUPS) subgroupBarrier();
 }
 
 bool nanBias = false;  // set by logitAt
@@ -169,16 +169,11 @@ void main() {
     lo += int(gl_WorkGroupID.z) * chunk;
     hi = min(hi, lo + chunk);
   }
-  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform),
-  // unless UNIFORM_TILES asks every subgroup to run every tile (the masks still apply).
+  // Keys this subgroup's own rows can see: tiles outside them are skipped (subgroup-uniform).
   int ownLo, ownHi;
   keyRange(b, min(first + r0, last), min(first + r0 + FM - 1, last), ownLo, ownHi);
   ownLo = max(ownLo, lo);
   ownHi = min(ownHi, hi);
-  if (UNIFORM_TILES) {
-    ownLo = lo;
-    ownHi = hi;
-  }
   const uint kBase = p.kOffset + b * p.kStrideB + kvh * p.kStrideH;
   const uint vBase = p.vOffset + b * p.vStrideB + kvh * p.vStrideH;
   const uint tiles = hi > lo ? (uint(hi - lo) + KEY_BLOCK - 1) / KEY_BLOCK : 0u;

@@ -61,7 +61,7 @@
 #define ATTN_SPEC_ALIGN_KEYLEN 23   // bool: the bottom-right diagonal ends at each batch's key length
 #define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
 #define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements
-#define ATTN_SPEC_UNIFORM_TILES 26  // bool: fragment kernel, every subgroup runs every key tile (CPU drivers)
+#define ATTN_SPEC_LOCKSTEP_SUBGROUPS 26  // bool: fragment kernels, subgroups run in lockstep (CPU drivers): subgroup barriers are memory barriers alone
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

@@ -76,7 +76,7 @@ struct AttentionKernelShape {
   uint32_t stages = 2;                          // fragment kernel: K/V buffers in shared memory
   uint32_t subgroup = 32;                       // fragment kernel: the (fixed) subgroup size
   uint32_t fragM = 16, fragN = 16, fragK = 16;  // fragment kernel: the matrix fragments' shape
-  bool uniformTiles = false;                    // fragment kernel: every subgroup runs every key tile (CPU drivers)
+  bool lockstepSubgroups = false;               // fragment kernels: subgroup barriers as memory barriers (CPU drivers)
   uint32_t requiredSubgroupSize = 0;            // pipeline requires this subgroup size (0: the device's own)
   uint32_t rowLanes = 1;                        // tiled kernel: lanes sharing one query row's head dim
 };

@@ -149,9 +149,9 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
       s.fragM = fm;
       s.fragN = fn;
       s.fragK = fk;
-      // lavapipe runs a workgroup's subgroups as one loop and gave wrong results when only some of
-      // them reached the subgroup barriers of a skipped tile or of the rescale (README, Attention).
-      s.uniformTiles = emulated || info.defaultProfile() == KernelProfile::CpuDriver;
+      // CPU drivers run each subgroup as one SIMD vector; lavapipe makes every control barrier a
+      // workgroup barrier, which subgroups that skip a tile would not all reach (docs/attention.md).
+      s.lockstepSubgroups = info.kind == DeviceKind::Cpu;
       s.workgroup = o.rows * lanes;
       s.rows = o.rows;
       s.keyBlock = o.keys;
@@ -209,7 +209,7 @@ AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan
     s.fragM = fm;
     s.fragN = choice.pad;
     s.fragK = choice.pad;
-    s.uniformTiles = info.defaultProfile() == KernelProfile::CpuDriver;  // as fragmentShape
+    s.lockstepSubgroups = info.kind == DeviceKind::Cpu;  // as fragmentShape
     s.workgroup = o.rows * choice.subgroupSize;
     s.rows = o.rows;
     s.keyBlock = o.keys;
