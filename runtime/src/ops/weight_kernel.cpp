@@ -39,7 +39,7 @@ uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
   double bestBusy = 0.0;
   for (uint32_t span = unit / 8; span >= 1; span /= 2) {
     const uint64_t items = std::max<uint64_t>(1, uint64_t{k} / unit * (unit / 8 / span));
-    const double busy = static_cast<double>(items) / (double{lanes} * ceilDiv(items, lanes));
+    const double busy = static_cast<double>(items) / (static_cast<double>(lanes) * ceilDiv(items, lanes));
     if (busy > 0.9) return span;
     if (busy > bestBusy) best = span, bestBusy = busy;
   }
