@@ -1,14 +1,12 @@
 // vkattn: list Vulkan devices and run vkattn's kernels on them.
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "commands.hpp"
-#include "vkattn/core/error.hpp"
-#include "vkattn/core/instance.hpp"
 
 namespace {
 
@@ -104,22 +102,6 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   vkattn::cli::CommonOptions options;
   std::vector<std::string> rest;
-  for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--device") && i + 1 < argc)
-      options.device = argv[++i];
-    else
-      rest.emplace_back(argv[i]);
-  }
-  try {
-    const int status = vkattn::cli::dispatchCommand(command, options, rest);
-    // With VKATTN_VALIDATION=1 a validation message fails the command, as it fails a test.
-    if (const std::size_t messages = vkattn::Instance::processValidationMessageCount()) {
-      std::cerr << "vkattn: the validation layer reported " << messages << " message(s)\n";
-      return status ? status : 1;
-    }
-    return status;
-  } catch (const std::exception& e) {
-    std::cerr << "vkattn: " << e.what() << "\n";
-    return 1;
-  }
+  vkattn::cli::splitArguments(argc, argv, 2, options, rest);
+  return vkattn::cli::exitStatusOf([&] { return vkattn::cli::dispatchCommand(command, options, rest); });
 }
