@@ -177,6 +177,7 @@ TEST(CoopmatChoice, IntelRunsAtItsMatrixEngineWidth) {
   for (const Case& c : cases) {
     DeviceInfo info = gpu();
     info.vendorId = c.vendor;
+    info.int8DotMixedSignednessAccelerated = true;  // AMD: RDNA3
     info.minSubgroupSize = 8;
     info.maxSubgroupSize = 64;
     info.subgroupSize = 32;
@@ -200,6 +201,37 @@ TEST(CoopmatChoice, KhrNeedsFullSubgroupsThroughSizeControl) {
   const CoopmatChoice nv = chooseCoopmat(withNv(info));
   EXPECT_EQ(nv.flavour, CoopmatFlavour::Nv);
   EXPECT_FALSE(nv.requireSubgroupSize);
+}
+
+// AMD GPUs have matrix units from RDNA3 on, which RADV marks (as AMD's own drivers do) by accelerating
+// mixed-signedness 8-bit dot products; on older ones a driver's cooperative matrices are emulated.
+DeviceInfo amd(bool rdna3) {
+  DeviceInfo info = withKhr(gpu());
+  info.name = rdna3 ? "AMD RDNA3" : "AMD RDNA2";
+  info.vendorId = kVendorAmd;
+  info.minSubgroupSize = 32;
+  info.maxSubgroupSize = 64;
+  info.subgroupSize = 64;
+  info.int8DotAccelerated = true;
+  info.int8DotMixedSignednessAccelerated = rdna3;
+  return info;
+}
+
+TEST(CoopmatChoice, AmdMatrixUnitsFromRdna3On) {
+  const CoopmatChoice rdna3 = chooseCoopmat(amd(true));
+  EXPECT_EQ(rdna3.flavour, CoopmatFlavour::Khr) << rdna3.reason;
+  EXPECT_EQ(rdna3.subgroupSize, 32u);
+  const CoopmatChoice rdna2 = chooseCoopmat(amd(false));
+  EXPECT_EQ(rdna2.flavour, CoopmatFlavour::None);
+  EXPECT_NE(rdna2.reason.find("before RDNA3"), std::string::npos) << rdna2.reason;
+  EXPECT_NE(rdna2.reason.find("VKATTN_COOPMAT"), std::string::npos) << "names the override: " << rdna2.reason;
+  EXPECT_EQ(chooseCoopmat(withNv(amd(false))).flavour, CoopmatFlavour::None) << "NV's extension alike";
+  // Asked for by name, the emulated matrices are used.
+  EXPECT_EQ(chooseCoopmat(amd(false), CoopmatRequest::Khr).flavour, CoopmatFlavour::Khr);
+  // The mark is AMD's alone: another vendor without it keeps its matrices.
+  DeviceInfo other = amd(false);
+  other.vendorId = kVendorNvidia;
+  EXPECT_EQ(chooseCoopmat(other).flavour, CoopmatFlavour::Khr);
 }
 
 TEST(CoopmatChoice, MissingFp16OrMemoryModelMeansNone) {
@@ -247,6 +279,16 @@ TEST(Coopmat2Choice, FlexibleShapesGiveRowsAndPadding) {
   two.flexibleShapes.push_back(f16Shape(CoopmatFlavour::Khr, 16, 8, 8));
   EXPECT_EQ(chooseCoopmat2(two).pad, 8u);
   EXPECT_NE(describe(c).find("NV2"), std::string::npos);
+}
+
+TEST(Coopmat2Choice, AmdBeforeRdna3IsEmulated) {
+  DeviceInfo info = withCoopmat2(gpu());
+  info.vendorId = kVendorAmd;
+  EXPECT_FALSE(chooseCoopmat2(info).usable);
+  EXPECT_NE(chooseCoopmat2(info).reason.find("before RDNA3"), std::string::npos);
+  EXPECT_TRUE(chooseCoopmat2(info, CoopmatRequest::Nv).usable);
+  info.int8DotMixedSignednessAccelerated = true;
+  EXPECT_TRUE(chooseCoopmat2(info).usable) << chooseCoopmat2(info).reason;
 }
 
 TEST(Coopmat2Choice, MissingPiecesAreNamed) {

@@ -44,6 +44,18 @@ std::string shapeList(const DeviceInfo& info) {
   return list.empty() ? "none" : list;
 }
 
+// Why `info`'s cooperative matrices would not run on matrix units, or empty. AMD's have them from
+// RDNA3 on (WMMA); a driver that offers cooperative matrices on an older AMD GPU emulates them with
+// vector instructions, slower than the tiled kernels. No Vulkan property names the generation:
+// RDNA3 is the first to accelerate mixed-signedness 8-bit dot products (RADV: NAVI21 no, NAVI31,
+// NAVI33, GFX1150 and GFX1201 yes).
+std::string emulatedMatrixUnits(const DeviceInfo& info) {
+  if (info.vendorId != kVendorAmd || info.int8DotMixedSignednessAccelerated) return {};
+  return info.name +
+         " is an AMD GPU before RDNA3 (no accelerated mixed-signedness 8-bit dot products), without matrix "
+         "units: its driver would emulate cooperative matrices (VKATTN_COOPMAT=khr or nv forces them)";
+}
+
 }  // namespace
 
 CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
@@ -70,6 +82,8 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
                                                                "VK_NV_cooperative_matrix")) +
                 forced);
   }
+  if (const std::string emulated = emulatedMatrixUnits(info); request == CoopmatRequest::Auto && !emulated.empty())
+    return none(emulated);
   if (!info.shaderFloat16 || !info.storageBuffer16BitAccess)
     return none(info.name + " lacks shaderFloat16 or 16-bit storage buffer access");
   if (!info.vulkanMemoryModel) return none(info.name + " lacks the Vulkan memory model (with device scope)");
@@ -125,6 +139,8 @@ Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request) {
                 "'s VK_NV_cooperative_matrix2 lacks one of flexible dimensions, reductions, "
                 "conversions and per-element operations");
   if (!info.khrCooperativeMatrix) return none(info.name + " lacks VK_KHR_cooperative_matrix, which it builds on");
+  if (const std::string emulated = emulatedMatrixUnits(info); request == CoopmatRequest::Auto && !emulated.empty())
+    return none(emulated);
   if (VK_API_VERSION_MAJOR(info.apiVersion) == 1 && VK_API_VERSION_MINOR(info.apiVersion) < 3)
     return none(info.name + " is a Vulkan 1.2 device; the cooperative-matrix-2 module is SPIR-V 1.6 (Vulkan 1.3)");
   if (!info.maintenance4) return none(info.name + " lacks maintenance4, which SPIR-V 1.6 workgroup sizes need");

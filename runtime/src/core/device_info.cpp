@@ -140,6 +140,25 @@ void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionPro
   }
 }
 
+// Which packed 8-bit dot products run as one instruction: core in Vulkan 1.3, an extension before.
+void queryIntegerDotProducts(VkPhysicalDevice device, uint32_t apiVersion, DeviceInfo& info) {
+  const bool core = VK_API_VERSION_MAJOR(apiVersion) > 1 || VK_API_VERSION_MINOR(apiVersion) >= 3;
+  if (!core) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> extensions(count);
+    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+    if (!hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) return;
+  }
+  VkPhysicalDeviceShaderIntegerDotProductProperties dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &dot;
+  vkGetPhysicalDeviceProperties2(device, &props);
+  info.int8DotAccelerated = dot.integerDotProduct4x8BitPackedSignedAccelerated == VK_TRUE;
+  info.int8DotMixedSignednessAccelerated = dot.integerDotProduct4x8BitPackedMixedSignednessAccelerated == VK_TRUE;
+}
+
 // The queue family Device picks when the caller asks for nothing beyond compute.
 const VkQueueFamilyProperties* defaultComputeFamily(const std::vector<VkQueueFamilyProperties>& families) {
   for (const auto& f : families)
@@ -197,6 +216,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   props.pNext = &driver;
   vkGetPhysicalDeviceProperties2(device, &props);
   const auto& p = props.properties;
+  queryIntegerDotProducts(device, p.apiVersion, info);
 
   info.name = p.deviceName;
   info.kind = kindOf(p.deviceType);

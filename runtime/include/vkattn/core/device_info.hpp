@@ -36,6 +36,7 @@ struct CooperativeMatrix2Features {
 // PCI vendor ids of VkPhysicalDeviceProperties::vendorID that change a kernel choice.
 inline constexpr uint32_t kVendorNvidia = 0x10de;
 inline constexpr uint32_t kVendorIntel = 0x8086;
+inline constexpr uint32_t kVendorAmd = 0x1002;
 
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
@@ -74,6 +75,11 @@ struct DeviceInfo {
   bool shaderInt8 = false;
   bool storageBuffer16BitAccess = false;
   bool storageBuffer8BitAccess = false;
+  // Dot products of four packed 8-bit integers done by an instruction of their own
+  // (VkPhysicalDeviceShaderIntegerDotProductProperties): signed x signed, and signed x unsigned. AMD
+  // accelerates the mixed form from RDNA3 on, the generation with matrix units (WMMA).
+  bool int8DotAccelerated = false;
+  bool int8DotMixedSignednessAccelerated = false;
   // Timestamps on the queue family vkattn picks by default (compute, preferring graphics), and
   // how many bits of each result are valid there.
   bool timestamps = false;
