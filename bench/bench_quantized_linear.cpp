@@ -3,6 +3,8 @@
 // over the host-decoded weights (the tolerance tests/test_quantized_linear.cpp enforces), then
 // timed; it reports GB/s of weight bytes read, GFLOP/s (2·M·N·K), and the speed ratio to the F16
 // weights (x, W and y f16, the float matmul kernels) at the same shape. Block formats take f32 x.
+// At M = 1 the integer-dot matrix-vector kernel (x rounded to 8 bits; its tolerance adds that
+// rounding) is timed too, with its speed ratio to the float matrix-vector kernel.
 #include <map>
 #include <string>
 #include <tuple>
@@ -24,8 +26,9 @@ struct Run {
   double worstRatio = 0.0;
 };
 
-// One verified, timed linear() of M x K by [N, K] weights stored as `format` (F16: x, y f16 too).
-Run timeLinear(int64_t m, int64_t n, int64_t k, DType format) {
+// One verified, timed linear() of M x K by [N, K] weights stored as `format` (F16: x, y f16 too)
+// through `kernel`.
+Run timeLinear(int64_t m, int64_t n, int64_t k, DType format, WeightKernel kernel = WeightKernel::Auto) {
   Context& ctx = bench::context();
   const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
   std::vector<float> x = reference::randomValues(M * K, 11), w = reference::randomValues(N * K, 12);
@@ -39,9 +42,10 @@ Run timeLinear(int64_t m, int64_t n, int64_t k, DType format) {
   const std::vector<std::byte> bytes = encodeValues(format, w);
   tw.uploadBytes(bytes.data(), bytes.size());
   const std::vector<float> decoded = decodeValues(format, bytes, n * k);
-  auto run = [&] { linear(ctx, tx, tw, ty); };
+  auto run = [&] { linear(ctx, tx, tw, ty, {.weightKernel = kernel}); };
   run();
-  const reference::MatmulRef ref = reference::linearRef(x, decoded, M, N, K, nullptr, Activation::None, nullptr);
+  reference::MatmulRef ref = reference::linearRef(x, decoded, M, N, K, nullptr, Activation::None, nullptr);
+  if (kernel == WeightKernel::MatvecInt8) reference::addXRounding8Bit(ref, x, decoded, M, N, K);
   // f32 y: the quantized kernels' tolerance (their headers); f16 y: the project's f16 linear one.
   const reference::Tolerance half = reference::toleranceFor(reference::Checked::Linear, DType::F16);
   const reference::ErrorStats s = f16 ? reference::compareDot(ty.download(), ref, half.atol, half.rtol, half.dotRtol)
@@ -82,6 +86,28 @@ void BM_WeightLinear(benchmark::State& state, DType format) {
                  " K=" + std::to_string(k));
 }
 
+// The integer-dot kernel against the float matrix-vector kernel, both forced, at one row of x.
+void BM_IntegerDotMatvec(benchmark::State& state, DType format) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  if (!bench::context().info().integerDotProduct) {
+    state.SkipWithError("the device has no shaderIntegerDotProduct");
+    return;
+  }
+  const Run floats = timeLinear(m, n, k, format, WeightKernel::Matvec);
+  const Run r = timeLinear(m, n, k, format, WeightKernel::MatvecInt8);
+  if (!r.error.empty() || !floats.error.empty()) {
+    state.SkipWithError((r.error.empty() ? "float matvec: " + floats.error : r.error).c_str());
+    return;
+  }
+  for (auto _ : state) state.SetIterationTime(r.ns * 1e-9);
+  state.counters["weight_GB/s"] = static_cast<double>(storageBytes(format, n * k)) / r.ns;
+  state.counters["GFLOP/s"] = 2.0 * static_cast<double>(m * n * k) / r.ns;
+  state.counters["vs_float_matvec"] = floats.ns / r.ns;
+  state.counters["err/tol"] = r.worstRatio;
+  state.SetLabel(std::string(toString(format)) + " integer-dot M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                 " K=" + std::to_string(k));
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   b->Args({1, 4096, 4096})->Args({128, 2048, 2048})->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
@@ -92,6 +118,14 @@ BENCHMARK_CAPTURE(BM_WeightLinear, q4_0, DType::Q4_0)->Apply(shapes);
 BENCHMARK_CAPTURE(BM_WeightLinear, q4_k, DType::Q4_K)->Apply(shapes);
 BENCHMARK_CAPTURE(BM_WeightLinear, q5_k, DType::Q5_K)->Apply(shapes);
 BENCHMARK_CAPTURE(BM_WeightLinear, q6_k, DType::Q6_K)->Apply(shapes);
+void decode(benchmark::internal::Benchmark* b) {
+  b->Args({1, 4096, 4096})->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK_CAPTURE(BM_IntegerDotMatvec, q8_0, DType::Q8_0)->Apply(decode);
+BENCHMARK_CAPTURE(BM_IntegerDotMatvec, q4_0, DType::Q4_0)->Apply(decode);
+BENCHMARK_CAPTURE(BM_IntegerDotMatvec, q4_k, DType::Q4_K)->Apply(decode);
+BENCHMARK_CAPTURE(BM_IntegerDotMatvec, q5_k, DType::Q5_K)->Apply(decode);
+BENCHMARK_CAPTURE(BM_IntegerDotMatvec, q6_k, DType::Q6_K)->Apply(decode);
 
 }  // namespace
 

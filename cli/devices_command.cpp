@@ -31,7 +31,8 @@ int devicesCommand(const CommonOptions& options) {
               << d.maxPushConstantsSize << " B\n"
               << "     fp16 arithmetic " << (d.shaderFloat16 ? "yes" : "no") << ", fp16 storage "
               << (d.storageBuffer16BitAccess ? "yes" : "no") << ", int8 " << (d.shaderInt8 ? "yes" : "no")
-              << " (packed dot products in hardware: " << (d.int8DotAccelerated ? "yes" : "no") << ", mixed signedness "
+              << ", 8-bit dot products " << (d.integerDotProduct ? "yes" : "no")
+              << " (in hardware: " << (d.int8DotAccelerated ? "yes" : "no") << ", mixed signedness "
               << (d.int8DotMixedSignednessAccelerated ? "yes" : "no") << ")\n     "
               << "timestamps " << (d.timestamps ? "yes (" + std::to_string(d.timestampValidBits) + " bits)" : "no")
               << "\n"

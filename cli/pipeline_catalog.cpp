@@ -16,11 +16,12 @@ CatalogEntry attentionEntry(std::string label, DType dtype, int64_t dim, bool ca
           }};
 }
 
-CatalogEntry linearEntry(std::string label, DType activations, DType weights, int64_t m, int64_t n, int64_t k) {
+CatalogEntry linearEntry(std::string label, DType activations, DType weights, int64_t m, int64_t n, int64_t k,
+                         WeightKernel kernel = WeightKernel::Auto) {
   return {std::move(label), [=](Context& ctx) {
             Tensor x = ctx.tensor({m, k}, activations), w = ctx.tensor({n, k}, weights),
                    y = ctx.tensor({m, n}, activations);
-            linear(ctx, x, w, y);
+            linear(ctx, x, w, y, {.weightKernel = kernel});
           }};
 }
 
@@ -54,12 +55,16 @@ std::vector<CatalogEntry> pipelineCatalog() {
         linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
   }
   // Weights in block formats (and f16 under f32 x), decoded as they load: matrix-vector (decode)
-  // and tiled (prompts).
-  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K, DType::F16})
+  // and tiled (prompts); and the integer-dot matrix-vector kernel (not Auto's choice until a GPU
+  // has measured it) where the device has 8-bit dot products.
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::F16}) {
+    const std::string name = std::string("linear ") + toString(format) + " weights ";
     for (int64_t rows : {1, 64})
+      entries.push_back(linearEntry(name + std::to_string(rows) + "x4096x4096", DType::F32, format, rows, 4096, 4096));
+    if (format != DType::F16)
       entries.push_back(
-          linearEntry(std::string("linear ") + toString(format) + " weights " + std::to_string(rows) + "x4096x4096",
-                      DType::F32, format, rows, 4096, 4096));
+          linearEntry(name + "1x4096x4096 integer-dot", DType::F32, format, 1, 4096, 4096, WeightKernel::MatvecInt8));
+  }
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

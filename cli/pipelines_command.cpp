@@ -1,7 +1,8 @@
 // `vkattn devices --pipelines [--json FILE]`: the driver's compiler statistics (registers, spills,
 // shared memory, occupancy, instruction counts, as VK_KHR_pipeline_executable_properties reports
 // them) of every GPU kernel in pipeline_catalog.cpp, and for each module the matrix instructions
-// in its ISA text (the proof that cooperative matrices reach the matrix units). Runs nothing: the
+// and packed 8-bit dot instructions in its ISA text (the proof that cooperative matrices reach the
+// matrix units, and integer dot products the dot instructions). Runs nothing: the
 // context is compile-only, so it works where kernels cannot execute (RADV's null device). Spills
 // are marked and counted; judging them is for the budgets (tools/check_compiler_budgets.py) and
 // tools/qualify_gpu.sh.
@@ -39,6 +40,9 @@ bool isSpill(const std::string& name) {
 // Matrix-unit instructions in an ISA listing, by vendor: AMD RDNA3+ (WMMA, sparse SWMMAC), AMD
 // CDNA (MFMA), NVIDIA SASS (HMMA, and Hopper's warpgroup MMA).
 const std::regex kMatrixInstruction(R"(\b(v_wmma_|v_swmmac_|v_mfma_|HMMA|HGMMA|wgmma))");
+// Packed 8-bit dot products (the integer-dot kernels' proof): AMD's v_dot4(c)_{i32_i8,i32_iu8,
+// u32_u8}, NVIDIA's IDP.4A, Intel's dp4a.
+const std::regex kDotInstruction(R"(\b(v_dot4c?_[iu]32_[iu]+8|IDP\.4A|dp4a))");
 
 // The representation that is the machine code (RADV: "Assembly"; others: "Disassembly", "ISA").
 bool isIsa(const std::string& name) {
@@ -51,6 +55,7 @@ struct Module {
   std::vector<std::string> entries;  // the catalog entries that compiled it
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   std::optional<int> matrixInstructions;  // none where the driver gives no ISA text
+  std::optional<int> dotInstructions;     // likewise
   int spills = 0;
 };
 
@@ -108,6 +113,9 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
         const auto found = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kMatrixInstruction),
                                          std::sregex_iterator());
         m.matrixInstructions = m.matrixInstructions.value_or(0) + static_cast<int>(found);
+        const auto dots =
+            std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kDotInstruction), std::sregex_iterator());
+        m.dotInstructions = m.dotInstructions.value_or(0) + static_cast<int>(dots);
       }
     }
   }
@@ -126,6 +134,8 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
         std::cout << " " << stat << " = " << value.dump() << ";";
     std::cout << " matrix instructions = "
               << (m.matrixInstructions ? std::to_string(*m.matrixInstructions) : std::string("no ISA text"))
+              << "; packed dot instructions = "
+              << (m.dotInstructions ? std::to_string(*m.dotInstructions) : std::string("no ISA text"))
               << (m.spills ? "  SPILL" : "") << "\n";
     spills += m.spills;
     report["modules"].push_back(
@@ -133,7 +143,9 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
          {"entry", m.entries.front()},
          {"statistics", m.statistics},
          {"matrix_instructions",
-          m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions) : nlohmann::ordered_json()}});
+          m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions) : nlohmann::ordered_json()},
+         {"dot_instructions",
+          m.dotInstructions ? nlohmann::ordered_json(*m.dotInstructions) : nlohmann::ordered_json()}});
   }
   std::cout << modules.size() << " pipelines compiled";
   if (spills) std::cout << "; " << spills << " statistic(s) report spills: those kernels need fewer registers here";

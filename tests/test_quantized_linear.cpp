@@ -4,7 +4,8 @@
 // cross-checks): both kernels (matrix-vector for up to 8 rows of x and in chunks of 8 beyond,
 // tiled for prompts and for few rows), odd N, K of one, two and several blocks, rows that start 2 bytes off a
 // 4-byte word, a weight view that starts at a later row, bias, SiLU, residual, f16 x/y, the GPU
-// profile's kernel shapes; NaN reports and bad arguments named in the error.
+// profile's kernel shapes, the integer-dot kernel (x in 8 bits); NaN reports and bad arguments
+// named in the error.
 // Tolerance (the kernels' headers): |y - ref| <= 1e-6 + 1e-6 |ref| + 1e-5 sum_k |x w| for f32 x/y;
 // f16 x/y add the f16 rounding of y (the project's f16 linear tolerance).
 #include <cmath>
@@ -200,6 +201,68 @@ TEST_P(QuantizedLinear, ForcedMatvecTileMatches) {
         << bad;
   }
   ::unsetenv("VKATTN_WEIGHT_MATVEC_TILE");
+}
+
+// The integer-dot matrix-vector kernel (taken only when asked for): x is rounded to 8 bits in blocks of 32, so each
+// output may be off by up to x's rounding, sum_k |W[n, k]| max|x[m, block of k]| / 254, on top of the float tolerance.
+// f16 weights (no quants) take the float kernel. The GPU profile's shapes, chunks of 8 rows, a
+// forced work split with two pieces per invocation and three columns, f16 x and y, NaN reports.
+TEST_P(QuantizedLinear, IntegerDotMatrixVector) {
+  if (!ctx().info().integerDotProduct) GTEST_SKIP() << ctx().info().name << " has no shaderIntegerDotProduct";
+  Context gpu({.profile = KernelProfile::Gpu});  // the shapes GPUs run
+  const bool quants = format() != DType::F16;
+  double worst = 0.0;
+  auto check = [&](int64_t m, int64_t n, int64_t blocks, DType xDtype, uint64_t seed, const std::string& tile) {
+    const int64_t k = blocks * block();
+    const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+    const std::string label = "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) + " x " +
+                              toString(xDtype) + (tile.empty() ? "" : " tile " + tile);
+    const BlockWeight w = blockWeight(gpu, format(), n, k, seed);
+    std::vector<float> x = randomValues(M * K, seed + 1, -2.0f, 2.0f);
+    for (std::size_t i = 0; i < x.size(); i += 97) x[i] *= 8.0f;  // blocks of different ranges
+    if (xDtype == DType::F16) x = roundToHalf(x);
+    const auto b = randomValues(N, seed + 2), r = randomValues(M * N, seed + 3);
+    if (!tile.empty()) ::setenv("VKATTN_WEIGHT_MATVEC_TILE", tile.c_str(), 1);
+    Tensor tb = gpu.tensor({n}, b, xDtype), tr = gpu.tensor({m, n}, r, xDtype);
+    const std::vector<float> y =
+        linear(gpu, gpu.tensor({m, k}, x, xDtype), w.tensor,
+               {.bias = tb.view(), .residual = tr.view(), .weightKernel = WeightKernel::MatvecInt8})
+            .download();
+    ::unsetenv("VKATTN_WEIGHT_MATVEC_TILE");
+    const std::vector<float> bb = xDtype == DType::F16 ? roundToHalf(b) : b;
+    const std::vector<float> rr = xDtype == DType::F16 ? roundToHalf(r) : r;
+    MatmulRef ref = linearRef(x, w.decoded, M, N, K, &bb, Activation::None, &rr);
+    if (quants) addXRounding8Bit(ref, x, w.decoded, M, N, K);
+    const Tolerance f =
+        xDtype == DType::F16 ? toleranceFor(Checked::Linear, DType::F16) : Tolerance{kAtol, kRtol, kDotRtol};
+    EXPECT_TRUE(dotClose(y, ref, f.atol, f.rtol, f.dotRtol)) << label;
+    worst = std::max(worst, compareDot(y, ref, f.atol, f.rtol, f.dotRtol).worstRatio);
+  };
+  check(1, 1, 1, DType::F32, 800, "");
+  check(3, 7, 2, DType::F32, 810, "");
+  check(8, 33, 5, DType::F32, 820, "");
+  check(1, 300, 9, DType::F32, 830, "");
+  check(11, 5, 2, DType::F32, 840, "");  // two chunks of rows
+  check(3, 19, 2, DType::F16, 850, "");
+  const uint32_t lanes = std::max<uint32_t>(8, gpu.info().subgroupSize);
+  check(3, 19, 2, DType::F32, 860, "2x3x" + std::to_string(2 * lanes));
+  std::cout << toString(format()) << " integer-dot kernel: worst error " << worst << " of the bound\n";
+  if (!quants) return;
+  // NaN in x (its block's scale) and in a weight block's scale are named.
+  const int64_t n = 9, k = 2 * block();
+  std::vector<float> xv = randomValues(static_cast<std::size_t>(2 * k), 870);
+  xv[static_cast<std::size_t>(k + 3)] = std::numeric_limits<float>::quiet_NaN();
+  const LinearOptions int8{.weightKernel = WeightKernel::MatvecInt8};
+  Tensor good = blockWeight(gpu, format(), n, k, 871).tensor;
+  EXPECT_EQ(invalidArgumentOf([&] { linear(gpu, gpu.tensor({2, k}, xv), good, int8); }), "x");
+  std::vector<std::byte> bytes = encodeValues(format(), randomValues(static_cast<std::size_t>(n * k), 872));
+  const std::size_t scaleAt = format() == DType::Q6_K ? 208 : 0;
+  const uint16_t nan = 0x7e00;
+  std::memcpy(bytes.data() + (4 * 2 + 1) * blockBytes(format()) + scaleAt, &nan, 2);
+  Tensor bad = gpu.tensor({n, k}, format());
+  bad.uploadBytes(bytes.data(), bytes.size());
+  Tensor x = gpu.tensor({2, k}, randomValues(static_cast<std::size_t>(2 * k), 873));
+  EXPECT_EQ(invalidArgumentOf([&] { linear(gpu, x, bad, int8); }), "weight");
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),

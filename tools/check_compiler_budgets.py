@@ -26,28 +26,28 @@ COLUMNS = [("VGPRs", "VGPRs"), ("SGPRs", "SGPRs"), ("Spilled VGPRs", "spilled VG
 
 
 def bounds_for(budgets, chip, module):
-    """[(statistic, 'max'|'min', bound, why)] and whether matrix instructions are required."""
-    out, matrix = [], False
+    """[(statistic, 'max'|'min', bound, why)] and the instruction kinds required ('matrix', 'dot')."""
+    out, required = [], set()
     for rule in budgets["rules"]:
         if not re.search(rule["modules"], module["module"]):
             continue
         for kind in ("max", "min"):
             for stat, bound in rule.get(kind, {}).items():
                 out.append([stat, kind, bound, rule["why"]])
-        matrix = matrix or rule.get("matrix_instructions", False)
+        required |= {kind for kind in ("matrix", "dot") if rule.get(kind + "_instructions", False)}
     for exc in budgets.get("exceptions", []):
         if exc["chip"] == chip and module["entry"] in exc["entries"]:
             for item in out:
                 if item[0] in exc.get(item[1], {}):
                     item[2], item[3] = exc[item[1]][item[0]], exc["why"]
-    return out, matrix
+    return out, required
 
 
 def check(budgets, chip, report):
     violations = []
     for m in report["modules"]:
         where = f"{chip}: {m['module']} ({m['entry']})"
-        bounds, matrix = bounds_for(budgets, chip, m)
+        bounds, required = bounds_for(budgets, chip, m)
         for stat, kind, bound, why in bounds:
             value = m["statistics"].get(stat)
             if value is None:
@@ -55,9 +55,10 @@ def check(budgets, chip, report):
             elif (kind == "max" and value > bound) or (kind == "min" and value < bound):
                 sign = "<=" if kind == "max" else ">="
                 violations.append(f"{where}: {stat} = {value:g}, budget {sign} {bound:g} ({why})")
-        if matrix and not m.get("matrix_instructions"):
-            got = m.get("matrix_instructions")
-            violations.append(f"{where}: {'no ISA text' if got is None else '0'} matrix instructions, budget >= 1")
+        for kind in sorted(required):
+            got = m.get(kind + "_instructions")
+            if not got:
+                violations.append(f"{where}: {'no ISA text' if got is None else '0'} {kind} instructions, budget >= 1")
     return violations
 
 
@@ -75,15 +76,17 @@ def markdown(reports):
     for chip, report in reports:
         columns = columns_for(report)
         lines += [f"{report['device']}, {report['driver']}:", "",
-                  "| module | entry | " + " | ".join(label for _, label in columns) + " | matrix instructions |",
-                  "|---|---|" + "---|" * len(columns) + "---|"]
+                  "| module | entry | " + " | ".join(label for _, label in columns) +
+                  " | matrix instructions | packed dot instructions |",
+                  "|---|---|" + "---|" * len(columns) + "---|---|"]
         for m in sorted(report["modules"], key=lambda m: (m["module"], m["entry"])):
             cells = [m["module"], m["entry"]]
             for stat, _ in columns:
                 v = m["statistics"].get(stat)
                 cells.append("–" if v is None else f"{v:g}")
-            mi = m.get("matrix_instructions")
-            cells.append("–" if mi is None else str(mi))
+            for kind in ("matrix", "dot"):
+                count = m.get(kind + "_instructions")
+                cells.append("–" if count is None else str(count))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -3,7 +3,8 @@
 # pipeline statistics of the GPU attention kernels (a spill fails), the shader conformance suite
 # (with the Khronos validation layer when a new enough one is installed), attention
 # beside PyTorch's scaled_dot_product_attention in the same command (when a CUDA or ROCm PyTorch is
-# importable), and the row-kernel, attention/decode and linear benchmarks. Needs no display.
+# importable), and the row-kernel, attention/decode, linear and block-weight linear benchmarks
+# (the integer-dot matrix-vector kernel beside the float one). Needs no display.
 #
 #   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--cmake-arg ARG]... [--quick]
 #                        [--jobs N] [--filter PATTERN] [--no-bench] [--out REPORT.md]
@@ -268,10 +269,12 @@ if [ "$quick" = 1 ]; then
   bench bench_row_ops '4096/1024'
   bench bench_attention 'h8_l1024_d64_f32|decode'
   bench bench_linear 'rows_f32/512/512/512|coopmat_f16/512/512/512'
+  bench bench_quantized_linear 'IntegerDot|WeightLinear/q4_k/1/'
 else
   bench bench_row_ops '.'
   bench bench_attention '.'
   bench bench_linear '.'
+  bench bench_quantized_linear '.'
 fi
 
 step "report written to $out"

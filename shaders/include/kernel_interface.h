@@ -141,6 +141,10 @@
 #define MATMUL_BINDING_RESIDUAL 4
 #define MATMUL_BINDING_STATUS 5
 #define MATMUL_BINDING_COUNT 6
+// x quantized to 8 bits (x_q8.glsl): the integer-dot matrix-vector kernel and the quantizing
+// kernel before it, which bind one more buffer than the other matmul kernels.
+#define MATMUL_BINDING_X_Q8 6
+#define MATMUL_INT8_BINDING_COUNT 7
 
 // the fused attention kernels: attention_rows, attention_tiled, attention_coopmat
 #define ATTN_BINDING_Q 0

@@ -155,6 +155,60 @@ void decodePiece(Unit h, uint j, out vec4 lo, out vec4 hi) {
 #endif
 }
 
+#if !defined(WEIGHT_F16)
+// Piece j of a unit as integers, for dot products with 8-bit x (linear_q_matvec_int8.comp): the
+// lo and hi elements' quants packed as four signed bytes each, such that weight = scale * quant -
+// offset, with scale from pieceScales and offset from unitOffsets (nonzero for the K-quants' mins
+// only). Q4_0's - 8 and Q6_K's - 32 are taken inside the bytes: (q | 0x80) - c stays within each
+// byte for 0 <= q < 128, and ^ 0x80 turns q + 128 - c into the two's complement of q - c.
+uint biasedBytes(uint w, uint c) { return ((w | 0x80808080u) - c * 0x01010101u) ^ 0x80808080u; }
+
+void decodePieceInt8(Unit h, uint j, out uint lo, out uint hi) {
+#if defined(WEIGHT_Q8_0)
+  lo = wBytes4(h.quants + 4u * j);
+  hi = wBytes4(h.quants + 16u + 4u * j);
+#elif defined(WEIGHT_Q4_0)
+  const uint w = wBytes4(h.quants + 4u * j);
+  lo = biasedBytes(w & 0x0F0F0F0Fu, 8u);
+  hi = biasedBytes((w >> 4) & 0x0F0F0F0Fu, 8u);
+#elif defined(WEIGHT_Q4_K)
+  const uint w = wBytes4(h.quants + 4u * j);
+  lo = w & 0x0F0F0F0Fu;
+  hi = (w >> 4) & 0x0F0F0F0Fu;
+#elif defined(WEIGHT_Q5_K)
+  const uint w = wBytes4(h.quants + 4u * j);
+  const uint bits = wBytes4(h.high + 4u * j) >> h.shift;
+  lo = (w & 0x0F0F0F0Fu) | ((bits & 0x01010101u) << 4);
+  hi = ((w >> 4) & 0x0F0F0F0Fu) | (((bits >> 1) & 0x01010101u) << 4);
+#else  // Q6_K
+  const uint w = wBytes4(h.quants + 4u * j);
+  const uint bits = wBytes4(h.high + 4u * j) >> h.shift;
+  lo = biasedBytes((w & 0x0F0F0F0Fu) | ((bits & 0x03030303u) << 4), 32u);
+  hi = biasedBytes(((w >> 4) & 0x0F0F0F0Fu) | (((bits >> 4) & 0x03030303u) << 4), 32u);
+#endif
+}
+
+// The factors of piece j's lo and hi quants.
+vec2 pieceScales(Unit h, uint j) {
+#if defined(WEIGHT_Q8_0) || defined(WEIGHT_Q4_0)
+  return h.f.xx;
+#elif defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
+  return h.f.xz;
+#else  // Q6_K: 16-element scales
+  return j < PIECES / 2 ? h.f.xz : h.f.yw;
+#endif
+}
+
+// What each weight of the unit's lo and hi groups has subtracted (the K-quants' mins).
+vec2 unitOffsets(Unit h) {
+#if defined(WEIGHT_Q4_K) || defined(WEIGHT_Q5_K)
+  return h.f.yw;
+#else
+  return vec2(0.0);
+#endif
+}
+#endif
+
 // Whether any weight of the row (K elements from byte rowByte) decodes to NaN (the NaN report).
 bool weightRowHasNan(uint rowByte, uint k) {
   for (uint u = 0u; u < k / UNIT; ++u) {

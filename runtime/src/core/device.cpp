@@ -115,6 +115,10 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   if (khrCoopmat) enable(detail::kKhrCooperativeMatrixExtension);
   if (coopmat2) enable(detail::kNvCooperativeMatrix2Extension);
   if (sizeControl) enable(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  // The integer-dot matrix-vector kernel's packed dot products (an extension before Vulkan 1.3).
+  const bool integerDot = m_info.integerDotProduct;
+  const bool vulkan13 = VK_API_VERSION_MAJOR(m_info.apiVersion) > 1 || VK_API_VERSION_MINOR(m_info.apiVersion) >= 3;
+  if (integerDot && !vulkan13) enable(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   const char* statistics = std::getenv("VKATTN_PIPELINE_STATISTICS");
   m_captureStatistics = m_info.pipelineExecutableInfo && statistics && std::string_view(statistics) == "1";
   if (m_captureStatistics) enable(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -162,7 +166,12 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   v13.maintenance4 = VK_TRUE;
   v13.subgroupSizeControl = sizeControl;
   v13.computeFullSubgroups = sizeControl;
+  v13.shaderIntegerDotProduct = integerDot;
   if (coopmat2) chain(v13);
+  VkPhysicalDeviceShaderIntegerDotProductFeatures integerDotFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  integerDotFeatures.shaderIntegerDotProduct = VK_TRUE;
+  if (integerDot && !coopmat2) chain(integerDotFeatures);
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   sizeControlFeatures.subgroupSizeControl = VK_TRUE;

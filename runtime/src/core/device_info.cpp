@@ -140,7 +140,8 @@ void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionPro
   }
 }
 
-// Which packed 8-bit dot products run as one instruction: core in Vulkan 1.3, an extension before.
+// Whether shaders have 8-bit dot products, and which run as one instruction: core in Vulkan 1.3, an
+// extension before.
 void queryIntegerDotProducts(VkPhysicalDevice device, uint32_t apiVersion, DeviceInfo& info) {
   const bool core = VK_API_VERSION_MAJOR(apiVersion) > 1 || VK_API_VERSION_MINOR(apiVersion) >= 3;
   if (!core) {
@@ -150,6 +151,12 @@ void queryIntegerDotProducts(VkPhysicalDevice device, uint32_t apiVersion, Devic
     vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
     if (!hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) return;
   }
+  VkPhysicalDeviceShaderIntegerDotProductFeatures feature{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &feature;
+  vkGetPhysicalDeviceFeatures2(device, &features);
+  info.integerDotProduct = feature.shaderIntegerDotProduct == VK_TRUE;
   VkPhysicalDeviceShaderIntegerDotProductProperties dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};

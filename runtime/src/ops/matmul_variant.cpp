@@ -13,8 +13,10 @@ constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
     {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated},
     {"matvec", MatmulVariant::Matvec}};
 
-constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {
-    {"auto", WeightKernel::Auto}, {"matvec", WeightKernel::Matvec}, {"tiled", WeightKernel::Tiled}};
+constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {{"auto", WeightKernel::Auto},
+                                                                {"matvec", WeightKernel::Matvec},
+                                                                {"matvec-int8", WeightKernel::MatvecInt8},
+                                                                {"tiled", WeightKernel::Tiled}};
 
 }  // namespace
 

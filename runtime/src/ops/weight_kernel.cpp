@@ -46,18 +46,36 @@ uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
   return best;
 }
 
-// One dispatch of `kernel` for the rows in p.
+// One dispatch of `module` for the rows in p; `xQ8` the 8-bit x of the integer-dot kernels.
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
-            const SpecConstants& constants, GroupCount groups) {
+            const SpecConstants& constants, GroupCount groups, const Buffer* xQ8 = nullptr) {
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  recordOp(ctx, {module, MATMUL_BINDING_COUNT, constants, 0},
+  const StatusReport report{"linear", {"x", "weight", "bias", "residual"}, MATMUL_BINDING_STATUS};
+  if (xQ8 == nullptr) {
+    recordOp(ctx, {module, MATMUL_BINDING_COUNT, constants, 0},
+             {{MATMUL_BINDING_A, call.a},
+              {MATMUL_BINDING_B, call.b},
+              {MATMUL_BINDING_C, call.c},
+              {MATMUL_BINDING_BIAS, bias},
+              {MATMUL_BINDING_RESIDUAL, residual}},
+             p, groups, report);
+    return;
+  }
+  recordOp(ctx, {module, MATMUL_INT8_BINDING_COUNT, constants, 0},
            {{MATMUL_BINDING_A, call.a},
             {MATMUL_BINDING_B, call.b},
             {MATMUL_BINDING_C, call.c},
             {MATMUL_BINDING_BIAS, bias},
-            {MATMUL_BINDING_RESIDUAL, residual}},
-           p, groups, {"linear", {"x", "weight", "bias", "residual"}, MATMUL_BINDING_STATUS});
+            {MATMUL_BINDING_RESIDUAL, residual},
+            {MATMUL_BINDING_X_Q8, xQ8}},
+           p, groups, report);
+}
+
+// Bytes of x quantized to 8 bits for `rows` rows of k columns (shaders/include/x_q8.glsl): a byte
+// per value, and two floats per block of 32.
+uint64_t xQ8Bytes(uint64_t rows, uint64_t k) {
+  return rows * k + rows * (k / 32) * 2 * sizeof(float);
 }
 
 }  // namespace
@@ -77,24 +95,29 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
   const uint32_t unit = weightKernelUnit(weightDtype);
-  const WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
+  WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
+  // f16 weights have no quants to take integer dot products with.
+  if (kernel == WeightKernel::MatvecInt8 && !isWeightFormat(weightDtype)) kernel = WeightKernel::Matvec;
   // The NaN report walks K elements of x and K / unit units of W.
   const uint64_t report = uint64_t{p.k} + p.k / unit;
   SpecConstants constants;
   constants.set(MATMUL_SPEC_ALIGNED_A, p.aOffset % 4 == 0 && p.aStrideM % 4 == 0);
-  if (kernel == WeightKernel::Matvec) {
+  if (kernel == WeightKernel::Matvec || kernel == WeightKernel::MatvecInt8) {
+    const bool int8 = kernel == WeightKernel::MatvecInt8;
     if (!info.subgroupArithmetic)
       throw Unsupported("linear: the matrix-vector weight kernel needs subgroup arithmetic, which " + info.name +
                         " lacks (VKATTN_WEIGHT_KERNEL=tiled runs the other kernel)");
+    if (int8 && !info.integerDotProduct)
+      throw Unsupported("linear: the integer-dot matrix-vector kernel needs shaderIntegerDotProduct, which " +
+                        info.name + " lacks (VKATTN_WEIGHT_KERNEL=matvec runs the float one)");
     // One subgroup on CPU drivers, two or more on GPUs; at least a lane per row of x (lane m
     // stores row m's outputs). CPU drivers gather every load lane by lane: there an invocation
     // decodes whole units where the rows are long enough (cpuMatvecSpan) and each x load serves 8
-    // columns. GPUs keep
-    // one column per workgroup (more workgroups to hide latency) and spread a unit over
-    // consecutive invocations: one word of quants each for 32-weight units, two for the
-    // K-quants' 64-weight units (on an H100 generating with a 1B-class Q4_K model, the
+    // columns. GPUs keep one column per workgroup (more workgroups to hide latency) and spread a
+    // unit over consecutive invocations: one word of quants each for 32-weight units, two for the
+    // K-quants' 64-weight units (on an H100 generating with a 1B-class Q4_K model, the float
     // matrix-vector kernels' GPU time per token: 1.85 ms at two words, 2.14 ms at one, 2.69 ms
-    // with a whole unit per invocation).
+    // with a whole unit per invocation). The integer-dot kernel takes the same shapes.
     const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
     const auto minLanes = static_cast<uint32_t>(kWeightMatvecMaxRows);
     uint32_t workgroup =
@@ -115,20 +138,38 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     }
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / 8 / span / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
-    // Exactly one subgroup: a fixed subgroup size equal to the workgroup.
-    const bool oneSubgroup = info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
+    // Exactly one subgroup: a fixed subgroup size equal to the workgroup (the float kernel only).
+    const bool oneSubgroup = !int8 && info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
     constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns).set(MATMUL_SPEC_SPAN, span);
-    const std::string module =
-        moduleFor(oneSubgroup ? "linear_q_matvec_subgroup" : "linear_q_matvec", weightDtype, call.dtype);
+    const std::string module = moduleFor(int8          ? "linear_q_matvec_int8"
+                                         : oneSubgroup ? "linear_q_matvec_subgroup"
+                                                       : "linear_q_matvec",
+                                         weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
+    // The integer-dot kernel's x in 8 bits, one chunk of rows at a time (the recorder orders the
+    // dispatches).
+    const Buffer* xQ8 = nullptr;
+    constexpr uint32_t kQuantizeWorkgroup = 64;
+    SpecConstants quantizeConstants;
+    quantizeConstants.set(SPEC_WORKGROUP_SIZE, kQuantizeWorkgroup);
+    if (int8) {
+      const uint64_t bytes = xQ8Bytes(std::min(step, rows), p.k);
+      if (bytes > info.maxStorageBufferRange)
+        throw Unsupported("linear: x in 8 bits needs " + std::to_string(bytes) + " bytes, past " + info.name +
+                          "'s storage buffer limit (VKATTN_WEIGHT_KERNEL=matvec runs the float kernel)");
+      xQ8 = &ctx.recorder().scratch(static_cast<std::size_t>(bytes), "linear's x in 8 bits");
+    }
     for (uint32_t m0 = 0; m0 < rows; m0 += step) {
       pc::MatmulParams chunk = p;
       chunk.m = std::min(step, rows - m0);
       chunk.aOffset = checkedU32("x", int64_t{p.aOffset} + int64_t{m0} * p.aStrideM);
       chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
       chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
-      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n, columns));
+      if (xQ8 != nullptr)
+        record(ctx, call, chunk, variantName("quantize_x_q8", call.dtype), quantizeConstants,
+               groupsFor(ctx.device(), uint64_t{chunk.m} * (p.k / 32), kQuantizeWorkgroup), xQ8);
+      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n, columns), xQ8);
     }
   } else {
     const uint32_t workgroup = kTile * kTile / 16;

@@ -78,6 +78,7 @@ struct DeviceInfo {
   // Dot products of four packed 8-bit integers done by an instruction of their own
   // (VkPhysicalDeviceShaderIntegerDotProductProperties): signed x signed, and signed x unsigned. AMD
   // accelerates the mixed form from RDNA3 on, the generation with matrix units (WMMA).
+  bool integerDotProduct = false;  // the feature (shaderIntegerDotProduct): the instructions exist
   bool int8DotAccelerated = false;
   bool int8DotMixedSignednessAccelerated = false;
   // Timestamps on the queue family vkattn picks by default (compute, preferring graphics), and

@@ -1,6 +1,6 @@
 // Which matmul kernel family runs a dense layer or matrix product (see vkattn/ops/linear.hpp), its
 // names, and how Auto and the VKATTN_MATMUL_VARIANT override resolve on a context; and which of
-// the two kernels runs a dense layer whose weights are in a block format (VKATTN_WEIGHT_KERNEL).
+// the kernels runs a dense layer whose weights are in a block format (VKATTN_WEIGHT_KERNEL).
 #pragma once
 
 #include <cstdint>
@@ -30,17 +30,20 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested =
 
 // linear() with weights in a block format (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K): Matvec (decode: each
 // workgroup owns one output column, at most 8 rows of x per dispatch, more in several, each
-// decoded weight reused from registers for its 8 rows) or Tiled (prompts: shared-memory tiles of x
-// and decoded W). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on CPU drivers
-// (no barriers, no shared memory), Tiled beyond on GPUs; VKATTN_WEIGHT_KERNEL=matvec|tiled|auto
-// overrides.
-enum class WeightKernel { Auto, Matvec, Tiled };
+// decoded weight reused from registers for its 8 rows), MatvecInt8 (the same with x first
+// quantized to 8 bits in blocks of 32 and the weights kept as integers: packed 8-bit dot products,
+// as llama.cpp's integer-dot path; adds x's rounding, at most half of max |x| / 127 of its block,
+// to each product; f16 weights take Matvec) or Tiled (prompts: shared-memory tiles of x and decoded
+// W). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on CPU drivers (no barriers, no
+// shared memory), Tiled beyond on GPUs; MatvecInt8 only when asked for, until a GPU has measured
+// it against Matvec; VKATTN_WEIGHT_KERNEL=matvec|matvec-int8|tiled|auto overrides.
+enum class WeightKernel { Auto, Matvec, MatvecInt8, Tiled };
 
 inline constexpr int64_t kWeightMatvecMaxRows = 8;
 inline constexpr int64_t kMatvecMaxRows = 8;
 const char* toString(WeightKernel kernel) noexcept;
 std::optional<WeightKernel> weightKernelNamed(std::string_view name) noexcept;
-inline constexpr std::string_view kWeightKernelNames = "matvec, tiled or auto";
+inline constexpr std::string_view kWeightKernelNames = "matvec, matvec-int8, tiled or auto";
 // The kernel VKATTN_WEIGHT_KERNEL names, none when unset; InvalidArgument naming the variable for
 // any other name than weightKernelNamed takes.
 std::optional<WeightKernel> weightKernelFromEnvironment();
