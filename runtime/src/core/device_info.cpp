@@ -140,23 +140,9 @@ void queryComputeUnits(VkPhysicalDevice device, const std::vector<VkExtensionPro
   }
 }
 
-// Whether shaders have 8-bit dot products, and which run as one instruction: core in Vulkan 1.3, an
-// extension before.
-void queryIntegerDotProducts(VkPhysicalDevice device, uint32_t apiVersion, DeviceInfo& info) {
-  const bool core = VK_API_VERSION_MAJOR(apiVersion) > 1 || VK_API_VERSION_MINOR(apiVersion) >= 3;
-  if (!core) {
-    uint32_t count = 0;
-    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
-    std::vector<VkExtensionProperties> extensions(count);
-    vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
-    if (!hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) return;
-  }
-  VkPhysicalDeviceShaderIntegerDotProductFeatures feature{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  features.pNext = &feature;
-  vkGetPhysicalDeviceFeatures2(device, &features);
-  info.integerDotProduct = feature.shaderIntegerDotProduct == VK_TRUE;
+// Which packed 8-bit dot products run as one instruction (the feature itself is read with the
+// others in queryDeviceInfo).
+void queryIntegerDotAcceleration(VkPhysicalDevice device, DeviceInfo& info) {
   VkPhysicalDeviceShaderIntegerDotProductProperties dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -223,7 +209,6 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   props.pNext = &driver;
   vkGetPhysicalDeviceProperties2(device, &props);
   const auto& p = props.properties;
-  queryIntegerDotProducts(device, p.apiVersion, info);
 
   info.name = p.deviceName;
   info.kind = kindOf(p.deviceType);
@@ -260,6 +245,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   const bool nvCooperativeMatrix2 = hasExtension(extensions, detail::kNvCooperativeMatrix2Extension);
   const bool executableProperties = hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   const bool sizeControlOffered = hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  const bool integerDotOffered = hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   // Only structures of offered extensions go into the chain.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   detail::PhysicalDeviceCooperativeMatrixFeaturesKhr coopmatKhr;
@@ -277,12 +263,19 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   const bool vulkan13 = VK_API_VERSION_MAJOR(p.apiVersion) > 1 || VK_API_VERSION_MINOR(p.apiVersion) >= 3;
   if (vulkan13) chainInto(v12, v13);
+  // 8-bit dot products: in Vulkan 1.3's block, else the extension's own structure.
+  VkPhysicalDeviceShaderIntegerDotProductFeatures integerDot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  if (!vulkan13 && integerDotOffered) chainInto(v12, integerDot);
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   v11.pNext = &v12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &features);
   info.maintenance4 = vulkan13 && v13.maintenance4;
+  info.integerDotProduct = vulkan13 ? v13.shaderIntegerDotProduct == VK_TRUE
+                                    : integerDotOffered && integerDot.shaderIntegerDotProduct == VK_TRUE;
+  if (vulkan13 || integerDotOffered) queryIntegerDotAcceleration(device, info);
   info.pipelineExecutableInfo = executableProperties && executableFeatures.pipelineExecutableInfo;
   info.vulkanMemoryModel = v12.vulkanMemoryModel && v12.vulkanMemoryModelDeviceScope;
   info.shaderFloat16 = v12.shaderFloat16;
