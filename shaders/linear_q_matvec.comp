@@ -23,18 +23,9 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "linear_q_common.glsl"
-
-// ONE_SUBGROUP (a separate module): the workgroup is exactly one subgroup (CPU drivers' fixed
-// subgroup size), so the sums need no shared memory and no barrier, which CPU drivers pay for.
-#ifdef ONE_SUBGROUP
-const bool kOneSubgroup = true;
-#else
-const bool kOneSubgroup = false;
-#endif
+#include "linear_q_matvec_sums.glsl"
 
 layout(constant_id = MATMUL_SPEC_SPAN) const uint SPAN = 1;
-const uint MAX_M = 8;
-shared float partial[MAX_M][COLS][WG_SIZE];  // [row of x][column][subgroup]
 
 void main() {
   const uint n0 = flatGroupIndex() * COLS;
@@ -60,32 +51,5 @@ void main() {
       }
     }
   }
-  float mine[COLS];  // lane m's: row m's sums
-  [[unroll]] for (uint c = 0u; c < COLS; ++c) mine[c] = 0.0;
-  [[unroll]] for (uint m = 0u; m < MAX_M; ++m) {
-    if (m < p.m) {
-      [[unroll]] for (uint c = 0u; c < COLS; ++c) {
-        const float s = subgroupAdd(acc[m][c]);
-        if (kOneSubgroup) {
-          if (lane == m) mine[c] = s;
-        } else if (subgroupElect()) {
-          partial[m][c][gl_SubgroupID] = s;
-        }
-      }
-    }
-  }
-  if (!kOneSubgroup) {
-    barrier();  // every subgroup's partial sums are in shared memory
-    if (lane < p.m)
-      for (uint s = 0u; s < gl_NumSubgroups; ++s)
-        [[unroll]] for (uint c = 0u; c < COLS; ++c) mine[c] += partial[lane][c][s];
-  }
-  if (lane < p.m) {
-    uint bits = 0u;
-    [[unroll]] for (uint c = 0u; c < COLS; ++c) {
-      const uint n = n0 + c;
-      if (n < p.n && storeOutput(0u, lane, n, mine[c], bits)) bits |= blameWeightNan(lane, n);
-    }
-    if (bits != 0u) atomicOr(status[p.statusSlot], bits);
-  }
+  storeColumnSums(acc, n0, lane);
 }

@@ -25,10 +25,9 @@ layout(std430, set = 0, binding = MATMUL_BINDING_X_Q8) readonly buffer XQ8 { uin
 // The blocks' (d, d * sum(q)) pairs seen as vec2s (they start at even words): one 8-byte load.
 layout(std430, set = 0, binding = MATMUL_BINDING_X_Q8) readonly buffer XQ8Pairs { vec2 xq8Pairs[]; };
 #include "x_q8.glsl"
+#include "linear_q_matvec_sums.glsl"
 
 layout(constant_id = MATMUL_SPEC_SPAN) const uint SPAN = 1;
-const uint MAX_M = 8;
-shared float partial[MAX_M][COLS][WG_SIZE];  // [row of x][column][subgroup]
 
 #if defined(WEIGHT_Q6_K)
 const uint SCALE_RUN = PIECES / 2;  // pieces that share a scale: Q6_K's 16 elements
@@ -86,25 +85,5 @@ void main() {
       }
     }
   }
-  float mine[COLS];  // lane m's: row m's sums
-  [[unroll]] for (uint c = 0u; c < COLS; ++c) mine[c] = 0.0;
-  [[unroll]] for (uint m = 0u; m < MAX_M; ++m) {
-    if (m < p.m) {
-      [[unroll]] for (uint c = 0u; c < COLS; ++c) {
-        const float s = subgroupAdd(acc[m][c]);
-        if (subgroupElect()) partial[m][c][gl_SubgroupID] = s;
-      }
-    }
-  }
-  barrier();  // every subgroup's partial sums are in shared memory
-  if (lane < p.m) {
-    for (uint s = 0u; s < gl_NumSubgroups; ++s)
-      [[unroll]] for (uint c = 0u; c < COLS; ++c) mine[c] += partial[lane][c][s];
-    uint bits = 0u;
-    [[unroll]] for (uint c = 0u; c < COLS; ++c) {
-      const uint n = n0 + c;
-      if (n < p.n && storeOutput(0u, lane, n, mine[c], bits)) bits |= blameWeightNan(lane, n);
-    }
-    if (bits != 0u) atomicOr(status[p.statusSlot], bits);
-  }
+  storeColumnSums(acc, n0, lane);
 }
