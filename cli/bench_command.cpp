@@ -75,11 +75,11 @@ int benchGenerate(const CommonOptions& options, const std::vector<std::string>& 
 
 int benchCommand(const CommonOptions& options, const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "generate") return benchGenerate(options, {args.begin() + 1, args.end()});
-  Arguments a(
-      args,
-      {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries", "--dim",
-       "--page-size", "--kv-dtype", "--kernel", "--against", "--json", "--repeats", "--baseline-repeats"},
-      {"--f16", "--causal"});
+  Arguments a(args,
+              {"--rows", "--cols", "--m", "--n", "--k", "--batch", "--heads", "--kv-heads", "--len", "--queries",
+               "--dim", "--page-size", "--kv-dtype", "--kernel", "--against", "--key-splits", "--json", "--repeats",
+               "--baseline-repeats"},
+              {"--f16", "--causal"});
   if (a.positional().size() != 1)
     throw InvalidArgument("kernel", "expected one of softmax, layer_norm, rms_norm, rope, attention, linear, generate");
   const std::string kernel = a.positional()[0];
@@ -126,7 +126,8 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
                           .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
                           .pageSize = pageSize,
                           .kvDtype = kvDtype,
-                          .against = variantOf("--against")},
+                          .against = variantOf("--against"),
+                          .keySplits = static_cast<uint32_t>(a.integer("--key-splits", 0, 0, 4096))},
                          repeats);
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype, MatmulVariant::Auto,

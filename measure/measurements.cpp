@@ -132,7 +132,8 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
          tv = ctx.tensor({batch, kvHeads, len, dim}, v, dtype);
   Tensor out = ctx.tensor({batch, heads, queries, dim}, dtype);
   // Bottom-right causal alignment: the queries are the newest tokens (decode with a KV cache).
-  const AttentionOptions dense{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  AttentionOptions dense{.causal = c.causal, .alignment = MaskAlignment::BottomRight, .variant = c.variant};
+  dense.keySplits = c.keySplits;
   AttentionOptions options = dense;
   Tensor formatK, formatV;
   if (kvDtype != dtype) {

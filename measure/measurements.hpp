@@ -63,6 +63,9 @@ struct AttentionCase {
   // The baseline: the same call on this variant (unset: the naive path, or the dense cache as
   // above), so that two kernels are compared in one process.
   std::optional<AttentionVariant> against;
+  // Key splits of the kernels that split the keys (decode, fragment kernels; 0: the runtime's
+  // choice), for sweeping the split count on a device.
+  uint32_t keySplits = 0;
 };
 // Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
 // K and V with kvHeads heads.
