@@ -13,4 +13,10 @@ namespace vkattn::test {
 ::testing::AssertionResult allClose(const std::vector<float>& got, const std::vector<double>& expected, double atol,
                                     double rtol);
 
+// Succeeds where some element is outside that tolerance: a check that a test tells two answers
+// apart. Unlike allClose it adds nothing to the conformance report's worst error, whose ratio
+// would otherwise be the deliberate difference.
+::testing::AssertionResult differs(const std::vector<float>& got, const std::vector<double>& expected, double atol,
+                                   double rtol);
+
 }  // namespace vkattn::test
