@@ -6,17 +6,13 @@ namespace vkattn::cli {
 namespace {
 
 // Self-attention of `heads` query heads over kvHeads K/V heads, lq query rows against lk keys.
-// With `lse`, the log-sum-exp too (split decode then merges in the separate combine pass).
 CatalogEntry attentionEntry(std::string label, DType dtype, int64_t dim, bool causal, int64_t heads, int64_t kvHeads,
-                            int64_t lq, int64_t lk, AttentionVariant variant = AttentionVariant::Auto,
-                            bool lse = false) {
+                            int64_t lq, int64_t lk, AttentionVariant variant = AttentionVariant::Auto) {
   return {std::move(label), [=](Context& ctx) {
             Tensor q = ctx.tensor({1, heads, lq, dim}, dtype), k = ctx.tensor({1, kvHeads, lk, dim}, dtype),
                    v = ctx.tensor({1, kvHeads, lk, dim}, dtype), out = ctx.tensor({1, heads, lq, dim}, dtype);
-            Tensor logSumExp = ctx.tensor({1, heads, lq});
-            AttentionOptions options{.causal = causal, .alignment = MaskAlignment::BottomRight, .variant = variant};
-            if (lse) options.lse = logSumExp.view();
-            attention(ctx, q, k, v, out, options);
+            attention(ctx, q, k, v, out,
+                      {.causal = causal, .alignment = MaskAlignment::BottomRight, .variant = variant});
           }};
 }
 
@@ -49,10 +45,8 @@ std::vector<CatalogEntry> pipelineCatalog() {
   entries.push_back(attentionEntry("attention coopmat2 f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
                                    AttentionVariant::Coopmat2));
   // Decode: one query row of 32 heads against 8 K/V heads (GQA 4:1), split over the keys and
-  // merged by the last split (without lse) or the combine pass (with it).
+  // combined.
   entries.push_back(attentionEntry("attention decode f16 D128 GQA 4:1", DType::F16, 128, true, 32, 8, 1, 4096));
-  entries.push_back(attentionEntry("attention decode f16 D128 GQA 4:1 with lse", DType::F16, 128, true, 32, 8, 1, 4096,
-                                   AttentionVariant::Auto, true));
   // Dense layers: prompts (tiles; cooperative matrices for f16) and decode (one row).
   for (DType dtype : {DType::F16, DType::F32}) {
     entries.push_back(

@@ -13,19 +13,14 @@
 // subgroup are merged by shuffles, the subgroups through shared memory, and the final merge runs
 // across the workgroup's invocations, one per (row, output element).
 // With SPLIT, workgroup z covers the z-th share of the keys and writes partial records (as
-// attention_rows.comp) that attention_combine.comp finishes; with FUSED_COMBINE too, the records
-// are coherent and the workgroups of one block of rows count themselves on a device-scope atomic
-// (binding 12, zeroed by the runtime), and the last to finish merges the block's records and
-// writes the output: one dispatch fewer per decode step (not with lse, whose binding holds the
-// records).
+// attention_rows.comp) that attention_combine.comp finishes.
 // Bindings: as attention_rows.comp (0 q, 1 k, 2 v, 3 out, 4 lse or partial records, 5 bias,
-// 6 keep mask, 7 key lengths, 8 status, 9 sinks, 10 ALiBi slopes, 11 block table, 12 the split
-// counters of FUSED_COMBINE, else unused).
+// 6 keep mask, 7 key lengths, 8 status, 9 sinks, 10 ALiBi slopes, 11 block table, 12 unused).
 // Push: AttentionParams. Spec: attention_common.glsl (0 workgroup, a multiple of SUBGROUP_SIZE;
 // 1 DK, 2 DV: multiples of the word's elements, whose word counts D_LANES divides; 3-7 mask/lse
 // flags; 8 ROWS; 9 KEY_BLOCK; 12 SPLIT; 16 SUBGROUP_SIZE, the pipeline's fixed or required size;
 // 17-20 softcap, sinks, ALiBi; 21 D_LANES, a power of two up to SUBGROUP_SIZE; 22 PAGE_SIZE,
-// 23 ALIGN_KEYLEN, 27 FUSED_COMBINE). Every K and V row starts at a multiple of the word's elements (checked on the
+// 23 ALIGN_KEYLEN). Every K and V row starts at a multiple of the word's elements (checked on the
 // host).
 // Dispatch: one workgroup per (b, kvh, block of ROWS packed rows), flat over x then y; z splits.
 // Rows whose keys are all masked give zeros and lse = -inf. NaN in q, k, v, bias sets status bits
@@ -41,11 +36,7 @@
 layout(push_constant) uniform Push { AttentionParams p; };
 layout(std430, set = 0, binding = ATTN_BINDING_Q) readonly buffer Q { ELEM q[]; };
 layout(std430, set = 0, binding = ATTN_BINDING_O) writeonly buffer O { ELEM o[]; };
-// With FUSED_COMBINE the split records are read back by another workgroup: coherent stores.
-layout(std430, set = 0, binding = ATTN_BINDING_LSE) coherent writeonly buffer Lse { float lse[]; };
-layout(std430, set = 0, binding = ATTN_BINDING_LSE) coherent readonly buffer Records { float records[]; };
-layout(std430, set = 0, binding = ATTN_BINDING_SEQS) coherent buffer SplitCounters { uint splitCounters[]; };
-layout(constant_id = ATTN_SPEC_FUSED_COMBINE) const bool FUSED_COMBINE = false;
+layout(std430, set = 0, binding = ATTN_BINDING_LSE) writeonly buffer Lse { float lse[]; };
 // K and V as 16-byte words: vec4 (f32), or 8 halves in a uvec4 unpacked to fp32 (f16).
 #ifdef STORAGE_F16
 #define WORD uvec4
@@ -83,41 +74,6 @@ const uint SUBGROUPS = WG_SIZE / SUBGROUP_SIZE;
 shared float mergedAcc[SUBGROUPS * ROWS * DV];
 shared float mergedMax[SUBGROUPS * ROWS];
 shared float mergedSum[SUBGROUPS * ROWS];
-
-shared bool lastSplit;
-
-// FUSED_COMBINE: once every split of this workgroup's block of rows (flat index `group`) has
-// written its records, the last one merges them as attention_combine.comp does, one invocation per
-// (row, output element). The records' stores are made available before the count is taken, and
-// the last workgroup's reads follow it.
-void combineIfLast(uint group, uint b, uint kvh, uint firstRow, uint lastRow) {
-  memoryBarrierBuffer();
-  barrier();
-  if (gl_LocalInvocationIndex == 0u) lastSplit = atomicAdd(splitCounters[group], 1u) == gl_NumWorkGroups.z - 1u;
-  barrier();
-  if (!lastSplit) return;
-  memoryBarrierBuffer();
-  for (uint x = gl_LocalInvocationIndex; x < ROWS * DV; x += WG_SIZE) {
-    const uint r = x / DV, e = x % DV;
-    if (firstRow + r > lastRow) break;  // rows past the block's end (x grows with r)
-    const uint packed = firstRow + r;
-    const uint h = kvh * p.kvGroup + packed / p.lq, i = packed % p.lq;
-    const uint first = ((b * p.heads + h) * p.lq + i) * (DV + 2);
-    const uint stride = p.batch * p.heads * p.lq * (DV + 2);  // between splits' records
-    float mAll = M_START;  // records of splits that saw no key hold M_START and l = 0
-    [[dont_unroll]] for (uint z = 0; z < gl_NumWorkGroups.z; ++z) mAll = max(mAll, records[first + z * stride + DV]);
-    float sum = 0.0, value = 0.0;
-    [[dont_unroll]] for (uint z = 0; z < gl_NumWorkGroups.z; ++z) {
-      const uint rec = first + z * stride;
-      const float w = exp2(records[rec + DV] - mAll);
-      sum += w * records[rec + DV + 1];
-      value += w * records[rec + e];
-    }
-    float inv, lseLog2;
-    finishRow(h, mAll, sum, inv, lseLog2);
-    o[p.oOffset + b * p.oStrideB + h * p.oStrideH + i * p.oStrideL + e] = TO_ELEM(value * inv);
-  }
-}
 
 // Element offset (a multiple of the word) of lane t's x-th word of a row.
 uint laneElement(uint t, uint x) { return (t + D_LANES * x) * WORD_ELEMS; }
@@ -317,7 +273,6 @@ void main() {
       if (WRITE_LSE && e == 0) lse[lseIndex(b, h, i)] = lseLog2 * LN2;
     }
   }
-  if (SPLIT && FUSED_COMBINE) combineIfLast(group, b, kvh, firstRow, lastRow);
   // A NaN score came from q or k: blame q if any lane's slice of it holds one.
   if (nanScore || nanBias || nanOut) {
     uint bits = nanScore ? (nanQ ? 1u : 2u) : 0u;

@@ -1,8 +1,7 @@
 // The GPU decode kernel (attention_decode.comp) against the double reference on the shapes it is
 // built for: few query rows over long caches, the query heads of a KV head packed into one
 // workgroup (more of them than one workgroup's rows, so several row blocks), head dims up to
-// MLA's, f32 and f16, automatic and explicit key splits merged by the parallel combine or, without
-// lse, by the last split itself; which
+// MLA's, f32 and f16, automatic and explicit key splits merged by the parallel combine; which
 // inputs it refuses by name; NaN blamed on the right input when a key's head dim is spread over
 // lanes; and what Auto picks on a GPU-class context. The whole Attention suite also runs on it
 // (test_attention's kernel_decode family).
@@ -47,8 +46,6 @@ TEST_F(AttentionDecodeKernel, PackedHeadsAgainstLongCaches) {
     AttentionOptions split = optionsFor(pr);
     split.keySplits = 7;
     check(ctx(), Path::Decode, pr, in, split, dtype);
-    // Without lse the last split of each block of rows merges the records itself.
-    check(ctx(), Path::Decode, pr, in, split, dtype, 1.0, false);
   }
 }
 
@@ -74,9 +71,6 @@ TEST_F(AttentionDecodeKernel, MasksSinksAndKeyLengths) {
     s.keySplits = splits;
     check(ctx(), Path::Decode, pr, in, s, DType::F32);
   }
-  AttentionOptions merged = o;
-  merged.keySplits = 5;
-  check(ctx(), Path::Decode, pr, in, merged, DType::F32, 1.0, false);  // the fused combine, sinks included
 }
 
 TEST_F(AttentionDecodeKernel, RefusesWhatItCannotReadByName) {

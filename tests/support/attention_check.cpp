@@ -153,7 +153,7 @@ std::vector<float> finiteLse(std::vector<float> x) {
 }
 
 void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype,
-           double valueRange, bool askLse) {
+           double valueRange) {
   if ((path == Path::Coopmat || path == Path::Coopmat2) && dtype == DType::F32) {
     // The matrix units take f16: the same case on f16-rounded copies, to the f16 tolerance.
     ASSERT_FALSE(in.kRead || in.vRead) << "the cooperative-matrix kernel reads dense K/V only";
@@ -164,7 +164,7 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
     half.tq = ctx.tensor(in.tq.shape(), half.q, DType::F16);
     half.tk = ctx.tensor(in.tk.shape(), half.k, DType::F16);
     half.tv = ctx.tensor(in.tv.shape(), half.v, DType::F16);
-    check(ctx, path, pr, half, o, DType::F16, valueRange, askLse);
+    check(ctx, path, pr, half, o, DType::F16, valueRange);
     return;
   }
   SCOPED_TRACE(std::string("path ") + pathName(path) + ", dtype " + toString(dtype));
@@ -175,10 +175,8 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
     out = attentionNaive(ctx, in.tq, in.tk, in.tv, o);
   } else {
     o.variant = variantOf(path);
-    if (askLse) {
-      lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
-      o.lse = lse.view();
-    }
+    lse = ctx.tensor({static_cast<int64_t>(pr.batch), static_cast<int64_t>(pr.headsQ), static_cast<int64_t>(pr.lq)});
+    o.lse = lse.view();
     out = attention(ctx, in.tq, in.kRead ? *in.kRead : in.tk.view(), in.vRead ? *in.vRead : in.tv.view(), o);
   }
   const bool f16 = dtype == DType::F16;
@@ -188,7 +186,7 @@ void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in
   double& worst = g_log->worst[std::string(pathName(path)) + " " + toString(dtype)];
   worst = std::max(worst, stats.maxAbs);
   EXPECT_TRUE(allClose(got, ref.out, atol, f16 ? kRtolF16 : kRtolF32));
-  if (path != Path::Naive && askLse) {
+  if (path != Path::Naive) {
     EXPECT_TRUE(allClose(finiteLse(lse.download()), finiteLse(ref.lse), kAtolLse, kRtolLse)) << "lse";
   }
 }

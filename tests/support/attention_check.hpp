@@ -58,13 +58,12 @@ AttentionOptions optionsFor(const reference::AttentionProblem& pr);
 std::vector<double> finiteLse(std::vector<double> x);
 std::vector<float> finiteLse(std::vector<float> x);
 
-// Runs one path on (pr, inputs, options) and checks out (and lse for fused paths, unless
-// `askLse` is false: the decode kernel then merges its own key splits) against the reference;
-// scale of the reference is the option's (pr.scale). The absolute tolerance is scaled by
+// Runs one path on (pr, inputs, options) and checks out (and lse for fused paths) against the
+// reference; scale of the reference is the option's (pr.scale). The absolute tolerance is scaled by
 // `valueRange` when v was drawn from a wider range than [-1, 1]: the output is a convex combination
 // of v's rows, so its absolute error scales with them.
 void check(Context& ctx, Path path, const reference::AttentionProblem& pr, const Inputs& in, AttentionOptions o,
-           DType dtype, double valueRange = 1.0, bool askLse = true);
+           DType dtype, double valueRange = 1.0);
 
 // k and v of `in` stored as `format` (bf16, Q8_0, Q4_0); the reference then reads their decoded
 // values.

@@ -175,7 +175,6 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
   const detail::KeyLoop loop = kernel.keyLoop(plan, shape);
   const uint32_t splits = kernel.splitsKeys ? chooseSplits(ctx, plan, loop, workgroups, options.keySplits) : 1;
   shape.split = splits > 1;
-  shape.fusedCombine = shape.split && kernel.mergesOwnSplits && !shape.writeLse;
   const uint64_t keysPerSplit = (static_cast<uint64_t>(plan.lk) + splits - 1) / splits;
   detail::requireLoopBudget(ctx, loop.iterations(keysPerSplit),
                             "attention over " + std::to_string(plan.lk) + " keys (argument 'k')");
@@ -192,11 +191,6 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
       throw Unsupported("attention's " + std::to_string(splits) + " key splits need " + std::to_string(floats * 4) +
                         " bytes of partial results, past " + ctx.info().name + "'s storage buffer limit");
     partials = &rec.scratch(static_cast<std::size_t>(floats * 4), "attention's split-K partial records");
-  }
-  // The fused combine's counters, one per workgroup of rows (the kernel reads no sequences).
-  if (shape.fusedCombine) {
-    const std::vector<uint32_t> zeros(static_cast<std::size_t>(workgroups), 0u);
-    plan.seqs = &rec.upload(zeros.data(), zeros.size() * sizeof(uint32_t), "attention's split counters");
   }
   if (plan.varlen) {
     // The sequences' offsets, for the kernel and its combine, then the multiplier that spreads
@@ -220,7 +214,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                     {ATTN_BINDING_PAGES, plan.pages},
                     {ATTN_BINDING_SEQS, plan.seqs}},
                    plan.params, groups, {"attention", {"q", "k", "v", "bias"}, ATTN_BINDING_STATUS});
-  if (shape.split && !shape.fusedCombine) {
+  if (shape.split) {
     AttentionKernelShape combine;
     combine.workgroup = 64;
     combine.writeLse = shape.writeLse;

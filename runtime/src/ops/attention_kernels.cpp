@@ -59,26 +59,26 @@ bool noPacking(const AttentionKernelShape&) {
 }
 
 constexpr AttentionKernel kKernels[] = {
-    {AttentionVariant::Rows, true, true, true, false, rowsShape,
+    {AttentionVariant::Rows, true, true, true, rowsShape,
      [](const Context&, const AttentionPlan& p) { return rowsShaderName(p); },
      [](const AttentionKernelShape& s) { return uint64_t{s.rows} * (s.laneKeys ? 1 : s.workgroup); },
      [](const AttentionKernelShape& s) { return s.laneKeys; }, rowsLoop},
-    {AttentionVariant::Tiled, false, false, false, false, tiledShape,
+    {AttentionVariant::Tiled, false, false, false, tiledShape,
      [](const Context&, const AttentionPlan& p) { return variantName("attention_tiled", p.dtype); },
      [](const AttentionKernelShape& s) { return uint64_t{s.workgroup / s.rowLanes}; }, noPacking, tiledLoop},
-    {AttentionVariant::Coopmat, false, false, true, false, coopmatShape,
+    {AttentionVariant::Coopmat, false, false, true, coopmatShape,
      [](const Context& ctx, const AttentionPlan& p) {
        return variantName(coopmatShader("attention_coopmat", coopmatChoiceFor(ctx.info()).flavour), p.dtype);
      },
      fragmentRows, noPacking, fragmentLoop},
-    {AttentionVariant::CoopmatEmulated, false, false, true, false,
+    {AttentionVariant::CoopmatEmulated, false, false, true,
      [](const Context& ctx, const AttentionPlan& p) { return fragmentShape(ctx, p, true); },
      [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat_emu", p.dtype); }, fragmentRows,
      noPacking, fragmentLoop},
-    {AttentionVariant::Coopmat2, false, false, true, false, coopmat2Shape,
+    {AttentionVariant::Coopmat2, false, false, true, coopmat2Shape,
      [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat2", p.dtype); }, fragmentRows,
      noPacking, coopmat2Loop},
-    {AttentionVariant::Decode, false, true, true, true, decodeShape,
+    {AttentionVariant::Decode, false, true, true, decodeShape,
      [](const Context&, const AttentionPlan& p) { return variantName("attention_decode", p.dtype); },
      [](const AttentionKernelShape& s) { return uint64_t{s.rows}; }, [](const AttentionKernelShape&) { return true; },
      decodeLoop},

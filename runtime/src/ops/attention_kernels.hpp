@@ -23,7 +23,6 @@ struct AttentionKernel {
   bool readsStorageFormats;  // K/V in bf16, Q8_0 or Q4_0, and packed batches (cuSeqlensQ)
   bool readsPagedCache;      // a block table over a paged K/V cache
   bool splitsKeys;           // long key ranges split over workgroups, merged by attention_combine
-  bool mergesOwnSplits;      // ... or by the last split to finish, where no lse is asked for (FUSED_COMBINE)
   AttentionKernelShape (*shape)(const Context& ctx, const AttentionPlan& plan);
   std::string (*module)(const Context& ctx, const AttentionPlan& plan);
   // Query rows one workgroup covers; kernels that pack a KV head's query heads (GQA) count the

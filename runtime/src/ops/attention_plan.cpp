@@ -341,7 +341,6 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(FRAG_SPEC_N, shape.fragN)
       .set(FRAG_SPEC_K, shape.fragK)
       .set(ATTN_SPEC_LOCKSTEP_SUBGROUPS, shape.lockstepSubgroups)
-      .set(ATTN_SPEC_FUSED_COMBINE, shape.fusedCombine)
       .set(ATTN_SPEC_SOFTCAP, plan.softcap)
       .set(ATTN_SPEC_HAS_SINKS, plan.hasSinks)
       .set(ATTN_SPEC_HAS_ALIBI, plan.hasAlibi)

@@ -72,7 +72,6 @@ struct AttentionKernelShape {
   uint32_t keyBlock = 4;  // keys per step / per tile
   bool writeLse = false;
   bool split = false;                           // rows / fragment kernel writes split-K partial records
-  bool fusedCombine = false;                    // decode kernel: the last split merges the records
   bool laneKeys = false;                        // rows kernel decode mode: lanes share rows, split keys
   uint32_t stages = 2;                          // fragment kernel: K/V buffers in shared memory
   uint32_t subgroup = 32;                       // fragment kernel: the (fixed) subgroup size
