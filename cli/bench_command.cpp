@@ -114,21 +114,26 @@ int benchCommand(const CommonOptions& options, const std::vector<std::string>& a
       if (!named) throw InvalidArgument(flag, "'" + *name + "', expected " + std::string(kAttentionVariantNames));
       return named;
     };
-    m = measureAttention(ctx,
-                         {.batch = count("--batch", 1),
-                          .heads = count("--heads", 8),
-                          .queries = count("--queries", len),
-                          .len = len,
-                          .dim = count("--dim", 64),
-                          .kvHeads = count("--kv-heads", count("--heads", 8)),
-                          .causal = a.has("--causal"),
-                          .dtype = dtype,
-                          .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
-                          .pageSize = pageSize,
-                          .kvDtype = kvDtype,
-                          .against = variantOf("--against"),
-                          .keySplits = static_cast<uint32_t>(a.integer("--key-splits", 0, 0, 4096))},
-                         repeats);
+    try {
+      m = measureAttention(ctx,
+                           {.batch = count("--batch", 1),
+                            .heads = count("--heads", 8),
+                            .queries = count("--queries", len),
+                            .len = len,
+                            .dim = count("--dim", 64),
+                            .kvHeads = count("--kv-heads", count("--heads", 8)),
+                            .causal = a.has("--causal"),
+                            .dtype = dtype,
+                            .variant = variantOf("--kernel").value_or(AttentionVariant::Auto),
+                            .pageSize = pageSize,
+                            .kvDtype = kvDtype,
+                            .against = variantOf("--against"),
+                            .keySplits = static_cast<uint32_t>(a.integer("--key-splits", 0, 0, 4096))},
+                           repeats);
+    } catch (const InvalidArgument& e) {  // the option's name, as this command spells it
+      if (e.argument() != "keySplits") throw;
+      throw InvalidArgument("--key-splits", e.problem());
+    }
   } else if (kernel == "linear") {
     m = measureLinear(ctx, count("--m", 512), count("--n", 512), count("--k", 512), dtype, MatmulVariant::Auto,
                       repeats);
