@@ -14,7 +14,10 @@
 // (batch, head); each subgroup owns FM of them. K/V tiles are staged in shared memory as in
 // attention_coopmat.comp (attention_kv_stage.glsl; STAGES = 2 double-buffers them); Q enters, and
 // the output leaves, through one fp32 block of shared memory per subgroup (sO), since rows past Lq
-// and padded head-dim columns must be neither read nor written.
+// and padded head-dim columns must be neither read nor written. That block lies over the K/V tiles
+// (one array of 16-byte words), which are idle before the key loop and after it, so 4 subgroups x
+// 32 keys x 2 stages fit in NVIDIA's 48 KiB at head dim 128 (the sum would need 67 KiB); a
+// workgroup barrier separates the two uses at each end of the loop.
 // The online softmax is exact (no lazy rescale: every tile rescales O) and uses the finite
 // sentinels of attention_common.glsl (MASKED, M_START), so it does not rely on IEEE -inf
 // arithmetic; a row with no visible key keeps l = 0, giving zeros and lse = -inf (finishRow).
@@ -82,9 +85,17 @@ const uint LDO = ATTN_COOPMAT2_LD_O(DKP, DVP);
 #define MatO coopmat<float, gl_ScopeSubgroup, FM, DVP, gl_MatrixUseAccumulator>
 
 #define STAGE_WORDS  // K/V tiles as 16-byte words (attention_kv_stage.glsl)
-shared uvec4 sK[STAGES * KEY_BLOCK * LDK / 8];
-shared uvec4 sV[STAGES * KEY_BLOCK * LDV / 8];
-shared float sO[FM * ROWS * LDO];
+// K's tiles, then V's, in 16-byte words; the fp32 block sO (FM x ROWS rows of LDO, a multiple of
+// 4) over them from word 0 (shared_layout.h sizes the larger of the two).
+const uint KV_WORDS = STAGES * KEY_BLOCK * (LDK + LDV) / 8, O_WORDS = FM * ROWS * LDO / 4;
+shared uvec4 sKVO[KV_WORDS > O_WORDS ? KV_WORDS : O_WORDS];
+#define sK sKVO
+#define sV sKVO
+#define STAGE_V_BASE (STAGES * KEY_BLOCK * LDK)
+#define sO sKVO
+const uint O_WORD = 4;  // floats per word of sO: the matrix loads' offsets and strides are in words
+float sOAt(const uint x) { return uintBitsToFloat(sKVO[x / 4u][x % 4u]); }
+void sOSet(const uint x, const float value) { sKVO[x / 4u][x % 4u] = floatBitsToUint(value); }
 
 #include "attention_kv_stage.glsl"
 
@@ -151,12 +162,13 @@ void main() {
     const uint i = min(first + r0 + row, last);
     const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
     nanQ = nanQ || isnan(val);
-    sO[(r0 + row) * LDO + c] = val;
+    sOSet((r0 + row) * LDO + c, val);
   }
   subgroupSync();  // the block is whole before it is loaded
   MatQStage qStage;
-  coopMatLoad(qStage, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+  coopMatLoad(qStage, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
   const MatQ qA = MatQ(qStage);
+  barrier();  // every subgroup holds its Q before the K/V tiles overwrite the block
 
   MatO acc = MatO(0.0);
   MatS mRun = MatS(M_START), lRun = MatS(0.0);
@@ -215,7 +227,8 @@ void main() {
       MatO alphaO;
       coopMatReduceNV(alphaO, alpha, gl_CooperativeMatrixReduceRowNV, maxOf);
       MatV vB;
-      coopMatLoad(vB, sV, STAGE_INDEX(stage * KEY_BLOCK * LDV), STAGE_INDEX(LDV), gl_CooperativeMatrixLayoutRowMajor);
+      coopMatLoad(vB, sV, STAGE_INDEX(STAGE_V_BASE + stage * KEY_BLOCK * LDV), STAGE_INDEX(LDV),
+                  gl_CooperativeMatrixLayoutRowMajor);
       acc = coopMatMulAdd(MatP(pr), vB, acc * alphaO);
     }
     if (STAGES == 2) {
@@ -224,6 +237,7 @@ void main() {
       barrier();  // tile t + 1 is staged and tile t's buffer is free again
     }
   }
+  if (STAGES == 1) barrier();  // every subgroup is done with the last tile before sO overwrites it
 
   // Each row's max and sum over DVP columns, then the output (or split-K's partial records) and
   // lse leave through sO, one row-major block at a time.
@@ -234,38 +248,38 @@ void main() {
   const uint rec0 = ((gl_WorkGroupID.z * p.batch + b) * p.heads + h) * p.lq;  // split-K records of row 0
   const uint oBase = p.oOffset + b * p.oStrideB + h * p.oStrideH;
   if (SPLIT) {
-    coopMatStore(acc, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(acc, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
     subgroupSync();
     [[dont_unroll]] for (uint x = lane; x < FM * DV; x += LANES) {
       const uint row = x / DV, c = x % DV;
       if (first + r0 + row >= p.lq) continue;
-      const float val = sO[(r0 + row) * LDO + c];
+      const float val = sOAt((r0 + row) * LDO + c);
       nanOut = nanOut || isnan(val);
       lse[(rec0 + first + r0 + row) * (DV + 2) + c] = val;
     }
     subgroupSync();
-    coopMatStore(mO, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(mO, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
     subgroupSync();
     for (uint rr = lane; rr < FM; rr += LANES)
-      if (first + r0 + rr < p.lq) lse[(rec0 + first + r0 + rr) * (DV + 2) + DV] = sO[(r0 + rr) * LDO];
+      if (first + r0 + rr < p.lq) lse[(rec0 + first + r0 + rr) * (DV + 2) + DV] = sOAt((r0 + rr) * LDO);
     subgroupSync();
-    coopMatStore(lO, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(lO, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
     subgroupSync();
     for (uint rr = lane; rr < FM; rr += LANES) {
       if (first + r0 + rr >= p.lq) continue;
-      const float l = sO[(r0 + rr) * LDO];
+      const float l = sOAt((r0 + rr) * LDO);
       nanOut = nanOut || isnan(l);
       lse[(rec0 + first + r0 + rr) * (DV + 2) + DV + 1] = l;
     }
   } else {
     MatO result;
     coopMatPerElementNV(result, acc, outputOf, mO, lO, h);
-    coopMatStore(result, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(result, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
     subgroupSync();
     [[dont_unroll]] for (uint x = lane; x < FM * DV; x += LANES) {
       const uint row = x / DV, c = x % DV;
       if (first + r0 + row >= p.lq) continue;
-      const float val = sO[(r0 + row) * LDO + c];
+      const float val = sOAt((r0 + row) * LDO + c);
       nanOut = nanOut || isnan(val);
       o[oBase + (first + r0 + row) * p.oStrideL + c] = TO_ELEM(val);
     }
@@ -273,10 +287,10 @@ void main() {
       MatO lseRows;
       coopMatPerElementNV(lseRows, mO, lseOf, lO, h);
       subgroupSync();  // the output block has been read
-      coopMatStore(lseRows, sO, r0 * LDO, LDO, gl_CooperativeMatrixLayoutRowMajor);
+      coopMatStore(lseRows, sO, r0 * LDO / O_WORD, LDO / O_WORD, gl_CooperativeMatrixLayoutRowMajor);
       subgroupSync();
       for (uint rr = lane; rr < FM; rr += LANES)
-        if (first + r0 + rr < p.lq) lse[(b * p.heads + h) * p.lq + first + r0 + rr] = sO[(r0 + rr) * LDO];
+        if (first + r0 + rr < p.lq) lse[(b * p.heads + h) * p.lq + first + r0 + rr] = sOAt((r0 + rr) * LDO);
     }
   }
 

@@ -9,7 +9,8 @@
 # fresh compile (tools/prebuilt_spirv.sh --check); then `vkattn conformance --validation` over the
 # cooperative-matrix cases, which must execute (not skip) at least 20 cases each of attention and
 # matmul on VK_KHR_cooperative_matrix and of attention on VK_NV_cooperative_matrix2 (conformance
-# rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing.
+# rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing; and two
+# cooperative-matrix-2 cases with larger tiles forced (VKATTN_ATTENTION_TILE).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: run_on_mesa26.sh BUILD_DIR [COMMAND...]}" && pwd)
@@ -83,6 +84,18 @@ for i in 0 1; do
   cat "$build/conformance-mesa26-$i.txt"
 done
 [ "$status" -eq 0 ] || { echo "Mesa 26 leg: a conformance case failed (above)" >&2; exit 1; }
+# The cooperative-matrix-2 kernel's Q/output block lies over its K/V tiles: two cases with tiles
+# forced past what this CPU driver gets by default, double-buffered (2 stages), and with the block
+# larger than the tiles (8-key tiles under 4 subgroups' rows).
+for tile in 2x16x2 4x8x1; do
+  VKATTN_ATTENTION_TILE=$tile in_root "$build/vkattn" conformance --validation \
+    --filter 'Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2' \
+    > "$build/conformance-mesa26-tile-$tile.txt" 2>&1 ||
+    { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile failed" >&2; exit 1; }
+  grep -q "^2 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-tile-$tile.txt" ||
+    { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile did not run both cases" >&2; exit 1; }
+  echo "Mesa 26 leg: attention_coopmat2 with tile $tile (ROWSxKEYSxSTAGES): 2 cases passed"
+done
 # Auto under the GPU profile picks the fragment kernels here (the matrix units are usable). The
 # case needs a second Vulkan instance in its process, at whose exit sid's validation layer
 # (1.4.363) aborts (so does any such case, e.g. test_linear's RowsKernelWithoutSubgroupShuffles):

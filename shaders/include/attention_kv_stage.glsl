@@ -6,7 +6,9 @@
 // the buffers k, v, k4 and v4 (ELEM and ELEM4 views of bindings K and V; with STAGE_WORDS also k2
 // and v2, uvec2 views), the shared arrays sK and sV (STAGES tiles each; FRAG_IN, or uvec4 with
 // STAGE_WORDS, where DKP, DVP, LDK and LDV are multiples of 8), and the constants DKP, DVP, LDK and
-// LDV; `p` is the AttentionParams push constant.
+// LDV; `p` is the AttentionParams push constant. An includer that keeps K and V in one array of
+// words defines both names as that array and STAGE_V_BASE as the element where V's tiles begin
+// (a multiple of STAGE_ELEMS; STAGE_WORDS only).
 #ifndef VKATTN_ATTENTION_KV_STAGE_GLSL
 #define VKATTN_ATTENTION_KV_STAGE_GLSL
 
@@ -97,7 +99,11 @@ void storeTile(TileWords w, uint stage) {
     if (s < KEY_BLOCK * DVW) {
       const uint at = (stage * KEY_BLOCK + s / DVW) * LDV + (s % DVW) * STAGE_ELEMS;
 #ifdef STAGE_WORDS
+#ifdef STAGE_V_BASE
+      sV[(STAGE_V_BASE + at) / STAGE_ELEMS] = w.v[it];
+#else
       sV[at / STAGE_ELEMS] = w.v[it];
+#endif
 #else
       sV[at] = FRAG_IN(w.v[it].x);
       sV[at + 1] = FRAG_IN(w.v[it].y);

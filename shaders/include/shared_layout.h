@@ -17,10 +17,15 @@
 
 // attention_coopmat2.comp: K and V tiles as above (head dims padded to the flexible granularity),
 // and one fp32 block of FM x ROWS rows that stages Q before the key loop and the output after it.
+// The block lies over the K/V tiles, which are idle then: the kernel needs the larger of the two.
 #define ATTN_COOPMAT2_LD_O(DKP, DVP) (((DKP) > (DVP) ? (DKP) : (DVP)) + 4)
+#define ATTN_COOPMAT2_KV_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES)                                         \
+  ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES))
+#define ATTN_COOPMAT2_O_BYTES(DKP, DVP, FM, ROWS) ((FM) * (ROWS) * ATTN_COOPMAT2_LD_O(DKP, DVP) * 4)
 #define ATTN_COOPMAT2_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS)                        \
-  ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
-   (FM) * (ROWS) * ATTN_COOPMAT2_LD_O(DKP, DVP) * 4)
+  (ATTN_COOPMAT2_KV_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES) > ATTN_COOPMAT2_O_BYTES(DKP, DVP, FM, ROWS)  \
+       ? ATTN_COOPMAT2_KV_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES)                                       \
+       : ATTN_COOPMAT2_O_BYTES(DKP, DVP, FM, ROWS))
 
 // matmul_coopmat.comp: slices of a (TILE_M rows of BK) and B (TILE_N rows of BK, or BK rows of
 // TILE_N when B is [K, N]) per stage, and one FM x FN epilogue block per subgroup (4 subgroups).
