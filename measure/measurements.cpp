@@ -209,7 +209,10 @@ Measurement measureAttention(Context& ctx, const AttentionCase& c, Repeats repea
   try {
     Tensor baselineOut = ctx.tensor({batch, heads, queries, dim}, dtype);
     AttentionOptions other = options;
-    if (c.against) other.variant = *c.against;
+    if (c.against) {
+      other.variant = *c.against;
+      other.keySplits = 0;  // the other kernel at its own split count (it may split no keys)
+    }
     const double baselineNs = timeOnDevice(
                                   ctx,
                                   [&] {

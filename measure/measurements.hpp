@@ -64,7 +64,7 @@ struct AttentionCase {
   // above), so that two kernels are compared in one process.
   std::optional<AttentionVariant> against;
   // Key splits of the kernels that split the keys (decode, fragment kernels; 0: the runtime's
-  // choice), for sweeping the split count on a device.
+  // choice), for sweeping the split count on a device; an `against` baseline keeps its own.
   uint32_t keySplits = 0;
 };
 // Self-attention [batch, heads, len, dim] (decode when queries < len: the last `queries` rows),
