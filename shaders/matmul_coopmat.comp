@@ -8,8 +8,9 @@
 // slice of a ([m][k]) and a TILE_N x BK slice of B ([n][k], read column-major; or [k][n] when
 // B_KN, read row-major) in shared memory with 4-element loads where rows are aligned (vec4: 16
 // bytes for f32, f16vec4 for f16), scalar loads at the edges, zeros past M, N, K so any shape
-// works; rows are padded by 16 bytes. STAGES = 2 double-buffers the slices (one barrier per slice,
-// the next slice's loads issued before this slice's products). The epilogue goes one fragment at a
+// works; rows are padded by 16 bytes. STAGES = 2 double-buffers the slices (one barrier per slice:
+// the next slice's global loads go into registers before this slice's products, and into the other
+// buffer after them). The epilogue goes one fragment at a
 // time through an FM x FN shared block per subgroup to the common output code (bias, activation,
 // residual, NaN report). Shared memory: shared_layout.h (MATMUL_COOPMAT_*).
 // Bindings, push constants, spec constants 0-1, 4-5: matmul_common.glsl (ALIGNED_B here covers B
@@ -81,39 +82,72 @@ vec4 loadB4(uint bt, uint row, uint col, uint rows, uint cols) {
   return x;
 }
 
+// A slice goes to shared memory in two steps: its global loads into registers (loadSlice), and
+// those registers into a stage's buffer (storeSlice); or in one (stageSlice). With
+// SLICE_IN_REGISTERS the workgroup multiplies the slice staged before between the two steps, so
+// the loads' latency hides behind the products instead of stalling each store that needs its
+// load; with one stage, the next slice waits in registers while the products read the only buffer.
+// Each invocation holds SLICE_A_LOADS + SLICE_B_LOADS words of four elements (8 + 8 registers at
+// 64 x 64 x 32 f16 on 128 invocations). At FRAGS = 4 the 16 accumulator fragments fill the
+// register file (AMD's compiler: 256 VGPRs on RDNA3), and holding a slice as well spilled 29 of
+// them, so there each word is stored as it loads.
+const bool SLICE_IN_REGISTERS = FRAGS <= 2;
+const uint SLICE_A_LOADS = (TILE_M * BK / 4 + WG_SIZE - 1) / WG_SIZE;
+const uint SLICE_B_LOADS = (TILE_N * BK / 4 + WG_SIZE - 1) / WG_SIZE;
+ELEM4 sliceA[SLICE_A_LOADS];
+ELEM4 sliceB[SLICE_B_LOADS];
+
+// Where load `it` of this invocation sits in the A slice: its row and first column (k), or an
+// index past the slice.
+uvec2 sliceAPlace(uint it) {
+  const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+  return uvec2(s / (BK / 4), (s % (BK / 4)) * 4);
+}
+// The same in the B slice as stored: row k and columns n.. when B_KN, else row n and columns k...
+uvec2 sliceBPlace(uint it) {
+  const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+  return B_KN ? uvec2(s / (TILE_N / 4), (s % (TILE_N / 4)) * 4) : uvec2(s / (BK / 4), (s % (BK / 4)) * 4);
+}
+bool sliceAHas(uint it) { return gl_LocalInvocationID.x + it * WG_SIZE < TILE_M * BK / 4; }
+bool sliceBHas(uint it) { return gl_LocalInvocationID.x + it * WG_SIZE < TILE_N * BK / 4; }
+
+// Word `it` of this invocation's share of the A and the B slice at (m0, n0, k0), and where it goes
+// in a stage's buffer.
+ELEM4 loadSliceA(uint it, uint bt, uint m0, uint k0) {
+  const uvec2 rc = sliceAPlace(it);
+  return sliceAHas(it) ? TO_ELEM4(loadA4(bt, m0 + rc.x, k0 + rc.y)) : ELEM4(0.0);
+}
+ELEM4 loadSliceB(uint it, uint bt, uint n0, uint k0) {
+  const uvec2 rc = sliceBPlace(it);
+  if (!sliceBHas(it)) return ELEM4(0.0);
+  return TO_ELEM4(B_KN ? loadB4(bt, k0 + rc.x, n0 + rc.y, p.k, p.n) : loadB4(bt, n0 + rc.x, k0 + rc.y, p.n, p.k));
+}
+void storeSliceA(uint it, uint stage, ELEM4 x) {
+  const uvec2 rc = sliceAPlace(it);
+  const uint at = (stage * TILE_M + rc.x) * LDA + rc.y;
+  if (!sliceAHas(it)) return;
+  [[unroll]] for (uint i = 0; i < 4; ++i) sA[at + i] = x[i];
+}
+void storeSliceB(uint it, uint stage, ELEM4 x) {
+  const uvec2 rc = sliceBPlace(it);
+  const uint at = stage * SLICE_B + rc.x * LDB + rc.y;
+  if (!sliceBHas(it)) return;
+  [[unroll]] for (uint i = 0; i < 4; ++i) sB[at + i] = x[i];
+}
+
+// With SLICE_IN_REGISTERS: the slice's global loads into sliceA and sliceB, then those into a
+// stage's buffer. Without: each word stored as it loads.
+void loadSlice(uint bt, uint m0, uint n0, uint k0) {
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) sliceA[it] = loadSliceA(it, bt, m0, k0);
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) sliceB[it] = loadSliceB(it, bt, n0, k0);
+}
+void storeSlice(uint stage) {
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) storeSliceA(it, stage, sliceA[it]);
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) storeSliceB(it, stage, sliceB[it]);
+}
 void stageSlice(uint bt, uint m0, uint n0, uint k0, uint stage) {
-  [[unroll]] for (uint it = 0; it < (TILE_M * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
-    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < TILE_M * BK / 4) {
-      const uint r = s / (BK / 4), kk = (s % (BK / 4)) * 4;
-      const vec4 x = loadA4(bt, m0 + r, k0 + kk);
-      const uint at = (stage * TILE_M + r) * LDA + kk;
-      sA[at] = FRAG_IN(x.x);
-      sA[at + 1] = FRAG_IN(x.y);
-      sA[at + 2] = FRAG_IN(x.z);
-      sA[at + 3] = FRAG_IN(x.w);
-    }
-  }
-  [[unroll]] for (uint it = 0; it < (TILE_N * BK / 4 + WG_SIZE - 1) / WG_SIZE; ++it) {
-    const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-    if (s < TILE_N * BK / 4) {
-      vec4 x;
-      uint at;
-      if (B_KN) {  // row k of the slice, columns n .. n + 3
-        const uint r = s / (TILE_N / 4), c = (s % (TILE_N / 4)) * 4;
-        x = loadB4(bt, k0 + r, n0 + c, p.k, p.n);
-        at = stage * SLICE_B + r * LDB + c;
-      } else {     // row n of the slice, columns k .. k + 3
-        const uint r = s / (BK / 4), c = (s % (BK / 4)) * 4;
-        x = loadB4(bt, n0 + r, k0 + c, p.n, p.k);
-        at = stage * SLICE_B + r * LDB + c;
-      }
-      sB[at] = FRAG_IN(x.x);
-      sB[at + 1] = FRAG_IN(x.y);
-      sB[at + 2] = FRAG_IN(x.z);
-      sB[at + 3] = FRAG_IN(x.w);
-    }
-  }
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) storeSliceA(it, stage, loadSliceA(it, bt, m0, k0));
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) storeSliceB(it, stage, loadSliceB(it, bt, n0, k0));
 }
 
 void main() {
@@ -130,18 +164,26 @@ void main() {
   FRAG_LOOP for (uint f = 0; f < FRAGS * FRAGS; ++f) acc[f] = fragFill(0.0);
 
   const uint slices = (p.k + BK - 1) / BK;
-  if (STAGES == 2 && slices > 0) stageSlice(bt, m0, n0, 0, 0);
-  barrier();  // the first slice is staged (double-buffered) before anyone reads it
+  if (SLICE_IN_REGISTERS && slices > 0) loadSlice(bt, m0, n0, 0);
+  if (STAGES == 2) {
+    if (SLICE_IN_REGISTERS && slices > 0) storeSlice(0);
+    if (!SLICE_IN_REGISTERS && slices > 0) stageSlice(bt, m0, n0, 0, 0);
+    barrier();  // the first slice is staged (double-buffered) before anyone reads it
+  }
   for (uint t = 0; t < slices; ++t) {
     uint stage = 0;
+    const bool more = t + 1 < slices;
     if (STAGES == 1) {
       if (t > 0) barrier();  // every read of the previous slice is done before it is overwritten
-      stageSlice(bt, m0, n0, t * BK, 0);
+      if (SLICE_IN_REGISTERS) storeSlice(0);
+      if (!SLICE_IN_REGISTERS) stageSlice(bt, m0, n0, t * BK, 0);
       barrier();  // the slice is staged
+      if (more && SLICE_IN_REGISTERS) loadSlice(bt, m0, n0, (t + 1) * BK);  // in flight during the products
     } else {
       stage = t & 1u;
       // The other buffer was last read in slice t - 1, which the barrier ending it closed.
-      if (t + 1 < slices) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
+      if (more && SLICE_IN_REGISTERS) loadSlice(bt, m0, n0, (t + 1) * BK);  // in flight during the products
+      if (more && !SLICE_IN_REGISTERS) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
     }
     FRAG_LOOP for (uint kk = 0; kk < BK; kk += FK) {
       FragA fa[FRAGS];
@@ -158,7 +200,10 @@ void main() {
       FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
         FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) acc[i * FRAGS + j] = fragMulAdd(fa[i], fb[j], acc[i * FRAGS + j]);
     }
-    if (STAGES == 2) barrier();  // slice t + 1 is staged and slice t's buffer is free again
+    if (STAGES == 2) {
+      if (more && SLICE_IN_REGISTERS) storeSlice(stage ^ 1u);
+      barrier();  // slice t + 1 is staged and slice t's buffer is free again
+    }
   }
 
   uint bits = 0u;
