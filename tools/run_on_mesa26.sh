@@ -9,8 +9,10 @@
 # fresh compile (tools/prebuilt_spirv.sh --check); then `vkattn conformance --validation` over the
 # cooperative-matrix cases, which must execute (not skip) at least 20 cases each of attention and
 # matmul on VK_KHR_cooperative_matrix and of attention on VK_NV_cooperative_matrix2 (conformance
-# rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing; and two
-# cooperative-matrix-2 cases with larger tiles forced (VKATTN_ATTENTION_TILE).
+# rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing; two
+# cooperative-matrix-2 cases with larger tiles forced (VKATTN_ATTENTION_TILE); the matmul cases
+# at a tile that holds the next slice in registers (VKATTN_MATMUL_TILE); and the reproducer of
+# cooperative-matrix-2 row reductions (tools/coopmat2_row_reduce.cpp).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: run_on_mesa26.sh BUILD_DIR [COMMAND...]}" && pwd)
@@ -96,6 +98,21 @@ for tile in 2x16x2 4x8x1; do
     { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile did not run both cases" >&2; exit 1; }
   echo "Mesa 26 leg: attention_coopmat2 with tile $tile (ROWSxKEYSxSTAGES): 2 cases passed"
 done
+# The KHR matmul kernel at lavapipe's default tile (4 fragments a side) stores each slice word as
+# it loads; with 2 fragments and one stage it holds the next slice in registers: forced here.
+VKATTN_MATMUL_TILE=2x32x1 in_root "$build/vkattn" conformance --validation \
+  --filter '*FragmentMatmul*/kernel_coopmat__*' > "$build/conformance-mesa26-matmul-2x32x1.txt" 2>&1 ||
+  { cat "$build/conformance-mesa26-matmul-2x32x1.txt"; echo "Mesa 26 leg: matmul with tile 2x32x1 failed" >&2; exit 1; }
+grep -q "^20 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-matmul-2x32x1.txt" ||
+  { cat "$build/conformance-mesa26-matmul-2x32x1.txt"; echo "Mesa 26 leg: matmul 2x32x1 did not run 20 cases" >&2; exit 1; }
+echo "Mesa 26 leg: linear_coopmat with tile 2x32x1 (FRAGSxBKxSTAGES): 20 cases passed"
+# The cooperative-matrix-2 row reductions (docs/attention.md): the attention kernel's own row count
+# (the device's granularity) must reduce right; two and four times it are printed, not required
+# (Mesa 26.2's lavapipe reduces only the first granule of rows right).
+reduce=$(in_root "$build/tools/vkattn_coopmat2_row_reduce" 2>&1) || true
+echo "$reduce"
+echo "$reduce" | grep -q "(1 of granularity [0-9]*), 16 columns:  row max right  row sum right  element row/column right  load/store right" ||
+  { echo "Mesa 26 leg: cooperative-matrix-2 row reductions are wrong at the granularity" >&2; exit 1; }
 # Auto under the GPU profile picks the fragment kernels here (the matrix units are usable). The
 # case needs a second Vulkan instance in its process, at whose exit sid's validation layer
 # (1.4.363) aborts (so does any such case, e.g. test_linear's RowsKernelWithoutSubgroupShuffles):
