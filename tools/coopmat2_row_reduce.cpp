@@ -33,8 +33,7 @@ struct ShaderEntry {
 constexpr uint32_t kColumns = 16;
 
 // The rows of `got` (rows x kColumns, row-major) that differ from `want` anywhere, as "8-15".
-std::string wrongRows(const std::vector<float>& got, const std::vector<float>& want, uint32_t rows,
-                      double tolerance) {
+std::string wrongRows(const std::vector<float>& got, const std::vector<float>& want, uint32_t rows, double tolerance) {
   std::string out;
   int runStart = -1;
   auto close = [&](uint32_t end) {
@@ -79,9 +78,12 @@ bool runCase(Context& ctx, const Coopmat2Choice& choice, uint32_t rows) {
     }
   }
   Tensor input = ctx.tensor({static_cast<int64_t>(n)}, a), output = ctx.tensor({static_cast<int64_t>(4 * n)});
-  const PipelineDesc desc{"reproducers/coopmat2_row_reduce", 2, 0,
+  const PipelineDesc desc{"reproducers/coopmat2_row_reduce",
+                          2,
+                          0,
                           SpecConstants().set(0u, choice.subgroupSize).set(1u, rows).set(2u, kColumns),
-                          choice.subgroupSize, kShaderTable[0].code};
+                          choice.subgroupSize,
+                          kShaderTable[0].code};
   ctx.recorder().dispatch(ctx.pipelines().get(desc), {{0, &input.buffer()}, {1, &output.buffer()}}, nullptr, 0,
                           {1, 1, 1});
   ctx.recorder().submit();
