@@ -35,6 +35,7 @@ unless the running interpreter has it; exits 77 (ctest's skip) when PyPI or the 
 missing, except under CI=true, where that is a failure. The vkattn module must be importable.
 """
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -269,6 +270,14 @@ class LlamaCpp:
         self.run("llama-quantize", self.inside(source), self.inside(target), kind)
 
 
+@functools.lru_cache(maxsize=1)
+def reference_model(path: Path):
+    """The file's weights as it stores them (dequantized) in float64, and its hyper-parameters."""
+    meta, tensors = gguf_py_read(path)
+    _, hp = hyper_parameters(meta)
+    return {name: t[2].astype(np.float64) for name, t in tensors.items()}, hp
+
+
 def reference_perplexity(weights: dict, hp: dict, tokens: list, bos, context: int) -> float:
     """The float64 reference's perplexity as llama-perplexity computes it (LanguageModel::perplexity
     in vkattn): chunks of `context` tokens, bos opening each, the second half of each scored."""
@@ -341,12 +350,16 @@ def main() -> int:
                                     f"vkattn {ours} llama.cpp {theirs}")
         print(f"{arch}: tokenization identical to llama-tokenize for {same} of {2 * len(TEXTS)} texts "
               "(control tokens parsed and not)", flush=True)
+        # The perplexity text's tokens and bos for the float64 reference, as LanguageModel::perplexity takes them.
+        perplexity_text = text_file.read_bytes().decode()
+        perplexity_tokens = list(model.tokenize(perplexity_text, add_special=True))
+        with_bos = len(perplexity_tokens) > len(model.tokenize(perplexity_text, add_special=False))
+        bos = perplexity_tokens[0] if with_bos else None
         del model
 
         for kind in TYPES:
             path = files[kind]
             model = vkattn.Model(path, context_length=256)
-            reference_weights, hp = None, None
             greedy = []
             for prompt in PROMPTS:
                 ours = model.generate(prompt, max_tokens=GREEDY_TOKENS, temperature=0.0)
@@ -372,10 +385,7 @@ def main() -> int:
                     produced += piece
                 else:
                     step = len(ours.token_bytes)
-                if reference_weights is None:
-                    meta, tensors = gguf_py_read(path)
-                    reference_weights = {name: t[2].astype(np.float64) for name, t in tensors.items()}
-                    _, hp = hyper_parameters(meta)
+                reference_weights, hp = reference_model(path)
                 fed = list(ours.prompt_ids) + list(ours.ids[:step])
                 logits = forward_reference(reference_weights, hp, fed)[-1]
                 top = np.abs(logits).max()
@@ -392,22 +402,17 @@ def main() -> int:
                                     f"two best tokens are {tie:.2%} of the largest |logit| apart, no near tie")
                 greedy.append(f"parts at {step} of {GREEDY_TOKENS} (reference top-2 gap {tie:.1e})")
             # The file's exact bytes, as llama-perplexity reads them (read_text would turn \r\n into \n).
-            ppl_ours = model.perplexity(text_file.read_bytes().decode(), context=PERPLEXITY_CONTEXT)["perplexity"]
+            ppl_ours = model.perplexity(perplexity_text, context=PERPLEXITY_CONTEXT)["perplexity"]
             ppl_theirs = llama.perplexity(path, text_file, PERPLEXITY_CONTEXT)
             relative = abs(ppl_ours - ppl_theirs) / ppl_theirs
-            if kind in ("F32", "F16") and relative > PERPLEXITY_TOLERANCE:
+            quantized = kind not in ("F32", "F16")
+            ppl_reference = None
+            if not quantized and relative > PERPLEXITY_TOLERANCE:
                 failures.append(f"{arch} {kind}: perplexity {ppl_ours:.4f}, llama-perplexity {ppl_theirs:.4f} "
                                 f"({relative:.2%} apart)")
-            if kind not in ("F32", "F16"):
-                if reference_weights is None:
-                    meta, tensors = gguf_py_read(path)
-                    reference_weights = {name: t[2].astype(np.float64) for name, t in tensors.items()}
-                    _, hp = hyper_parameters(meta)
-                text = text_file.read_bytes().decode()
-                tokens = list(model.tokenize(text, add_special=True))
-                plain = list(model.tokenize(text, add_special=False))
-                bos = tokens[0] if len(tokens) > len(plain) else None
-                ppl_reference = reference_perplexity(reference_weights, hp, tokens, bos, PERPLEXITY_CONTEXT)
+            if quantized:
+                reference_weights, hp = reference_model(path)
+                ppl_reference = reference_perplexity(reference_weights, hp, perplexity_tokens, bos, PERPLEXITY_CONTEXT)
                 ours_off = abs(ppl_ours - ppl_reference) / ppl_reference
                 theirs_off = abs(ppl_theirs - ppl_reference) / ppl_reference
                 print(f"{arch} {kind}: float64 reference perplexity {ppl_reference:.3f}: vkattn {ours_off:.3%} "
@@ -415,8 +420,7 @@ def main() -> int:
                 if ours_off > REFERENCE_PERPLEXITY_TOLERANCE:
                     failures.append(f"{arch} {kind}: perplexity {ppl_ours:.4f}, the float64 reference's "
                                     f"{ppl_reference:.4f} ({ours_off:.2%} apart)")
-            rows.append((arch, kind, "; ".join(greedy), ppl_ours, ppl_theirs, relative,
-                         ppl_reference if kind not in ("F32", "F16") else None))
+            rows.append((arch, kind, "; ".join(greedy), ppl_ours, ppl_theirs, relative, ppl_reference))
             print(f"{arch} {kind}: greedy {', '.join(greedy)}; perplexity {ppl_ours:.3f} vs {ppl_theirs:.3f} "
                   f"({relative:.3%})", flush=True)
             del model
