@@ -166,8 +166,10 @@ void main() {
   const uint slices = (p.k + BK - 1) / BK;
   if (SLICE_IN_REGISTERS && slices > 0) loadSlice(bt, m0, n0, 0);
   if (STAGES == 2) {
-    if (SLICE_IN_REGISTERS && slices > 0) storeSlice(0);
-    if (!SLICE_IN_REGISTERS && slices > 0) stageSlice(bt, m0, n0, 0, 0);
+    if (slices > 0) {
+      if (SLICE_IN_REGISTERS) storeSlice(0);
+      else stageSlice(bt, m0, n0, 0, 0);
+    }
     barrier();  // the first slice is staged (double-buffered) before anyone reads it
   }
   for (uint t = 0; t < slices; ++t) {
@@ -176,15 +178,16 @@ void main() {
     if (STAGES == 1) {
       if (t > 0) barrier();  // every read of the previous slice is done before it is overwritten
       if (SLICE_IN_REGISTERS) storeSlice(0);
-      if (!SLICE_IN_REGISTERS) stageSlice(bt, m0, n0, t * BK, 0);
+      else stageSlice(bt, m0, n0, t * BK, 0);
       barrier();  // the slice is staged
-      if (more && SLICE_IN_REGISTERS) loadSlice(bt, m0, n0, (t + 1) * BK);  // in flight during the products
     } else {
       stage = t & 1u;
-      // The other buffer was last read in slice t - 1, which the barrier ending it closed.
-      if (more && SLICE_IN_REGISTERS) loadSlice(bt, m0, n0, (t + 1) * BK);  // in flight during the products
-      if (more && !SLICE_IN_REGISTERS) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
     }
+    // The next slice: into registers, in flight during the products (stored after them, or at the
+    // next slice's start with one stage); or, not held, straight into the other buffer, which was
+    // last read in slice t - 1 and closed by the barrier ending it.
+    if (more && SLICE_IN_REGISTERS) loadSlice(bt, m0, n0, (t + 1) * BK);
+    if (more && !SLICE_IN_REGISTERS && STAGES == 2) stageSlice(bt, m0, n0, (t + 1) * BK, stage ^ 1u);
     FRAG_LOOP for (uint kk = 0; kk < BK; kk += FK) {
       FragA fa[FRAGS];
       FragB fb[FRAGS];
