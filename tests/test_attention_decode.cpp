@@ -65,7 +65,7 @@ TEST_F(AttentionDecodeKernel, MasksSinksAndKeyLengths) {
   HeadTerms terms;
   addHeadTerms(ctx(), pr, o, terms, true, true);
   Inputs in = makeInputs(ctx(), pr, DType::F32, 1401, 2.0f);
-  for (uint32_t splits : {1u, 0u, 5u}) {
+  for (uint32_t splits : {1u, 0u, 5u, 37u}) {  // 37: several rounds of any subgroup's lanes in the combine
     SCOPED_TRACE("key splits " + std::to_string(splits));
     AttentionOptions s = o;
     s.keySplits = splits;

@@ -88,19 +88,21 @@ layout(std430, set = 0, binding = ATTN_ALIBI_BINDING) readonly buffer Alibi { fl
 layout(std430, set = 0, binding = ATTN_SEQS_BINDING) readonly buffer Seqs { int seqs[]; };
 
 // Word word_ (< ceil(D / 4)) of the head vector starting at element `row` of `buf`, as vec4: lanes
-// past D are 0 and never read. D and word_ are constants after unrolling, so the checks fold away.
-#define LOAD_HEAD4(buf, row, word_, D)                                                 \
-  vec4(float(buf[(row) + 4 * (word_)]),                                              \
-       4 * (word_) + 1 < (D) ? float(buf[(row) + 4 * (word_) + 1]) : 0.0,                \
-       4 * (word_) + 2 < (D) ? float(buf[(row) + 4 * (word_) + 2]) : 0.0,                \
-       4 * (word_) + 3 < (D) ? float(buf[(row) + 4 * (word_) + 3]) : 0.0)
+// past D are 0 and never read. The checks fold away where D is a multiple of 4 or word_ a constant
+// after unrolling (a word indexed at run time would otherwise branch around each lane's load).
+#define HEAD_LANE_INSIDE(word_, lane_, D) ((D) % 4 == 0 || 4 * (word_) + (lane_) < (D))
+#define LOAD_HEAD4(buf, row, word_, D)                                                         \
+  vec4(float(buf[(row) + 4 * (word_)]),                                                      \
+       HEAD_LANE_INSIDE(word_, 1, D) ? float(buf[(row) + 4 * (word_) + 1]) : 0.0,            \
+       HEAD_LANE_INSIDE(word_, 2, D) ? float(buf[(row) + 4 * (word_) + 2]) : 0.0,            \
+       HEAD_LANE_INSIDE(word_, 3, D) ? float(buf[(row) + 4 * (word_) + 3]) : 0.0)
 // Writes the lanes of word word_ that are inside the head dim D.
-#define STORE_HEAD4(buf, row, word_, D, value_)                                            \
-  {                                                                                \
-    buf[(row) + 4 * (word_)] = TO_ELEM((value_).x);                                      \
-    if (4 * (word_) + 1 < (D)) buf[(row) + 4 * (word_) + 1] = TO_ELEM((value_).y);            \
-    if (4 * (word_) + 2 < (D)) buf[(row) + 4 * (word_) + 2] = TO_ELEM((value_).z);            \
-    if (4 * (word_) + 3 < (D)) buf[(row) + 4 * (word_) + 3] = TO_ELEM((value_).w);            \
+#define STORE_HEAD4(buf, row, word_, D, value_)                                                 \
+  {                                                                                     \
+    buf[(row) + 4 * (word_)] = TO_ELEM((value_).x);                                           \
+    if (HEAD_LANE_INSIDE(word_, 1, D)) buf[(row) + 4 * (word_) + 1] = TO_ELEM((value_).y);   \
+    if (HEAD_LANE_INSIDE(word_, 2, D)) buf[(row) + 4 * (word_) + 2] = TO_ELEM((value_).z);   \
+    if (HEAD_LANE_INSIDE(word_, 3, D)) buf[(row) + 4 * (word_) + 3] = TO_ELEM((value_).w);   \
   }
 
 // With VARLEN an invocation works in one sequence, whose offsets loadSequence(b) reads once (the

@@ -52,8 +52,18 @@ uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const detai
   const uint64_t budget = limit ? limit - limit / 16 : ~uint64_t{0};
   const uint64_t stepBudget = budget > loop.fixed ? std::max<uint64_t>(1, (budget - loop.fixed) / loop.perStep) : 1;
   const uint64_t needed = (steps + stepBudget - 1) / stepBudget;
+  // The splits' combine (attention_combine.comp) reduces each row's records across a subgroup.
+  const bool canCombine = ctx.info().subgroupArithmetic;
+  if (!canCombine && std::max<uint64_t>(needed, requested) > 1)
+    throw Unsupported("attention over " + std::to_string(plan.lk) + " keys (argument 'k') needs " +
+                      std::to_string(std::max<uint64_t>(needed, requested)) +
+                      " key splits (argument 'keySplits'), whose combine needs subgroup arithmetic in compute "
+                      "shaders, which " +
+                      ctx.info().name + " lacks");
   uint64_t splits = requested;
-  if (requested == 0) {
+  if (requested == 0 && !canCombine) {
+    splits = 1;
+  } else if (requested == 0) {
     const uint64_t busy = busyWorkgroups(ctx.info());
     uint64_t wanted = workgroups < busy ? busy / workgroups : 1;
     wanted =
@@ -215,23 +225,22 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
                     {ATTN_BINDING_SEQS, plan.seqs}},
                    plan.params, groups, {"attention", {"q", "k", "v", "bias"}, ATTN_BINDING_STATUS});
   if (shape.split) {
-    AttentionKernelShape combine;
-    combine.workgroup = 64;
+    AttentionKernelShape combine;  // one subgroup per row
+    combine.workgroup = std::max(64u, ctx.info().maxSubgroupSize);
+    combine.rows = combine.workgroup / std::max(1u, ctx.info().maxSubgroupSize);
     combine.writeLse = shape.writeLse;
     pc::AttentionParams combineParams = plan.params;
     combineParams.lk = splits;  // the combine's split count, a push constant (attention_combine.comp)
-    detail::recordOp(
-        ctx,
-        {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
-         detail::attentionConstants(plan, combine)},
-        {{ATTN_COMBINE_BINDING_PARTIALS, partials},
-         {ATTN_COMBINE_BINDING_O, out.buffer},
-         {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
-         {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
-         {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
-        combineParams,
-        groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq * ((plan.dv + 3) / 4)),
-                  combine.workgroup));
+    detail::recordOp(ctx,
+                     {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
+                      detail::attentionConstants(plan, combine)},
+                     {{ATTN_COMBINE_BINDING_PARTIALS, partials},
+                      {ATTN_COMBINE_BINDING_O, out.buffer},
+                      {ATTN_COMBINE_BINDING_LSE, options.lse ? options.lse->buffer : partials},
+                      {ATTN_COMBINE_BINDING_SINKS, plan.sinks},
+                      {ATTN_COMBINE_BINDING_SEQS, plan.seqs}},
+                     combineParams,
+                     groupsFor(ctx.device(), static_cast<uint64_t>(plan.batch * plan.headsQ * plan.lq), combine.rows));
   }
   ctx.flush();
 }
