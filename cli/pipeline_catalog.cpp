@@ -25,6 +25,15 @@ CatalogEntry linearEntry(std::string label, DType activations, DType weights, in
           }};
 }
 
+// A feed-forward layer's gate and up projections in one dispatch (decode), F outputs from 2F rows.
+CatalogEntry gatedEntry(std::string label, DType weights, int64_t f, int64_t k) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor x = ctx.tensor({1, k}, DType::F32), w = ctx.tensor({2 * f, k}, weights),
+                   y = ctx.tensor({1, f}, DType::F32);
+            gatedLinear(ctx, x, w, y);
+          }};
+}
+
 const char* dtypeName(DType dtype) {
   return dtype == DType::F16 ? "f16" : "f32";
 }
@@ -65,6 +74,10 @@ std::vector<CatalogEntry> pipelineCatalog() {
       entries.push_back(
           linearEntry(name + "1x4096x4096 integer-dot", DType::F32, format, 1, 4096, 4096, WeightKernel::MatvecInt8));
   }
+  // The gate and up projections of a feed-forward layer read in one dispatch when decoding.
+  for (DType format : {DType::Q4_K, DType::F16})
+    entries.push_back(
+        gatedEntry(std::string("gated linear ") + toString(format) + " weights 1x4096x4096", format, 4096, 4096));
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

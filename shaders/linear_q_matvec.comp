@@ -14,8 +14,9 @@
 // and bStrideRow in bytes (even), batch 1.
 // Spec constants: 0 workgroup size (a multiple of the subgroup size; with ONE_SUBGROUP defined,
 // exactly the subgroup, at least 8 lanes), 3 COLS (output columns per workgroup), 4 ALIGNED_A,
-// 10 SPAN (1, 2, 4, or 8 with 64-weight units).
-// Dispatch: one workgroup per COLS columns, flat over x then y. Loops: K / 8 / SPAN / WG_SIZE
+// 10 SPAN (1, 2, 4, or 8 with 64-weight units), 11 GATED (linear_q_matvec_sums.glsl: COLS / 2 output
+// columns, each from a gate and an up row of W), 12 MAX_M (rows of x at most: 8, or 1 for M = 1).
+// Dispatch: one workgroup per COLS columns (COLS / 2 when GATED), flat over x then y. Loops: K / 8 / SPAN / WG_SIZE
 // steps, and the NaN report's K + K / UNIT (linear_q_common.glsl).
 // NaN in x, W, bias, residual sets status bits 0, 1, 2, 3.
 // Tolerance (tests/test_quantized_linear.cpp): 1e-5 of sum_k |x[m, k]| |W[n, k]| against a double
@@ -28,7 +29,7 @@
 layout(constant_id = MATMUL_SPEC_SPAN) const uint SPAN = 1;
 
 void main() {
-  const uint n0 = flatGroupIndex() * COLS;
+  const uint n0 = flatGroupIndex() * OUT_COLS;
   if (n0 >= p.n) return;  // uniform per workgroup
   const uint lane = gl_LocalInvocationID.x;
   float acc[MAX_M][COLS];
@@ -37,7 +38,7 @@ void main() {
   for (uint t = lane; t < p.k / UNIT * steps; t += WG_SIZE) {
     const uint u = t / steps, j0 = t % steps * SPAN;
     Unit h[COLS];
-    [[unroll]] for (uint c = 0u; c < COLS; ++c) h[c] = loadUnit(weightRowByte(min(n0 + c, p.n - 1u)), u);
+    [[unroll]] for (uint c = 0u; c < COLS; ++c) h[c] = loadUnit(weightRowByte(slotRow(n0, c)), u);
     [[unroll]] for (uint jj = 0u; jj < SPAN; ++jj) {
       const uint j = j0 + jj;
       const uint kLo = unitElement(u, 4u * j), kHi = unitElement(u, UNIT / 2u + 4u * j);

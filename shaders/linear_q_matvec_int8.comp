@@ -11,8 +11,8 @@
 // GL_EXT_integer_dot_product; tools/prebuilt_spirv.sh).
 // Bindings: matmul's six (linear_q_common.glsl; x itself for the NaN report) and 6 the 8-bit x.
 // Push constants: MatmulParams as the float kernel's. Spec constants: 0 workgroup size (a multiple
-// of the subgroup size), 3 COLS, 4 ALIGNED_A, 10 SPAN.
-// Dispatch: one workgroup per COLS columns, flat over x then y. Loops: K / 8 / SPAN / WG_SIZE
+// of the subgroup size), 3 COLS, 4 ALIGNED_A, 10 SPAN, 11 GATED and 12 MAX_M (as the float kernel's).
+// Dispatch: one workgroup per COLS columns (COLS / 2 when GATED), flat over x then y. Loops: K / 8 / SPAN / WG_SIZE
 // steps, and the NaN report's K + K / UNIT.
 // NaN in x (its block's d), W, bias, residual sets status bits 0, 1, 2, 3.
 // Tolerance (tests/test_quantized_linear.cpp): x's rounding, sum_k |W[n, k]| d_x(k) / 2, plus
@@ -36,7 +36,7 @@ const uint SCALE_RUN = PIECES;
 #endif
 
 void main() {
-  const uint n0 = flatGroupIndex() * COLS;
+  const uint n0 = flatGroupIndex() * OUT_COLS;
   if (n0 >= p.n) return;  // uniform per workgroup
   const uint lane = gl_LocalInvocationID.x;
   float acc[MAX_M][COLS];
@@ -45,7 +45,7 @@ void main() {
   for (uint t = lane; t < p.k / UNIT * steps; t += WG_SIZE) {
     const uint u = t / steps, j0 = t % steps * SPAN;
     Unit h[COLS];
-    [[unroll]] for (uint c = 0u; c < COLS; ++c) h[c] = loadUnit(weightRowByte(min(n0 + c, p.n - 1u)), u);
+    [[unroll]] for (uint c = 0u; c < COLS; ++c) h[c] = loadUnit(weightRowByte(slotRow(n0, c)), u);
     // A span's pieces lie in one group of 32 lo and one of 32 hi columns (one block of x each).
     const uint kLo0 = unitElement(u, 4u * j0), kHi0 = unitElement(u, UNIT / 2u + 4u * j0);
     int lo[SPAN][COLS], hi[SPAN][COLS];  // decoded once, used for every row of x

@@ -8,7 +8,8 @@
 // subgroupAdd, then across subgroups in shared memory. fp32 accumulation.
 // Any M works (workgroups cover 8 rows each), but only few rows use it well: the runtime picks it
 // for M <= 8 with B [N, K]. B [K, N] (B_KN) is read element by element.
-// Bindings, push constants, spec constants 0-1, 3 (COLS), 4-5: matmul_common.glsl.
+// Bindings, push constants, spec constants 0-1, 3 (COLS), 4-5: matmul_common.glsl; 12 rows of a
+// per workgroup (8, or 1 when M = 1).
 // Dispatch: batch x ceil(M / 8) x ceil(N / COLS) workgroups, flat. Loops: ceil(K / 4) / (2 WG_SIZE)
 // iterations, and the NaN report's K / 4.
 // Tolerance: as matmul_rows.comp (fp32 accumulation; f16 storage rounds the output).
@@ -25,7 +26,9 @@ layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A4 { ELEM4 a
 layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B4 { ELEM4 b4[]; };
 #include "matmul_common.glsl"
 
-const uint ROWS_PER_GROUP = 8;
+// Rows of a per workgroup: 8, or 1 for a single row (a decoded token), whose registers then hold
+// one row's sums instead of eight.
+layout(constant_id = MATMUL_SPEC_X_ROWS) const uint ROWS_PER_GROUP = 8;
 shared float partial[ROWS_PER_GROUP][COLS][WG_SIZE];  // [row of a][column][subgroup]
 
 // Elements k .. k + 3 of row m of a, zeros past K.

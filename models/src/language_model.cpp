@@ -24,7 +24,8 @@ struct DecoderLayer {
   Tensor attentionNorm, ffnNorm;
   Tensor postAttentionNorm, postFfnNorm;  // LanguageModelConfig::postNorms only
   MultiHeadAttention attention;
-  detail::RowBlockMatrix gate, up, down;
+  detail::GatedProjections gateUp;
+  detail::RowBlockMatrix down;
 };
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -123,8 +124,8 @@ struct LanguageModel::Impl {
                         m.postNorms ? vector("post_attention_norm.weight") : Tensor(),
                         m.postNorms ? vector("post_ffw_norm.weight") : Tensor(),
                         MultiHeadAttention(ctx, m.slides(i) ? sliding : global, std::move(weights)),
-                        blocks(p + "ffn_gate.weight", m.ffnDim, m.modelDim),
-                        blocks(p + "ffn_up.weight", m.ffnDim, m.modelDim),
+                        detail::GatedProjections(ctx, file, p + "ffn_gate.weight", p + "ffn_up.weight", m.ffnDim,
+                                                 m.modelDim, maxBytes),
                         blocks(p + "ffn_down.weight", m.modelDim, m.ffnDim)});
     }
     outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
@@ -169,10 +170,7 @@ struct LanguageModel::Impl {
       }
       const TensorView h2 = rmsNorm(attended, layer.ffnNorm);
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});
-      const TensorView up = ctx.scratch({1, length, config.ffnDim});
-      layer.gate.apply(ctx, h2, gate);
-      layer.up.apply(ctx, h2, up);
-      gatedActivation(ctx, config.gateActivation, gate, up, gate);
+      layer.gateUp.apply(ctx, h2, gate, config.gateActivation);
       const TensorView y = ctx.scratch(x.shape);
       if (config.postNorms) {
         layer.down.apply(ctx, gate, y);

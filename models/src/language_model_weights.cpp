@@ -6,6 +6,7 @@
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/io/gguf.hpp"
+#include "vkattn/ops/elementwise.hpp"
 #include "vkattn/ops/linear.hpp"
 
 namespace vkattn::detail {
@@ -75,6 +76,46 @@ void RowBlockMatrix::apply(Context& ctx, const TensorView& x, const TensorView& 
     if (residual) options.residual = residual->sliced(last, m_firstRows[b], count);
     linear(ctx, x, m_blocks[b], y.sliced(last, m_firstRows[b], count), options);
   }
+}
+
+GatedProjections::GatedProjections(const Context& ctx, const GgufFile& file, const std::string& gate,
+                                   const std::string& up, int64_t rows, int64_t cols, uint64_t maxBytes) {
+  const GgmlType type = shaped(file, gate, {rows, cols}).type;
+  const std::optional<DType> kept = linearWeightType(type, cols);
+  const uint64_t rowBytes =
+      kept ? ggmlStorageBytes(type, static_cast<uint64_t>(cols)) : static_cast<uint64_t>(cols) * sizeof(float);
+  if (shaped(file, up, {rows, cols}).type == type && 2 * static_cast<uint64_t>(rows) * rowBytes <= maxBytes) {
+    if (kept) {
+      std::vector<uint8_t> bytes;
+      for (const std::string& name : {gate, up}) {
+        const std::span<const uint8_t> part = file.tensorBytes(name);
+        bytes.insert(bytes.end(), part.begin(), part.end());
+      }
+      m_stacked = ctx.tensor({2 * rows, cols}, *kept);
+      m_stacked->uploadBytes(bytes.data(), bytes.size());
+    } else {
+      std::vector<float> values;
+      for (const std::string& name : {gate, up}) {
+        const std::vector<float> part = file.dequantize(name);
+        values.insert(values.end(), part.begin(), part.end());
+      }
+      m_stacked = ctx.tensor({2 * rows, cols}, values);
+    }
+    return;
+  }
+  m_gate = RowBlockMatrix(ctx, file, gate, rows, cols, maxBytes);
+  m_up = RowBlockMatrix(ctx, file, up, rows, cols, maxBytes);
+}
+
+void GatedProjections::apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act) const {
+  if (m_stacked) {
+    gatedLinear(ctx, x, m_stacked->view(), y, {.activation = act});
+    return;
+  }
+  const TensorView up = ctx.scratch(y.shape, y.dtype);
+  m_gate.apply(ctx, x, y);
+  m_up.apply(ctx, x, up);
+  gatedActivation(ctx, act, y, up, y);
 }
 
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size) {

@@ -13,6 +13,7 @@
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/io/ggml_types.hpp"
+#include "vkattn/ops/activation.hpp"
 
 namespace vkattn {
 class GgufFile;
@@ -46,6 +47,24 @@ class RowBlockMatrix {
   std::vector<Tensor> m_blocks;
   std::vector<int64_t> m_firstRows;
 };
+// A feed-forward layer's gate and up projections (each [rows, cols]), applied as
+// y = act(x Wg^T) * (x Wu^T): stacked into one [2 rows, cols] weight where both tensors have the
+// same type and fit one storage buffer together, so that gatedLinear reads both in one pass (one
+// dispatch when decoding); otherwise kept as row blocks each, two products and gatedActivation.
+class GatedProjections {
+ public:
+  GatedProjections(const Context& ctx, const GgufFile& file, const std::string& gate, const std::string& up,
+                   int64_t rows, int64_t cols, uint64_t maxBytes);
+  // x [..., cols] into y [..., rows] (contiguous); call inside a Batch (the unstacked path takes
+  // scratch).
+  void apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act) const;
+  bool stacked() const noexcept { return m_stacked.has_value(); }
+
+ private:
+  std::optional<Tensor> m_stacked;
+  RowBlockMatrix m_gate, m_up;
+};
+
 // `name` as an f32 [size] vector.
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
 std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);

@@ -74,6 +74,25 @@ void addXRounding8Bit(MatmulRef& ref, const std::vector<float>& x, const std::ve
     }
 }
 
+MatmulRef gatedRef(const MatmulRef& gate, const MatmulRef& up, Activation activation, double atol, double rtol,
+                   double dotRtol) {
+  MatmulRef r;
+  const std::size_t n = gate.value.size();
+  r.value.resize(n);
+  r.absDot.assign(n, 0.0);
+  r.extra.resize(n);
+  const auto tolerance = [&](const MatmulRef& p, std::size_t i) {
+    return atol + rtol * std::fabs(p.value[i]) + dotRtol * p.absDot[i] + (p.extra.empty() ? 0.0 : p.extra[i]);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = gate.value[i], u = up.value[i], a = activationRef(g, activation);
+    const double eg = tolerance(gate, i), eu = tolerance(up, i);
+    r.value[i] = a * u;
+    r.extra[i] = 1.2 * eg * (std::fabs(u) + eu) + std::fabs(a) * eu;
+  }
+  return r;
+}
+
 ErrorStats compareDot(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol, double dotRtol) {
   // compare()'s max / mean errors, then failures and the worst element under the per-element bound.
   ErrorStats s = compare(got, ref.value, atol, rtol);

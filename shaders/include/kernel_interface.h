@@ -29,6 +29,8 @@
 #define MATMUL_SPEC_BK 8         // uint: coopmat kernel, K per staged slice
 #define MATMUL_SPEC_STAGES 9     // uint: coopmat kernel, slice buffers in shared memory (1 or 2)
 #define MATMUL_SPEC_SPAN 10      // uint: block-format matvec, consecutive pieces of a unit per invocation
+#define MATMUL_SPEC_GATED 11     // bool: block-format matvec, y = act(x W_gate^T) * (x W_up^T) from W = [W_gate; W_up]
+#define MATMUL_SPEC_X_ROWS 12    // uint: block-format matvec, the rows of x a dispatch holds at most (1 or 8)
 
 // Fragment layer (fragment.glsl, FRAG_KHR build): the device's cooperative-matrix shape,
 // A M x K, B K x N, accumulator M x N (the NV and emulated builds are fixed at 16 x 16 x 16).

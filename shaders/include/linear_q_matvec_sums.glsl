@@ -3,6 +3,9 @@
 // then across subgroups in shared memory (unless the module is built with ONE_SUBGROUP: the
 // workgroup is one subgroup, so no shared memory and no barrier, which CPU drivers pay for), and
 // lane m finishes and stores row m's columns, with the NaN report. Include after linear_q_common.glsl.
+// GATED (gatedLinear): W holds 2N rows, the gate projection's N then the up projection's, and
+// y[m, n] = act(x W[n]^T) * (x W[N + n]^T); a workgroup's COLS slots are then its OUT_COLS = COLS / 2
+// output columns' gate rows followed by their up rows, so each x load serves both.
 #ifndef VKATTN_LINEAR_Q_MATVEC_SUMS_GLSL
 #define VKATTN_LINEAR_Q_MATVEC_SUMS_GLSL
 
@@ -12,8 +15,27 @@ const bool kOneSubgroup = true;
 const bool kOneSubgroup = false;
 #endif
 
-const uint MAX_M = 8;  // rows of x per dispatch
-shared float partial[MAX_M][COLS][WG_SIZE];  // [row of x][column][subgroup]
+// Rows of x a dispatch holds at most: 1 for a decoded token, whose registers then hold one row's
+// sums instead of eight, else 8.
+layout(constant_id = MATMUL_SPEC_X_ROWS) const uint MAX_M = 8;
+shared float partial[MAX_M][COLS][WG_SIZE];  // [row of x][slot][subgroup]
+
+layout(constant_id = MATMUL_SPEC_GATED) const bool GATED = false;
+const uint OUT_COLS = GATED ? COLS / 2u : COLS;  // output columns per workgroup
+
+// The weight row that slot c of the workgroup whose first output column is n0 reads (the last
+// column's rows past N, which are computed but not stored).
+uint slotRow(uint n0, uint c) {
+  if (!GATED) return min(n0 + c, p.n - 1u);
+  return c < OUT_COLS ? min(n0 + c, p.n - 1u) : p.n + min(n0 + c - OUT_COLS, p.n - 1u);
+}
+
+// GATED's output (m, n) from its gate and up sums (the runtime passes no bias, residual or
+// alpha); true when either sum is NaN.
+bool storeGated(uint m, uint n, float gate, float up) {
+  c[p.cOffset + m * p.cStrideM + n] = TO_ELEM(activate(gate, p.activation) * up);
+  return isnan(gate) || isnan(up);
+}
 
 void storeColumnSums(float acc[MAX_M][COLS], uint n0, uint lane) {
   float mine[COLS];  // lane m's: row m's sums
@@ -38,9 +60,15 @@ void storeColumnSums(float acc[MAX_M][COLS], uint n0, uint lane) {
   }
   if (lane < p.m) {
     uint bits = 0u;
-    [[unroll]] for (uint c = 0u; c < COLS; ++c) {
+    [[unroll]] for (uint c = 0u; c < OUT_COLS; ++c) {
       const uint n = n0 + c;
-      if (n < p.n && storeOutput(0u, lane, n, mine[c], bits)) bits |= blameWeightNan(lane, n);
+      if (n >= p.n) continue;
+      if (GATED) {
+        if (storeGated(lane, n, mine[c], mine[min(OUT_COLS + c, COLS - 1u)]))
+          bits |= blameWeightNan(lane, n) | blameWeightNan(lane, p.n + n);
+      } else if (storeOutput(0u, lane, n, mine[c], bits)) {
+        bits |= blameWeightNan(lane, n);
+      }
     }
     if (bits != 0u) atomicOr(status[p.statusSlot], bits);
   }

@@ -8,6 +8,7 @@
 #include "matmul_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
+#include "vkattn/ops/elementwise.hpp"
 #include "weight_kernel.hpp"
 
 namespace vkattn {
@@ -103,10 +104,10 @@ Shape linearOutputShape(const TensorView& x, int64_t n) {
   return s;
 }
 
-}  // namespace
-
-void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
-            const LinearOptions& options) {
+// Checks x, weight and y and maps them onto a MatmulCall (no bias, residual or activation yet):
+// y[..., N] = x W^T with N = W's rows, or gated (gatedLinear) N = half of them.
+detail::MatmulCall linearCall(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+                              bool gated) {
   using namespace detail;
   requireOperand(ctx, "x", x);
   requireTensor("weight", weight);
@@ -119,7 +120,11 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
   requireRank("weight", weight, 2, 2);
   if (!blocks) requireSameDtype("weight", weight, "x", x);
   requireSameDtype("y", y, "x", x);
-  const int64_t k = x.dim(-1), n = weight.dim(0);
+  const int64_t k = x.dim(-1);
+  if (gated && weight.dim(0) % 2 != 0)
+    throw InvalidArgument("weight", "has " + std::to_string(weight.dim(0)) +
+                                        " rows; a gate projection stacked on an up projection has an even number");
+  const int64_t n = weight.dim(0) / (gated ? 2 : 1);
   if (weight.dim(1) != k)
     throw InvalidArgument("weight", "shape " + toString(weight.shape) + " is not [N, " + std::to_string(k) +
                                         "]: its K differs from x's last dim " + std::to_string(k));
@@ -145,10 +150,22 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
   p.cStrideM = flatRowStride("y", y);
   p.alpha = 1.0f;
   call.dtype = x.dtype;
-  call.activation = options.activation;
   call.a = x.buffer;
   call.b = weight.buffer;
   call.c = y.buffer;
+  return call;
+}
+
+}  // namespace
+
+void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+            const LinearOptions& options) {
+  using namespace detail;
+  MatmulCall call = linearCall(ctx, x, weight, y, false);
+  pc::MatmulParams& p = call.params;
+  const int64_t n = weight.dim(0);
+  const bool blocks = isWeightKernelPair(weight.dtype, x.dtype);
+  call.activation = options.activation;
   if (options.bias) {
     const TensorView& b = *options.bias;
     requireOperand(ctx, "bias", b);
@@ -176,6 +193,30 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
     runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
   else
     runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+}
+
+void gatedLinear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+                 const GatedLinearOptions& options) {
+  using namespace detail;
+  MatmulCall call = linearCall(ctx, x, weight, y, true);
+  requireContiguous("y", y);
+  const int64_t f = weight.dim(0) / 2;
+  call.activation = options.activation;
+  const WeightKernel kernel = resolveWeightKernel(ctx, call.params.m, options.weightKernel);
+  if (isWeightKernelPair(weight.dtype, x.dtype) &&
+      (kernel == WeightKernel::Matvec || kernel == WeightKernel::MatvecInt8)) {
+    runWeightLinear(ctx, call, weight.dtype, kernel, true);  // both products and the gate in one dispatch
+    return;
+  }
+  // Any other kernel: the two products, then the gated activation.
+  Batch batch(ctx);
+  const Shape half = linearOutputShape(x, f);
+  const TensorView gate = ctx.scratch(half, x.dtype), up = ctx.scratch(half, x.dtype);
+  const LinearOptions products{.variant = options.variant, .weightKernel = options.weightKernel};
+  linear(ctx, x, weight.sliced(0, 0, f), gate, products);
+  linear(ctx, x, weight.sliced(0, f, f), up, products);
+  gatedActivation(ctx, options.activation, gate, up, y);
+  batch.submit();
 }
 
 Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options) {

@@ -246,6 +246,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     constants.set(SPEC_WORKGROUP_SIZE, workgroup)
         .set(MATMUL_SPEC_B_KN, call.bKN)
         .set(MATMUL_SPEC_COLS, columns)
+        .set(MATMUL_SPEC_X_ROWS, p.m == 1 ? 1u : static_cast<uint32_t>(kMatvecMaxRows))
         .set(MATMUL_SPEC_ALIGNED_A, multipleOf4({p.aOffset, p.aStrideM, p.aStrideB}))
         .set(MATMUL_SPEC_ALIGNED_B, !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB}));
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);

@@ -88,7 +88,7 @@ uint32_t weightKernelUnit(DType weight) noexcept {
   return weight == DType::F16 || blockElements(weight) == 32 ? 32 : 64;
 }
 
-void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested) {
+void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested, bool gated) {
   const DeviceInfo& info = ctx.info();
   pc::MatmulParams p = call.params;
   p.activation = static_cast<uint32_t>(call.activation);
@@ -98,10 +98,12 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
   WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
   // f16 weights have no quants to take integer dot products with.
   if (kernel == WeightKernel::MatvecInt8 && !isWeightFormat(weightDtype)) kernel = WeightKernel::Matvec;
-  // The NaN report walks K elements of x and K / unit units of W.
-  const uint64_t report = uint64_t{p.k} + p.k / unit;
+  // The NaN report walks K elements of x and K / unit units of W (twice: a gate and an up row).
+  const uint64_t report = (uint64_t{p.k} + p.k / unit) * (gated ? 2 : 1);
   SpecConstants constants;
   constants.set(MATMUL_SPEC_ALIGNED_A, p.aOffset % 4 == 0 && p.aStrideM % 4 == 0);
+  if (gated && kernel != WeightKernel::Matvec && kernel != WeightKernel::MatvecInt8)
+    throw Error("linear: gated products run on the matrix-vector kernels only");  // gatedLinear decides
   if (kernel == WeightKernel::Matvec || kernel == WeightKernel::MatvecInt8) {
     const bool int8 = kernel == WeightKernel::MatvecInt8;
     if (!info.subgroupArithmetic)
@@ -123,24 +125,31 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     uint32_t workgroup =
         cpu ? std::clamp<uint32_t>(info.subgroupSize, minLanes, 64) : std::max<uint32_t>(64, info.maxSubgroupSize);
     uint32_t span = cpu ? cpuMatvecSpan(p.k, unit, workgroup) : unit / 32;
-    uint32_t columns = cpu ? 8 : 1;
+    // Output columns per workgroup; gated, each reads two rows of W (slots), so CPU drivers keep
+    // 8 slots.
+    uint32_t columns = cpu ? (gated ? 4 : 8) : 1;
     if (const auto forced = tileOverride("VKATTN_WEIGHT_MATVEC_TILE")) {
       const auto [s, c, w] = *forced;
+      const uint64_t slots = uint64_t{c} * (gated ? 2 : 1);
       if ((unit / 8) % s != 0 || (s & (s - 1)) != 0 || c > 8 || w < minLanes || w % info.subgroupSize != 0 ||
-          w > info.maxWorkgroupInvocations || uint64_t{minLanes} * c * w * sizeof(float) > info.maxSharedMemoryBytes)
+          w > info.maxWorkgroupInvocations || minLanes * slots * w * sizeof(float) > info.maxSharedMemoryBytes)
         throw InvalidArgument("VKATTN_WEIGHT_MATVEC_TILE",
                               "SPANxCOLSxWORKGROUP: SPAN a power of two dividing " + std::to_string(unit / 8) +
                                   ", COLS 1..8, WORKGROUP a multiple of " + std::to_string(info.subgroupSize) +
                                   " from " + std::to_string(minLanes) + " to " +
                                   std::to_string(info.maxWorkgroupInvocations) + ", and 32 COLS x WORKGROUP bytes " +
-                                  "within the shared memory (" + std::to_string(info.maxSharedMemoryBytes) + ")");
+                                  "(twice that for gated products) " + "within the shared memory (" +
+                                  std::to_string(info.maxSharedMemoryBytes) + ")");
       span = s, columns = c, workgroup = w;
     }
     requireLoopBudget(ctx, std::max<uint64_t>(p.k / 8 / span / workgroup + 1, report),
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
     // Exactly one subgroup: a fixed subgroup size equal to the workgroup (the float kernel only).
     const bool oneSubgroup = !int8 && info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
-    constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_COLS, columns).set(MATMUL_SPEC_SPAN, span);
+    constants.set(SPEC_WORKGROUP_SIZE, workgroup)
+        .set(MATMUL_SPEC_COLS, columns * (gated ? 2 : 1))
+        .set(MATMUL_SPEC_SPAN, span)
+        .set(MATMUL_SPEC_GATED, gated);
     const std::string module = moduleFor(int8          ? "linear_q_matvec_int8"
                                          : oneSubgroup ? "linear_q_matvec_subgroup"
                                                        : "linear_q_matvec",
@@ -169,7 +178,10 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       if (xQ8 != nullptr)
         record(ctx, call, chunk, variantName("quantize_x_q8", call.dtype), quantizeConstants,
                groupsFor(ctx.device(), uint64_t{chunk.m} * (p.k / 32), kQuantizeWorkgroup), xQ8);
-      record(ctx, call, chunk, module, constants, groupsFor(ctx.device(), p.n, columns), xQ8);
+      // A single row (a decoded token) gets a module whose registers hold one row's sums.
+      SpecConstants chunkConstants = constants;
+      chunkConstants.set(MATMUL_SPEC_X_ROWS, chunk.m == 1 ? 1u : step);
+      record(ctx, call, chunk, module, chunkConstants, groupsFor(ctx.device(), p.n, columns), xQ8);
     }
   } else {
     const uint32_t workgroup = kTile * kTile / 16;

@@ -17,7 +17,10 @@ bool isWeightKernelPair(DType weight, DType x) noexcept;
 uint32_t weightKernelUnit(DType weight) noexcept;
 
 // Records y = act(x W^T + bias) + residual for call.params.m rows of x (more than
-// kWeightMatvecMaxRows take several matvec dispatches) and submits unless a batch is open.
-void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested);
+// kWeightMatvecMaxRows take several matvec dispatches) and submits unless a batch is open. With
+// `gated` (the matrix-vector kernels only; gatedLinear), W holds 2N rows and y = act(x W[:N]^T) *
+// (x W[N:]^T), call.params.n = N.
+void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested,
+                     bool gated = false);
 
 }  // namespace vkattn::detail

@@ -37,6 +37,13 @@ MatmulRef linearRef(const std::vector<float>& x, const std::vector<float>& w, st
 void addXRounding8Bit(MatmulRef& ref, const std::vector<float>& x, const std::vector<float>& w, std::size_t m,
                       std::size_t n, std::size_t k);
 
+// y = act(gate) * up from the two products' references (gatedLinear), with each product's
+// tolerance e = atol + rtol |p| + dotRtol sum_k |x w| (+ its extra) carried through the gate into
+// `extra`: |act'| <= 1.2 for every activation the kernels offer (SiLU's peaks at 1.10, tanh GELU's
+// at 1.13), so |y - ref| <= 1.2 e_gate (|up| + e_up) + |act(gate)| e_up. Compare with dotRtol 0.
+MatmulRef gatedRef(const MatmulRef& gate, const MatmulRef& up, Activation activation, double atol, double rtol,
+                   double dotRtol);
+
 ErrorStats compareDot(const std::vector<float>& got, const MatmulRef& ref, double atol, double rtol, double dotRtol);
 
 }  // namespace vkattn::reference

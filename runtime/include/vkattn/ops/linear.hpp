@@ -52,6 +52,23 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
             const LinearOptions& options = {});
 Tensor linear(Context& ctx, const TensorView& x, const TensorView& weight, const LinearOptions& options = {});
 
+struct GatedLinearOptions {
+  Activation activation = Activation::Silu;  // the gate's: SiLU (SwiGLU), tanh GELU (GeGLU), ...
+  MatmulVariant variant = MatmulVariant::Auto;
+  WeightKernel weightKernel = WeightKernel::Auto;
+};
+
+// The gated input of a LLaMA-family feed-forward layer: y[..., F] = act(x Wg^T) * (x Wu^T), where
+// weight [2F, K] holds the gate projection's F rows, then the up projection's (one tensor, so
+// that both are read in one pass). Weights and x as for linear(); y: [..., F], contiguous from
+// its buffer's start. Where linear() would run the matrix-vector kernel on these weights (block
+// formats or f16 under f32 x, few rows), one dispatch computes both products and the gate, each
+// load of x serving both rows of W; otherwise the two products run as linear() calls, then
+// gatedActivation(). Throws InvalidArgument naming the argument as linear() does (and for an odd
+// row count), and for NaN in x or weight (after the run).
+void gatedLinear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
+                 const GatedLinearOptions& options = {});
+
 struct MatmulOptions {
   bool transposeB = false;  // b is [N, K] (or [batch, N, K]) and used transposed
   float alpha = 1.0f;
