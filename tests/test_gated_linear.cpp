@@ -46,8 +46,8 @@ StackedWeight stackedWeight(Context& ctx, DType format, int64_t f, int64_t k, ui
 }
 
 // The reference of gatedLinear(x, w) for x [M, K]: the gate's and the up projection's products.
-MatmulRef expected(const std::vector<float>& x, const StackedWeight& w, int64_t m, int64_t f, int64_t k,
-                   Activation act, bool xIn8Bits = false) {
+MatmulRef expected(const std::vector<float>& x, const StackedWeight& w, int64_t m, int64_t f, int64_t k, Activation act,
+                   bool xIn8Bits = false) {
   const auto M = static_cast<std::size_t>(m), F = static_cast<std::size_t>(f), K = static_cast<std::size_t>(k);
   const std::vector<float> gateRows(w.decoded.begin(), w.decoded.begin() + static_cast<std::ptrdiff_t>(F * K));
   const std::vector<float> upRows(w.decoded.begin() + static_cast<std::ptrdiff_t>(F * K), w.decoded.end());
@@ -72,7 +72,8 @@ class GatedLinear : public VkattnTest, public ::testing::WithParamInterface<DTyp
     const std::vector<float> x = randomValues(static_cast<std::size_t>(m * k), seed + 1);
     Tensor y = ctx.tensor({m, f}, DType::F32);
     gatedLinear(ctx, ctx.tensor({m, k}, x), w.tensor, y, {.activation = act, .weightKernel = kernel});
-    EXPECT_TRUE(dotClose(y.download(), expected(x, w, m, f, k, act, kernel == WeightKernel::MatvecInt8), kAtol, kRtol, 0.0))
+    EXPECT_TRUE(
+        dotClose(y.download(), expected(x, w, m, f, k, act, kernel == WeightKernel::MatvecInt8), kAtol, kRtol, 0.0))
         << "M=" << m << " F=" << f << " K=" << k << " " << toString(act) << " " << toString(kernel);
   }
 };
@@ -129,10 +130,9 @@ TEST_P(GatedLinear, F16Activations) {
   const auto M = static_cast<std::size_t>(m), F = static_cast<std::size_t>(f), K = static_cast<std::size_t>(k);
   const std::vector<float> gateRows(w.decoded.begin(), w.decoded.begin() + static_cast<std::ptrdiff_t>(F * K));
   const std::vector<float> upRows(w.decoded.begin() + static_cast<std::ptrdiff_t>(F * K), w.decoded.end());
-  const MatmulRef ref =
-      gatedRef(linearRef(x, gateRows, M, F, K, nullptr, Activation::None, nullptr),
-               linearRef(x, upRows, M, F, K, nullptr, Activation::None, nullptr), Activation::Silu, half.atol,
-               half.rtol, half.dotRtol);
+  const MatmulRef ref = gatedRef(linearRef(x, gateRows, M, F, K, nullptr, Activation::None, nullptr),
+                                 linearRef(x, upRows, M, F, K, nullptr, Activation::None, nullptr), Activation::Silu,
+                                 half.atol, half.rtol, half.dotRtol);
   EXPECT_TRUE(dotClose(y.download(), ref, half.atol, half.rtol, 0.0));
 }
 
@@ -148,10 +148,9 @@ TEST_P(GatedLinear, NanInputsAreNamed) {
     w.upload(values);
   } else {
     std::vector<std::byte> bytes = encodeValues(format(), values);
-    const std::size_t at = isWeightFormat(format())
-                               ? static_cast<std::size_t>((f + 4) * 2 + 1) * blockBytes(format()) +
-                                     (format() == DType::Q6_K ? 208 : 0)
-                               : static_cast<std::size_t>((f + 4) * k + 3) * 2;
+    const std::size_t at = isWeightFormat(format()) ? static_cast<std::size_t>((f + 4) * 2 + 1) * blockBytes(format()) +
+                                                          (format() == DType::Q6_K ? 208 : 0)
+                                                    : static_cast<std::size_t>((f + 4) * k + 3) * 2;
     const uint16_t nan = 0x7e00;
     std::memcpy(bytes.data() + at, &nan, 2);
     w.uploadBytes(bytes.data(), bytes.size());
@@ -190,8 +189,7 @@ TEST_F(VkattnTest, GatedLinearBadArgumentsAreNamed) {
   EXPECT_EQ(invalidArgumentOf([&] { gatedLinear(ctx(), x, w.tensor, ctx().tensor({2, 16}, DType::F32)); }), "y");
   Tensor wide = ctx().tensor({2, 16}, DType::F32);
   EXPECT_EQ(invalidArgumentOf([&] { gatedLinear(ctx(), x, w.tensor, wide.view().sliced(1, 0, 8)); }), "y");
-  EXPECT_EQ(invalidArgumentOf([&] { gatedLinear(ctx(), ctx().tensor({2, 32}, DType::F32), w.tensor, y); }),
-            "weight");
+  EXPECT_EQ(invalidArgumentOf([&] { gatedLinear(ctx(), ctx().tensor({2, 32}, DType::F32), w.tensor, y); }), "weight");
 }
 
 }  // namespace
