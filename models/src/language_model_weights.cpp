@@ -85,22 +85,20 @@ GatedProjections::GatedProjections(const Context& ctx, const GgufFile& file, con
   const uint64_t rowBytes =
       kept ? ggmlStorageBytes(type, static_cast<uint64_t>(cols)) : static_cast<uint64_t>(cols) * sizeof(float);
   if (shaped(file, up, {rows, cols}).type == type && 2 * static_cast<uint64_t>(rows) * rowBytes <= maxBytes) {
-    if (kept) {
-      std::vector<uint8_t> bytes;
-      for (const std::string& name : {gate, up}) {
+    // The file's bytes where linear reads its type, else the values decoded to f32.
+    std::vector<uint8_t> bytes;
+    for (const std::string& name : {gate, up}) {
+      if (kept) {
         const std::span<const uint8_t> part = file.tensorBytes(name);
         bytes.insert(bytes.end(), part.begin(), part.end());
-      }
-      m_stacked = ctx.tensor({2 * rows, cols}, *kept);
-      m_stacked->uploadBytes(bytes.data(), bytes.size());
-    } else {
-      std::vector<float> values;
-      for (const std::string& name : {gate, up}) {
+      } else {
         const std::vector<float> part = file.dequantize(name);
-        values.insert(values.end(), part.begin(), part.end());
+        const auto* first = reinterpret_cast<const uint8_t*>(part.data());
+        bytes.insert(bytes.end(), first, first + part.size() * sizeof(float));
       }
-      m_stacked = ctx.tensor({2 * rows, cols}, values);
     }
+    m_stacked = ctx.tensor({2 * rows, cols}, kept.value_or(DType::F32));
+    m_stacked->uploadBytes(bytes.data(), bytes.size());
     return;
   }
   m_gate = RowBlockMatrix(ctx, file, gate, rows, cols, maxBytes);

@@ -58,7 +58,6 @@ class GatedProjections {
   // x [..., cols] into y [..., rows] (contiguous); call inside a Batch (the unstacked path takes
   // scratch).
   void apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act) const;
-  bool stacked() const noexcept { return m_stacked.has_value(); }
 
  private:
   std::optional<Tensor> m_stacked;

@@ -61,14 +61,12 @@ uint32_t chooseSplits(const Context& ctx, const AttentionPlan& plan, const detai
                       "shaders, which " +
                       ctx.info().name + " lacks");
   uint64_t splits = requested;
-  if (requested == 0 && !canCombine) {
-    splits = 1;
-  } else if (requested == 0) {
+  if (requested == 0) {
     const uint64_t busy = busyWorkgroups(ctx.info());
     uint64_t wanted = workgroups < busy ? busy / workgroups : 1;
     wanted =
         std::min<uint64_t>(wanted, std::max<uint64_t>(1, static_cast<uint64_t>(plan.lk) / minKeysPerSplit(ctx.info())));
-    splits = std::max(needed, wanted);
+    splits = canCombine ? std::max(needed, wanted) : 1;  // without the combine, needed is 1 here
   } else if (requested < needed) {
     throw InvalidArgument("keySplits", std::to_string(requested) + " splits leave " +
                                            std::to_string((steps + requested - 1) / requested) +
