@@ -285,6 +285,9 @@ TEST_F(VkattnTest, QuantizedMatricesMatchTheirDequantizedReference) {
   Context gpu({.profile = KernelProfile::Gpu});
   expectLogitsMatch(gpu, ModelSpec{.modelDim = 64, .ffnDim = 96, .matrices = GgmlType::F16}, "f16_gpu", 4);
   expectLogitsMatch(gpu, ModelSpec{.modelDim = 64, .ffnDim = 80, .matrices = GgmlType::F16}, "f16_gpu_ffn80", 4);
+  // Width 80: the gate and up matrices widened to f32 too, and stacked as such.
+  expectLogitsMatch(ctx(), ModelSpec{.modelDim = 80, .ffnDim = 96, .heads = 5, .kvHeads = 1, .matrices = GgmlType::F16},
+                    "f16_d80", 4);
 }
 
 TEST_F(VkattnTest, KeyValueCacheFormats) {
