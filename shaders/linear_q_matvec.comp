@@ -12,6 +12,9 @@
 // Bindings: 0 x (ELEM), 1 W (32-bit words), 2 y, 3 bias, 4 residual, 5 status (matmul_common.glsl).
 // Push constants: MatmulParams (push_constants.h) with m <= 8, k a multiple of the block, bOffset
 // and bStrideRow in bytes (even), batch 1.
+// Defines: ONE_SUBGROUP (see spec constant 0); ROLLED_SPAN keeps the loop over an invocation's
+// SPAN pieces rolled (the CPU drivers' modules: unrolled, lavapipe's LLVM compiled MAX_M x COLS x
+// SPAN copies of the product for seconds per variant, and ran no faster).
 // Spec constants: 0 workgroup size (a multiple of the subgroup size; with ONE_SUBGROUP defined,
 // exactly the subgroup, at least 8 lanes), 3 COLS (output columns per workgroup), 4 ALIGNED_A,
 // 10 SPAN (1, 2, 4, or 8 with 64-weight units), 11 GATED (linear_q_matvec_sums.glsl: COLS / 2 output
@@ -28,6 +31,12 @@
 
 layout(constant_id = MATMUL_SPEC_SPAN) const uint SPAN = 1;
 
+#ifdef ROLLED_SPAN
+#define SPAN_LOOP [[dont_unroll]]
+#else
+#define SPAN_LOOP [[unroll]]
+#endif
+
 void main() {
   const uint n0 = flatGroupIndex() * OUT_COLS;
   if (n0 >= p.n) return;  // uniform per workgroup
@@ -39,7 +48,7 @@ void main() {
     const uint u = t / steps, j0 = t % steps * SPAN;
     Unit h[COLS];
     [[unroll]] for (uint c = 0u; c < COLS; ++c) h[c] = loadUnit(weightRowByte(slotRow(n0, c)), u);
-    [[unroll]] for (uint jj = 0u; jj < SPAN; ++jj) {
+    SPAN_LOOP for (uint jj = 0u; jj < SPAN; ++jj) {
       const uint j = j0 + jj;
       const uint kLo = unitElement(u, 4u * j), kHi = unitElement(u, UNIT / 2u + 4u * j);
       vec4 lo[COLS], hi[COLS];

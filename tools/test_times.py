@@ -2,12 +2,16 @@
 """Runs one tier of the tests and prints its time table in Markdown, from ctest's own timing.
 
   tools/test_times.py BUILD_DIR [--tier quick|exhaustive|all] [--cold] [--jobs N] [--top N]
+                      [--budgets [--warn-only]] [--from-log CTEST_OUTPUT]
 
 --tier picks the tests (quick: every test without the `exhaustive` label, as the README's test
 command runs them; exhaustive: only those; all: both). --cold empties vkattn's test pipeline cache
 and Mesa's shader cache first, as on a fresh machine. The table gives the wall time of the whole
 run, the number of tests, and the slowest tests with their own times (ctest's progress lines).
-Exit status: ctest's.
+--budgets compares each quick test's time with its budget and the tier's wall time with the
+tier's (BUILD_DIR/test_budgets.tsv, written by cmake/VkattnTestLimits.cmake) and names every one
+over. --from-log reads a saved ctest output instead of running the tests (CI reports its own run).
+Exit status: ctest's, else 1 when --budgets found one over (0 with --warn-only).
 """
 import argparse
 import os
@@ -48,6 +52,42 @@ def test_times(ctest_output: str) -> list[tuple[str, float, bool]]:
     return tests
 
 
+def read_budgets(build: Path) -> tuple[float, dict[str, float]]:
+    """The quick tier's budget and each test's, from the file the build's configuration wrote."""
+    tier, tests = 0.0, {}
+    for line in (build / "test_budgets.tsv").read_text().splitlines():
+        name, seconds = line.split("\t")
+        if name == "tier":
+            tier = float(seconds)
+        else:
+            tests[name] = float(seconds)
+    return tier, tests
+
+
+def over_budget(tests: list[tuple[str, float, bool]], wall: float, build: Path) -> list[str]:
+    """One line per test over its budget, and one for the tier if its wall time is over."""
+    tier, budgets = read_budgets(build)
+    lines = []
+    for name, seconds, _ in sorted(tests, key=lambda t: -t[1]):
+        if name in budgets and seconds > budgets[name]:
+            lines.append(f"{name}: {seconds:.1f} s, budget {budgets[name]:.0f} s")
+    if wall > tier:
+        lines.append(f"the quick tier: {wall:.0f} s of wall time, budget {tier:.0f} s")
+    return lines
+
+
+def run_ctest(build: Path, tier: str, jobs: int) -> tuple[int, str, float]:
+    labels = {"quick": ["-LE", "exhaustive"], "exhaustive": ["-L", "exhaustive"], "all": []}[tier]
+    command = ["ctest", "--test-dir", str(build), "-j", str(jobs), "--output-on-failure", *labels]
+    start = time.monotonic()
+    output = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as ctest:
+        for line in ctest.stdout:
+            sys.stdout.write(line)
+            output.append(line)
+    return ctest.returncode, "".join(output), time.monotonic() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build", type=Path)
@@ -55,30 +95,40 @@ def main() -> int:
     parser.add_argument("--cold", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--budgets", action="store_true")
+    parser.add_argument("--warn-only", action="store_true")
+    parser.add_argument("--from-log", type=Path)
     args = parser.parse_args()
     if not (args.build / "CMakeCache.txt").exists():
         parser.error(f"{args.build} is not a configured build folder")
-    if args.cold:
-        empty_caches(args.build)
-    labels = {"quick": ["-LE", "exhaustive"], "exhaustive": ["-L", "exhaustive"], "all": []}[args.tier]
-    command = ["ctest", "--test-dir", str(args.build), "-j", str(args.jobs), "--output-on-failure", *labels]
-    start = time.monotonic()
-    output = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as ctest:
-        for line in ctest.stdout:
-            sys.stdout.write(line)
-            output.append(line)
-    status = ctest.returncode
-    wall = time.monotonic() - start
-    tests = test_times("".join(output))
+    if args.budgets and args.tier != "quick":
+        parser.error("--budgets: budgets are the quick tier's")
+    if args.from_log:
+        output = args.from_log.read_text(errors="replace")
+        total = re.search(r"Total Test time \(real\) = +([0-9.]+) sec", output)
+        if not total:
+            parser.error(f"{args.from_log} holds no finished ctest run")
+        status, wall = 0, float(total.group(1))
+    else:
+        if args.cold:
+            empty_caches(args.build)
+        status, output, wall = run_ctest(args.build, args.tier, args.jobs)
+    tests = test_times(output)
     passed = sum(1 for t in tests if t[2])
-    cache = "cold (empty caches)" if args.cold else "warm"
+    cache = "cold (empty caches)" if args.cold else "as found"
     print(f"\n| tier | caches | ctest -j | tests | passed | wall |\n|---|---|---|---|---|---|")
     print(f"| {args.tier} | {cache} | {args.jobs} | {len(tests)} | {passed} | {wall / 60:.1f} min ({wall:.0f} s) |")
     print(f"\nSlowest tests ({args.tier}, {cache}; each test's own time, ctest -j {args.jobs}):\n")
     print("| test | time |\n|---|---|")
     for name, seconds, _ in sorted(tests, key=lambda t: -t[1])[: args.top]:
         print(f"| `{name}` | {seconds:.1f} s |")
+    if args.budgets:
+        over = over_budget(tests, wall, args.build)
+        print(f"\nOver budget ({len(over)}):" if over else "\nEvery test and the tier within budget.")
+        for line in over:
+            print(f"  {line}")
+        if over and status == 0 and not args.warn_only:
+            status = 1
     return status
 
 

@@ -1,10 +1,12 @@
 #include "vkattn/core/pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
+#include "pipeline_trace.hpp"
 #include "shader_registry.hpp"
 #include "spirv_interface.hpp"
 #include "vkattn/core/device.hpp"
@@ -165,8 +167,13 @@ Pipeline::Pipeline(const Device& device, const PipelineDesc& desc)
     info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   }
   info.layout = m_layout.get();
+  const auto start = std::chrono::steady_clock::now();
   checkVk(vkCreateComputePipelines(dev, device.pipelineCache(), 1, &info, nullptr, m_pipeline.receive(dev)),
           ("vkCreateComputePipelines(" + m_name + ")").c_str());
+  if (detail::pipelineTraceRequested())
+    detail::tracePipelineBuild(
+        m_name, desc.constants,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 std::vector<const Pipeline*> PipelineLibrary::all() const {

@@ -150,10 +150,13 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
         .set(MATMUL_SPEC_COLS, columns * (gated ? 2 : 1))
         .set(MATMUL_SPEC_SPAN, span)
         .set(MATMUL_SPEC_GATED, gated);
-    const std::string module = moduleFor(int8          ? "linear_q_matvec_int8"
-                                         : oneSubgroup ? "linear_q_matvec_subgroup"
-                                                       : "linear_q_matvec",
-                                         weightDtype, call.dtype);
+    // CPU drivers take the one-subgroup module's twin whose loop over a unit's pieces stays
+    // rolled: it compiles in a fraction of the time (shaders/CMakeLists.txt).
+    const char* kernelModule = int8                 ? "linear_q_matvec_int8"
+                               : oneSubgroup && cpu ? "linear_q_matvec_cpu"
+                               : oneSubgroup        ? "linear_q_matvec_subgroup"
+                                                    : "linear_q_matvec";
+    const std::string module = moduleFor(kernelModule, weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
     // The integer-dot kernel's x in 8 bits, one chunk of rows at a time (the recorder orders the
