@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 
+#include "argument_names.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
@@ -36,8 +38,20 @@ struct Inputs {
   ArrayInput q, k, v;
 };
 
+// The float dtype an input arrives in (a vkattn.Tensor's, or NumPy's for anything array-like).
+std::string arrivingDtype(const py::object& value) {
+  if (isDeviceTensor(value)) return dtypeName(deviceTensor(value).dtype());
+  return py::str(py::module_::import("numpy").attr("asarray")(value).attr("dtype"));
+}
+
 Inputs qkvInputs(const py::object& query, const py::object& key, const py::object& value, bool enableGqa,
                  const SizeLimits& limits) {
+  // As PyTorch: one dtype for the three, not a silent conversion of two of them.
+  const std::string qType = arrivingDtype(query);
+  for (const auto& [name, input] : {std::pair{"key", &key}, std::pair{"value", &value}})
+    if (const std::string t = arrivingDtype(*input); t != qType)
+      throw py::value_error("'" + std::string(name) + "' is " + t + " but 'query' is " + qType +
+                            "; query, key and value must have one dtype");
   ArrayInput q = floatInput(query, "query", limits);
   Inputs in{q, floatInput(key, "key", limits, q.dtype), floatInput(value, "value", limits, q.dtype)};
   if (in.k.shape.size() != q.shape.size() || in.v.shape.size() != q.shape.size())
@@ -47,8 +61,15 @@ Inputs qkvInputs(const py::object& query, const py::object& key, const py::objec
   if (!enableGqa && ks[1] != qs[1])
     throw py::value_error("'key' has " + std::to_string(ks[1]) + " heads, query " + std::to_string(qs[1]) +
                           "; pass enable_gqa=True for grouped-query attention");
+  for (const ArrayInput* a : {&in.q, &in.k, &in.v})
+    if (!a->resident) checkFinite(a->array, a->name);
   return in;
 }
+
+// The runtime's names for this function's arguments, as its errors give them.
+const ArgumentNames kSdpaNames = {{"q", "query"},         {"k", "key"},       {"v", "value"},
+                                  {"keepMask", "attn_mask"}, {"bias", "attn_mask"}, {"windowLeft", "window"},
+                                  {"windowRight", "window"}, {"alibiSlopes", "alibi_slopes"}, {"lse", "return_lse"}};
 
 // A PyTorch-style mask (bool: keep; float: add) as a rank-4 host array [B|1, H|1, Lq|1, Lk].
 struct MaskInput {
@@ -109,10 +130,17 @@ void bindAttention(py::module_& m) {
   m.def(
       "scaled_dot_product_attention",
       [](const py::object& query, const py::object& key, const py::object& value, const py::object& attnMask,
-         bool isCausal, const py::object& scale, bool enableGqa, const py::object& window, bool returnLse,
-         const py::object& softcap, const py::object& alibiSlopes, const py::object& sinks) -> py::object {
+         const py::object& dropoutP, bool isCausal, const py::object& scale, bool enableGqa, const py::object& window,
+         bool returnLse, const py::object& softcap, const py::object& alibiSlopes,
+         const py::object& sinks) -> py::object {
+        return withPythonNames(kSdpaNames, [&]() -> py::object {
         const SizeLimits limits = sizeLimits();
         const bool keep = isDeviceTensor(query);
+        if (finiteArgument(dropoutP, "dropout_p") != 0.0)
+          throw py::value_error("'dropout_p' must be 0: attention here is inference, without dropout");
+        if (isCausal && !attnMask.is_none())
+          throw py::value_error("'attn_mask' and is_causal=True together: pass one (a causal mask can be part of "
+                                "attn_mask), as PyTorch requires");
         const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
         const Shape q4 = asBhle(in.q.shape, "query");
         const MaskInput mask = maskInput(attnMask, limits, q4[0]);
@@ -121,12 +149,7 @@ void bindAttention(py::module_& m) {
         o.softcap = static_cast<float>(finiteArgument(softcap, "softcap"));
         const std::optional<ArrayInput> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
         const std::optional<ArrayInput> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
-        if (!window.is_none()) {
-          const auto sides = py::cast<py::sequence>(window);
-          if (sides.size() != 2) throw py::value_error("'window' must be a pair (left, right)");
-          o.windowLeft = intArgument(sides[0], "window", 0, std::numeric_limits<int64_t>::max());
-          o.windowRight = intArgument(sides[1], "window", 0, std::numeric_limits<int64_t>::max());
-        }
+        if (!window.is_none()) std::tie(o.windowLeft, o.windowRight) = pairArgument(window, "window", "(left, right)", 0);
         Shape outShape = in.q.shape;
         outShape.back() = in.v.shape.back();
         const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
@@ -145,12 +168,14 @@ void bindAttention(py::module_& m) {
         });
         if (!returnLse) return toPython(std::move(out));
         return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));
+        });
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
-      py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
+      py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
       py::arg("window") = py::none(), py::arg("return_lse") = false, py::arg("softcap") = 0.0,
       py::arg("alibi_slopes") = py::none(), py::arg("sinks") = py::none(),
-      "softmax(query key^T * scale + mask) value, fused (O(L) memory). Shapes (..., H, L, E) as in PyTorch; "
+      "softmax(query key^T * scale + mask) value, fused (O(L) memory). Shapes (..., H, L, E) and the leading "
+      "arguments as in PyTorch (dropout_p must be 0); "
       "bool attn_mask keeps where True, float attn_mask is added; window=(left, right) limits keys around the "
       "diagonal; rows with every key masked give zeros. With return_lse, also the log-sum-exp (..., H, L). "
       "softcap > 0 caps the scaled logits (c * tanh(s / c)); alibi_slopes (H,) or (B, H) add "
@@ -166,9 +191,13 @@ void bindAttention(py::module_& m) {
         const Shape q4 = asBhle(q.shape, "query"), k4 = asBhle(k.shape, "key");
         if (q4[1] % k4[1] != 0) throw py::value_error("'key' heads must divide query heads");
         std::vector<int64_t> heads;
-        if (!headsValue.is_none())
-          for (const py::handle h : py::cast<py::sequence>(headsValue))
+        if (!headsValue.is_none()) {
+          if (!py::isinstance<py::tuple>(headsValue) && !py::isinstance<py::list>(headsValue))
+            throw py::type_error("'heads' must be a list of head indices, got " +
+                                 std::string(py::str(headsValue.get_type().attr("__name__"))));
+          for (const py::handle h : py::reinterpret_borrow<py::sequence>(headsValue))
             heads.push_back(intArgument(h, "heads", 0, q4[1] - 1));
+        }
         const MaskInput mask = maskInput(attnMask, limits, q4[0]);
         AttentionOptions o{.causal = isCausal};
         o.scale = scaleArgument(scale);

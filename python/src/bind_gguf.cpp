@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "input_checks.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/io/gguf_writer.hpp"
@@ -185,8 +186,8 @@ std::string typeName(const GgufValue& value) {
   return ggufValueTypeName(value.type());
 }
 
-py::dict readGguf(const std::string& path) {
-  const GgufFile file(path);
+py::dict readGguf(const py::object& pathArgument) {
+  const GgufFile file(existingFile(pathArgument, "path"));
   py::dict metadata, metadataTypes, tensors, tensorTypes;
   for (const auto& [key, value] : file.metadata().entries()) {
     metadata[py::str(key)] = pythonValue(value);

@@ -29,6 +29,10 @@ py::array_t<float> floatArray(std::vector<int64_t> shape, const std::vector<floa
 
 // Token ids from a list of ints or an integer array.
 std::vector<int32_t> idList(const py::handle& value, const std::string& name) {
+  if (!py::hasattr(value, "__iter__") || py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value))
+    throw py::type_error("'" + name + "' must be " + (name == "prompt" ? "a str or " : "") +
+                         "a sequence of token ids (ints), got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
   std::vector<int32_t> ids;
   for (const py::handle item : value) {
     if (py::isinstance<py::array>(item) || !(py::isinstance<py::int_>(item) || py::hasattr(item, "__index__")))
@@ -271,14 +275,7 @@ void bindLanguageModel(py::module_& m) {
       "file's runs with a UserWarning, more than the device's storage buffers hold is refused). kv_dtype: "
       "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
       .def(py::init([](const py::object& pathArgument, const py::object& contextLength, const py::object& kvDtype) {
-             std::string path;
-             try {
-               path = py::module_::import("os").attr("fspath")(pathArgument).cast<std::string>();
-             } catch (const py::error_already_set&) {
-               throw py::type_error("'path' must be a str or a path");
-             } catch (const py::cast_error&) {
-               throw py::type_error("'path' must be a str or a path");
-             }
+             const std::string path = existingFile(pathArgument, "path");
              DType format = DType::F32;
              if (!kvDtype.is_none()) {
                const std::optional<DType> named = kvFormatFromString(py::str(kvDtype).cast<std::string>());

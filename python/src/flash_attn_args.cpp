@@ -12,9 +12,7 @@ LogitArgs logitArgs(const py::object& dropout, const py::object& scale, bool cau
     throw py::value_error("'dropout_p' must be 0: vkattn runs attention for inference only");
   if (!scale.is_none()) a.scale = static_cast<float>(finiteArgument(scale, "softmax_scale"));
   a.causal = causal;
-  const auto sides = py::cast<py::sequence>(window);
-  if (sides.size() != 2) throw py::value_error("'window_size' must be a pair (left, right), -1 for unbounded");
-  const int64_t left = intArgument(sides[0], "window_size", -1), right = intArgument(sides[1], "window_size", -1);
+  const auto [left, right] = pairArgument(window, "window_size", "(left, right), -1 for unbounded", -1);
   if (left >= 0) a.windowLeft = left;
   if (right >= 0) a.windowRight = right;
   const double cap = finiteArgument(softcap, "softcap");

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
 
 namespace vkattn::python {
 namespace {
@@ -82,6 +85,38 @@ int64_t intArgument(const py::handle& value, const std::string& name, int64_t mi
   return v;
 }
 
+std::pair<int64_t, int64_t> pairArgument(const py::handle& value, const std::string& name, const std::string& pair,
+                                         int64_t min, int64_t max) {
+  if (!py::isinstance<py::tuple>(value) && !py::isinstance<py::list>(value))
+    throw py::type_error("'" + name + "' must be a pair " + pair + ", got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  const auto sides = py::reinterpret_borrow<py::sequence>(value);
+  if (sides.size() != 2)
+    throw py::value_error("'" + name + "' must be a pair " + pair + ", got " + std::to_string(sides.size()) +
+                          " values");
+  return {intArgument(sides[0], name, min, max), intArgument(sides[1], name, min, max)};
+}
+
+std::string existingFile(const py::handle& value, const std::string& name) {
+  std::string path;
+  try {
+    path = py::module_::import("os").attr("fspath")(value).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    throw py::type_error("'" + name + "' must be a str or a path, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  } catch (const py::cast_error&) {
+    throw py::type_error("'" + name + "' must be a str or a path, got bytes");
+  }
+  std::error_code ignored;
+  if (!std::filesystem::exists(path, ignored)) {
+    const py::object error =
+        py::module_::import("builtins").attr("FileNotFoundError")(ENOENT, std::strerror(ENOENT), path);
+    PyErr_SetObject(PyExc_FileNotFoundError, error.ptr());
+    throw py::error_already_set();
+  }
+  return path;
+}
+
 double finiteArgument(const py::handle& value, const std::string& name) {
   // Whatever float() takes without parsing text: floats, ints, NumPy scalars.
   const bool text = PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr());
@@ -93,6 +128,19 @@ double finiteArgument(const py::handle& value, const std::string& name) {
   }
   if (!std::isfinite(d)) throw py::value_error("'" + name + "' must be finite, got " + std::string(py::str(value)));
   return d;
+}
+
+void checkFinite(const py::array& array, const std::string& name) {
+  const py::module_ np = py::module_::import("numpy");
+  const py::object finite = np.attr("isfinite")(array);
+  if (finite.attr("all")().cast<bool>()) return;
+  const py::tuple at = np.attr("unravel_index")(np.attr("argmin")(finite), array.attr("shape"));
+  const double value = array.attr("__getitem__")(at).cast<double>();
+  std::string index = "(";
+  for (std::size_t i = 0; i < at.size(); ++i) index += (i ? ", " : "") + std::string(py::str(at[i]));
+  index += at.size() == 1 ? ",)" : ")";
+  const std::string kind = std::isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf";
+  throw py::value_error("'" + name + "' holds " + kind + " at index " + index + "; its values must be finite");
 }
 
 void checkIntRange(const py::array& array, const std::string& name, int64_t min, int64_t max) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace vkattn::python {
 
@@ -36,8 +37,19 @@ uint64_t checkArraySize(const py::array& array, std::size_t elementBytes, const 
 // but an int (bool excluded) is a TypeError. All name the argument.
 int64_t intArgument(const py::handle& value, const std::string& name, int64_t min = std::numeric_limits<int64_t>::min(),
                     int64_t max = std::numeric_limits<int64_t>::max());
+// A pair of ints (a tuple or list of two), each in [min, max], else TypeError / ValueError naming the
+// argument and saying what `pair` means (e.g. "(left, right)").
+std::pair<int64_t, int64_t> pairArgument(const py::handle& value, const std::string& name, const std::string& pair,
+                                         int64_t min, int64_t max = std::numeric_limits<int64_t>::max());
+// The path a str or os.PathLike names, else TypeError naming the argument; FileNotFoundError (with
+// errno and filename, as Python's own) when no file is there.
+std::string existingFile(const py::handle& value, const std::string& name);
 // A finite number (float, int, NumPy scalar), else TypeError / ValueError naming the argument.
 double finiteArgument(const py::handle& value, const std::string& name);
+
+// Every value of a float array finite, else ValueError naming the argument, the kind (NaN, +inf or
+// -inf) and the index of the first such value.
+void checkFinite(const py::array& array, const std::string& name);
 
 // Every value of an integer array in [min, max] (checked before narrowing to int32), else ValueError.
 void checkIntRange(const py::array& array, const std::string& name, int64_t min, int64_t max);

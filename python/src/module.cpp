@@ -1,5 +1,6 @@
 // The `vkattn` Python module: vkattn's kernels on NumPy arrays, errors as ValueError/TypeError.
 #include "bindings.hpp"
+#include "keyword_check.hpp"
 #include "session.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -32,6 +33,7 @@ PYBIND11_MODULE(vkattn, m) {
 #ifdef VKATTN_LANGUAGE_MODELS
   python::bindLanguageModel(m);
 #endif
+  python::checkKeywords(m);  // last: it wraps what the bindings above defined
   pybind11::module_::import("atexit").attr("register")(pybind11::cpp_function([] {
     pybind11::gil_scoped_release released;
     python::closeSession();

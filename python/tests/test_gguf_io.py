@@ -123,8 +123,9 @@ def test_reading_a_bad_file_names_it(tmp_path):
     bad.write_bytes(bad.read_bytes()[:-8])
     with pytest.raises(ValueError, match="truncated.gguf"):
         vkattn.read_gguf(str(bad))
-    with pytest.raises(ValueError, match="missing.gguf"):
+    with pytest.raises(FileNotFoundError, match="missing.gguf") as missing:  # as Python's open() says it
         vkattn.read_gguf(str(tmp_path / "missing.gguf"))
+    assert missing.value.filename == str(tmp_path / "missing.gguf")
 
 
 @pytest.mark.parametrize("kind", ["Q4_K", "Q5_K", "Q6_K"])
