@@ -15,6 +15,7 @@
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/npy.hpp"
 #include "vkattn/models/language_model.hpp"
+#include "vkattn/models/token_sampler.hpp"
 #include "vkattn/tokenizers/text_tokenizer.hpp"
 
 namespace vkattn::cli {
@@ -76,7 +77,10 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   o.sampler.topK = a.integer("--top-k", 0, 0, std::numeric_limits<int32_t>::max());
   o.sampler.topP = static_cast<float>(a.number("--top-p", 1.0));
   if (!(o.sampler.topP > 0 && o.sampler.topP <= 1)) throw InvalidArgument("--top-p", "must be in (0, 1]");
-  o.sampler.seed = static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()));
+  // A fresh seed unless one is given (printed below, so that a sampled run can be repeated).
+  o.sampler.seed = a.get("--seed")
+                       ? static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()))
+                       : freshSeed();
   o.ignoreEos = a.has("--ignore-eos");
   const auto logitsPath = a.get("--logits");
   o.logits = logitsPath.has_value();
@@ -111,6 +115,8 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
             << "generation: " << g.ids.size() << " tokens, "
             << rate(g.ids.size() > 0 ? g.ids.size() - 1 : 0, g.generateSeconds) << " tokens/s"
             << (g.endOfSequence ? " (end of sequence)" : "") << "\n";
+  if (o.sampler.temperature > 0)
+    std::cerr << "seed:       " << o.sampler.seed << " (--seed " << o.sampler.seed << " repeats this run)\n";
   if (g.end == GenerationEnd::ContextFull)
     std::cerr << "stopped:    the context of " << model.contextLength() << " positions is full (--context sets it"
               << "; the model was trained on " << model.config().contextLength << ")\n";

@@ -21,9 +21,11 @@ void usage(std::ostream& out) {
          "  demo      run each kernel on a sample on the chosen device; print accuracy against a\n"
          "            double-precision CPU reference and speed against its baseline (a copy, or\n"
          "            the naive kernel), then translate the documents' sentence\n"
-         "  conformance [--quick|--full] [--filter PATTERN] [--json FILE] [--validation]\n"
-         "            the shader conformance suite on this device: a table of cases, passes and\n"
-         "            worst error vs tolerance per kernel; exit status 1 on any failure\n"
+         "  conformance [--quick|--full] [--filter PATTERN] [--json FILE] [--validation] [--verbose]\n"
+         "            the shader conformance suite on this device: a table of cases, passes, skips\n"
+         "            and worst error vs tolerance per kernel; exit status 1 on any failure\n"
+         "            (--list names the cases the other flags select and runs nothing; --verbose\n"
+         "            prints each case's output and why each skipped case was skipped)\n"
          "  bench KERNEL  softmax|layer_norm|rms_norm|rope|attention|linear, verified then timed beside\n"
          "            its baseline: [--rows R --cols C] [--batch B --heads H --kv-heads HKV\n"
          "            --len L --queries Q --dim D --page-size P (a paged K/V cache, against the dense one)\n"
@@ -46,7 +48,8 @@ void usage(std::ostream& out) {
          "            [--interleaved] [--rotary-dim R]\n"
          "  generate MODEL.gguf \"PROMPT\"  a GGUF language model (llama, qwen2, qwen3, gemma2, gemma3): streams\n"
          "            text, reports tokens/s: [--max-tokens N] [--temperature T] [--top-k K]\n"
-         "            [--top-p P] [--seed S] [--context N] [--kv-dtype bf16|q8_0|q4_0]\n"
+         "            [--top-p P] [--seed S (default: a fresh one, printed when sampling)]\n"
+         "            [--context N] [--kv-dtype bf16|q8_0|q4_0]\n"
          "            [--logits FILE.npy] [--ignore-eos] [--warmup] [--verbose]\n"
          "  perplexity MODEL.gguf TEXT.txt [--context N]  the model's perplexity on the text, in\n"
          "            chunks of N tokens scored as llama.cpp's llama-perplexity does\n"
@@ -59,7 +62,8 @@ void usage(std::ostream& out) {
          "environment: VKATTN_DEVICE (device), VKATTN_PROFILE=cpu|gpu (kernel family),\n"
          "             VKATTN_VALIDATION=1 (Khronos validation layer),\n"
          "             VKATTN_MODEL_DIR (translation model folder),\n"
-         "             VKATTN_DISPATCH_TRACE=1 (GPU time per kernel module, printed at exit)\n";
+         "             VKATTN_DISPATCH_TRACE=1 (GPU time per kernel module, printed at exit),\n"
+         "             VKATTN_PIPELINE_TRACE=FILE (a line per pipeline built, appended to FILE)\n";
 }
 
 }  // namespace

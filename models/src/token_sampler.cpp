@@ -10,6 +10,12 @@
 
 namespace vkattn {
 
+uint64_t freshSeed() {
+  std::random_device entropy;
+  const uint64_t high = entropy(), low = entropy();
+  return ((high << 32) | low) & ~(uint64_t{1} << 63);
+}
+
 TokenSampler::TokenSampler(const SamplerOptions& options) : m_options(options), m_random(options.seed) {
   if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature))
     throw InvalidArgument("temperature", std::to_string(options.temperature) + " must be finite and >= 0");

@@ -15,6 +15,7 @@
 #include "vkattn/core/dtype.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/models/language_model.hpp"
+#include "vkattn/models/token_sampler.hpp"
 #include "vkattn/tokenizers/gguf_tokenizer.hpp"
 #include "vkattn/tokenizers/text_tokenizer.hpp"
 
@@ -81,6 +82,7 @@ struct PyGeneration {
   py::list promptTokens, tokens, tokenBytes;
   bool endOfSequence = false;
   std::string endReason;
+  uint64_t seed = 0;
   py::object logits = py::none();
   py::list attention;
   double promptSeconds = 0, generateSeconds = 0;
@@ -144,7 +146,7 @@ class PyModel {
     o.sampler = {.temperature = static_cast<float>(t),
                  .topK = intArgument(topK, "top_k", 0, std::numeric_limits<int32_t>::max()),
                  .topP = static_cast<float>(p),
-                 .seed = static_cast<uint64_t>(intArgument(seed, "seed", 0))};
+                 .seed = seed.is_none() ? freshSeed() : static_cast<uint64_t>(intArgument(seed, "seed", 0))};
     o.attention = attention;
     o.logits = logits;
     o.ignoreEos = ignoreEos;
@@ -159,6 +161,7 @@ class PyModel {
     out.promptTokens = pieces(*m_tokenizer, g.promptIds);
     out.tokens = pieces(*m_tokenizer, g.ids);
     out.tokenBytes = pieces(*m_tokenizer, g.ids, true);
+    out.seed = o.sampler.seed;
     out.endOfSequence = g.endOfSequence;
     out.endReason = toString(g.end);
     if (logits)
@@ -244,6 +247,9 @@ void bindLanguageModel(py::module_& m) {
       .def_readonly("token_bytes", &PyGeneration::tokenBytes, "each generated token's exact bytes")
       .def_readonly("prompt_tokens", &PyGeneration::promptTokens)
       .def_readonly("end_of_sequence", &PyGeneration::endOfSequence)
+      .def_readonly("seed", &PyGeneration::seed,
+                    "the sampler's seed: the one given, or the fresh one drawn when seed=None (generate(..., "
+                    "seed=g.seed) repeats the run)")
       .def_readonly("end_reason", &PyGeneration::endReason,
                     "why generation stopped: 'end_of_sequence', 'max_tokens' or 'context_full' (the model's "
                     "context_length positions are used up)")
@@ -297,10 +303,10 @@ void bindLanguageModel(py::module_& m) {
            py::arg("parse_special") = false)
       .def("detokenize", &PyModel::detokenize, py::arg("ids"), py::kw_only(), py::arg("render_special") = false)
       .def("generate", &PyModel::generate, py::arg("prompt"), py::kw_only(), py::arg("max_tokens") = 64,
-           py::arg("temperature") = 0.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("seed") = 0,
+           py::arg("temperature") = 0.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("seed") = py::none(),
            py::arg("attention") = false, py::arg("logits") = false, py::arg("ignore_eos") = false,
            "prompt: text (tokenized with bos, control-token texts parsed) or token ids. Greedy unless "
-           "temperature > 0. ignore_eos: sample past the end-of-sequence token (for timing).")
+           "temperature > 0; seed=None draws a fresh seed (Generation.seed tells which). ignore_eos: sample past the end-of-sequence token (for timing).")
       .def("perplexity", &PyModel::perplexity, py::arg("text"), py::kw_only(), py::arg("context") = py::none(),
            "The text's perplexity as llama.cpp's llama-perplexity computes it: chunks of context tokens (None: "
            "the model's context_length), bos opening each, the second half of each scored. Returns a dict: "

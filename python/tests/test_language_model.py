@@ -2,6 +2,7 @@
 greedy argmax of the model's own full-sequence logits, seeded sampling repeats, attention rows are
 causal probability rows, K/V formats stay close to f32, and bad arguments are named."""
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ LLAMA = MODELS / "tiny_llama" / "tiny-llama-f32.gguf"
 LLAMA_Q4_K_M = MODELS / "tiny_llama" / "tiny-llama-q4_k_m.gguf"
 QWEN2 = MODELS / "tiny_qwen2" / "tiny-qwen2-q8_0.gguf"
 PROMPT = "And God said, Let there be"
+CLI = os.environ.get("VKATTN_CLI")
 pytestmark = pytest.mark.skipif(not hasattr(vkattn, "Model"), reason="built without the GGUF tokenizers (PCRE2)")
 
 
@@ -51,6 +53,29 @@ def test_seeded_sampling_repeats(llama):
     c = llama.generate(PROMPT, max_tokens=16, temperature=1.2, top_k=40, top_p=0.9, seed=8)
     assert a.ids == b.ids and a.text == b.text
     assert a.ids != c.ids
+    assert (a.seed, c.seed) == (7, 8)
+
+
+def test_sampling_without_a_seed_draws_a_fresh_one_and_says_which(llama):
+    runs = [llama.generate(PROMPT, max_tokens=16, temperature=1.2) for _ in range(3)]
+    assert len({g.seed for g in runs}) == 3, [g.seed for g in runs]
+    assert len({tuple(g.ids) for g in runs}) > 1  # 16 tokens at temperature 1.2: three equal runs is chance 0
+    again = llama.generate(PROMPT, max_tokens=16, temperature=1.2, seed=runs[0].seed)
+    assert again.ids == runs[0].ids
+
+
+@pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+def test_cli_sampling_prints_the_seed_that_repeats_it():
+    sampled = [CLI, "generate", str(LLAMA), PROMPT, "--max-tokens", "12", "--temperature", "1.0"]
+    first = subprocess.run(sampled, capture_output=True, text=True, timeout=300, check=True)
+    seed = re.search(r"^seed: +(\d+) \(--seed \1 repeats this run\)$", first.stderr, re.M)
+    assert seed, first.stderr
+    again = subprocess.run(sampled + ["--seed", seed.group(1)], capture_output=True, text=True, timeout=300,
+                           check=True)
+    assert again.stdout == first.stdout
+    greedy = subprocess.run([CLI, "generate", str(LLAMA), PROMPT, "--max-tokens", "4"], capture_output=True,
+                            text=True, timeout=300, check=True)
+    assert "seed:" not in greedy.stderr
 
 
 def test_attention_rows_are_causal_probabilities(llama):
@@ -99,7 +124,6 @@ def test_bad_arguments_are_named(llama, tmp_path):
         vkattn.Model(str(bad))
 
 
-CLI = os.environ.get("VKATTN_CLI")
 
 
 @pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")

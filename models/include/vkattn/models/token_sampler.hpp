@@ -17,6 +17,10 @@ struct SamplerOptions {
   uint64_t seed = 0;
 };
 
+// A seed from the operating system's entropy, in [0, 2^63) so that every front end can print it
+// and take it back (`--seed`, `seed=`): a run that gives no seed samples differently each time.
+uint64_t freshSeed();
+
 class TokenSampler {
  public:
   // Throws InvalidArgument naming temperature, topK or topP when out of range.
