@@ -34,6 +34,10 @@ std::size_t wholeCharacters(const std::string& text) {
   return end;
 }
 
+std::string tokenCount(std::size_t tokens) {
+  return std::to_string(tokens) + (tokens == 1 ? " token" : " tokens");
+}
+
 double rate(std::size_t tokens, double seconds) {
   return seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0;
 }
@@ -44,6 +48,10 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   Arguments a(args,
               {"--max-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--context", "--kv-dtype", "--logits"},
               {"--verbose", "--ignore-eos", "--warmup"});
+  if (a.positional().size() > 2)
+    throw InvalidArgument("PROMPT", std::to_string(a.positional().size() - 1) +
+                                        " prompts given; quote the prompt as one argument: vkattn generate "
+                                        "MODEL.gguf \"the whole prompt\"");
   if (a.positional().size() != 2)
     throw InvalidArgument("arguments", "give the model file and the prompt: vkattn generate MODEL.gguf \"prompt\"");
   const std::string& path = a.positional()[0];
@@ -91,6 +99,12 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
     warm.logits = false;
     model.generate(prompt, warm);
   }
+  // A prompt past the context is refused before anything is printed (the viewer, which keeps its
+  // last tokens instead, says so).
+  const std::size_t promptTokens = model.tokenizer().encode(prompt, {.addSpecial = true, .parseSpecial = true}).size();
+  if (promptTokens > static_cast<std::size_t>(model.contextLength()))
+    throw InvalidArgument("PROMPT", "its " + std::to_string(promptTokens) + " tokens exceed the context of " +
+                                        std::to_string(model.contextLength()) + " positions (--context sets it)");
   // Stream: decode everything sampled so far and print what is new and whole.
   std::vector<int32_t> sampled;
   std::size_t printed = 0;
@@ -110,9 +124,9 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
   std::cout << "\n";
 
   const LanguageModelConfig& c = model.config();
-  std::cerr << "prompt:     " << g.promptIds.size() << " tokens, " << rate(g.promptIds.size(), g.promptSeconds)
+  std::cerr << "prompt:     " << tokenCount(g.promptIds.size()) << ", " << rate(g.promptIds.size(), g.promptSeconds)
             << " tokens/s\n"
-            << "generation: " << g.ids.size() << " tokens, "
+            << "generation: " << tokenCount(g.ids.size()) << ", "
             << rate(g.ids.size() > 0 ? g.ids.size() - 1 : 0, g.generateSeconds) << " tokens/s"
             << (g.endOfSequence ? " (end of sequence)" : "") << "\n";
   if (o.sampler.temperature > 0)

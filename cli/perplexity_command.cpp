@@ -30,7 +30,8 @@ int perplexityCommand(const CommonOptions& options, const std::vector<std::strin
     p = model.perplexity(text.str(), a.integer("--context", 0, 0, std::numeric_limits<int32_t>::max()));
   } catch (const InvalidArgument& e) {
     if (e.argument() == "context") throw InvalidArgument("--context", e.problem());
-    if (e.argument() == "text") throw InvalidArgument(textPath, e.problem());
+    if (e.argument() == "text")  // too short for two chunks: a shorter context still scores it
+      throw InvalidArgument(textPath, e.problem() + " (a smaller --context scores a shorter text)");
     throw;
   }
   std::printf("perplexity: %.4f (mean negative log-likelihood %.5f nats) over %lld tokens, %lld chunks of %lld\n",

@@ -191,6 +191,13 @@ class PyModel {
     return d;
   }
 
+  std::string repr() const {
+    const LanguageModelConfig& c = m_config;
+    return "vkattn.Model(" + std::string(py::repr(py::str(m_path))) + ", architecture='" + c.architecture +
+           "', layers=" + std::to_string(c.layers) + ", d_model=" + std::to_string(c.modelDim) +
+           ", vocab_size=" + std::to_string(c.vocab) + ")";
+  }
+
   py::dict config() const {
     const LanguageModelConfig& c = m_config;
     py::dict d;
@@ -271,6 +278,14 @@ void bindLanguageModel(py::module_& m) {
       .def_readonly("logits", &PyGeneration::logits, "(steps, vocab) float32 when asked for, else None")
       .def_readonly("attention", &PyGeneration::attention,
                     "one (heads, T, T) float32 array per layer when asked for: row t is position t's attention")
+      .def("__repr__",
+           [](const PyGeneration& g) {
+             std::string text = py::repr(g.text());
+             if (text.size() > 60) text = text.substr(0, 56) + "...'";
+             return "vkattn.Generation(text=" + text + ", prompt_tokens=" + std::to_string(g.promptIds.size()) +
+                    ", tokens=" + std::to_string(g.ids.size()) + ", end_reason='" + g.endReason +
+                    "', seed=" + std::to_string(g.seed) + ")";
+           })
       .def_readonly("prompt_seconds", &PyGeneration::promptSeconds)
       .def_readonly("generate_seconds", &PyGeneration::generateSeconds);
 
@@ -311,7 +326,8 @@ void bindLanguageModel(py::module_& m) {
            "The text's perplexity as llama.cpp's llama-perplexity computes it: chunks of context tokens (None: "
            "the model's context_length), bos opening each, the second half of each scored. Returns a dict: "
            "perplexity, mean_nll (nats), tokens (scored), chunks, context, seconds.")
-      .def_property_readonly("config", &PyModel::config);
+      .def_property_readonly("config", &PyModel::config)
+      .def("__repr__", &PyModel::repr);
 }
 
 }  // namespace vkattn::python

@@ -266,3 +266,31 @@ def test_labels_match_the_maps_and_any_token_draws(llama, tmp_path):
         g.view(layer=5)
     with pytest.raises(ValueError, match="attention=True"):
         llama.generate(PROMPT, max_tokens=2).view()
+
+
+@pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+def test_cli_prompt_rule(llama):
+    """One rule with Python and the viewer: an empty prompt is the start token alone; a prompt past
+    the context is refused before anything is printed, naming the context."""
+    empty = subprocess.run([CLI, "generate", str(LLAMA), "", "--max-tokens", "1"], capture_output=True, text=True,
+                           timeout=300)
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout == llama.generate("", max_tokens=1).text + "\n"
+    assert "generation: 1 token," in empty.stderr
+    long_prompt = PROMPT * 200
+    assert len(llama.tokenize(long_prompt, add_special=True)) > 64
+    too_long = subprocess.run([CLI, "generate", str(LLAMA), long_prompt, "--context", "64"], capture_output=True,
+                              text=True, timeout=300)
+    assert too_long.returncode != 0 and too_long.stdout == ""
+    assert "exceed the context of 64 positions (--context sets it)" in too_long.stderr, too_long.stderr
+    with pytest.raises(ValueError, match="'prompt'.*exceed the context length 64"):
+        vkattn.Model(LLAMA, context_length=64).generate(long_prompt)
+    two = subprocess.run([CLI, "generate", str(LLAMA), "And", "God"], capture_output=True, text=True, timeout=300)
+    assert two.returncode != 0 and "2 prompts given; quote the prompt" in two.stderr, two.stderr
+
+
+def test_model_and_generation_say_what_they_are(llama):
+    assert repr(llama).startswith(f"vkattn.Model({str(LLAMA)!r}, architecture='llama', layers=")
+    g = llama.generate(PROMPT, max_tokens=3, seed=5)
+    assert repr(g) == (f"vkattn.Generation(text={g.text!r}, prompt_tokens={len(g.prompt_ids)}, tokens=3, "
+                       "end_reason='max_tokens', seed=5)")

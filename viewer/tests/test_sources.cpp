@@ -14,6 +14,7 @@
 #include "sources/npy_source.hpp"
 #ifdef VKATTN_LANGUAGE_MODELS
 #include "sources/language_model_source.hpp"
+#include "vkattn/tokenizers/text_tokenizer.hpp"
 #endif
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
@@ -220,7 +221,25 @@ TEST_F(Sources, LanguageModelMapsGrowARowPerToken) {
         ASSERT_NEAR(sum, 1.0, 1e-5);
       }
   }
-  EXPECT_THROW(source.compute(""), InvalidArgument);
+
+  // One prompt rule with the CLI and Python: an empty prompt is the start token alone.
+  sizes.clear();
+  const AttentionSet empty = source.compute("");
+  EXPECT_EQ(empty.kinds.at(0).rowTokens.front(), "<|endoftext|>");
+  EXPECT_EQ(sizes.size(), static_cast<std::size_t>(maxTokens));
+
+  // A prompt past the context keeps its last tokens, leaves room for --max-tokens new ones and
+  // says so.
+  std::string longPrompt;
+  while (static_cast<int64_t>(model.tokenizer().encode(longPrompt).size()) <= model.contextLength())
+    longPrompt += "And God said, Let there be light: and there was light. ";
+  sizes.clear();
+  const AttentionSet cut = source.compute(longPrompt);
+  ASSERT_EQ(sizes.size(), static_cast<std::size_t>(maxTokens));
+  EXPECT_EQ(sizes.back(), model.contextLength() - 1);
+  EXPECT_NE(cut.status.find("were cut to their last " + std::to_string(model.contextLength() - maxTokens)),
+            std::string::npos)
+      << cut.status;
 }
 #endif
 

@@ -161,7 +161,7 @@ AttentionSet DemoSource::compute(const std::string& sentence) {
     set.kinds.push_back(std::move(self));
   } else {
     std::vector<std::string> source = splitWords(sentence);
-    if (source.empty()) throw InvalidArgument("sentence", "is empty; type a sentence to see its attention");
+    if (source.empty()) throw InvalidArgument("--prompt", "is empty; type a sentence to see its attention");
     source.push_back("<eos>");
     const DemoTarget target = demoTarget(source);
     const auto s = static_cast<int64_t>(source.size()), t = static_cast<int64_t>(target.tokens.size());

@@ -1,5 +1,6 @@
 #include "sources/language_model_source.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -47,7 +48,6 @@ LanguageModelSource::LanguageModelSource(Context& ctx, const std::filesystem::pa
 }
 
 AttentionSet LanguageModelSource::compute(const std::string& prompt) {
-  if (prompt.empty()) throw InvalidArgument("sentence", "is empty; type a prompt for the model to continue");
   const LanguageModelConfig& config = m_model.config();
   const TextTokenizer& tokenizer = m_model.tokenizer();
   const Tensor zeros = m_ctx.tensor({1}, std::vector<float>{0.0f});  // a step after the prompt adds one row
@@ -61,13 +61,18 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
   AttentionSet latest;
   std::string timing, notes;
   if (const std::string warning = m_model.contextWarning(); !warning.empty()) notes += "; warning: " + warning;
-  // A prompt longer than the context keeps its last tokens, and says so.
+  // An empty prompt is the model's start token alone, as in the CLI and Python. A prompt that leaves
+  // no room to write keeps its last tokens, room for --max-tokens new ones (at most half the
+  // context), and says so.
   std::vector<int32_t> ids = tokenizer.encode(prompt, {.addSpecial = true, .parseSpecial = true});
   const auto context = static_cast<std::size_t>(m_model.contextLength());
-  if (ids.size() > context) {
+  const std::size_t room = std::min(static_cast<std::size_t>(m_maxTokens), context / 2);
+  if (ids.size() + room > context) {
+    const std::size_t kept = context - room;
     notes += "; the prompt's " + std::to_string(ids.size()) + " tokens were cut to their last " +
-             std::to_string(context) + ": the context holds " + std::to_string(context);
-    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(context));
+             std::to_string(kept) + ", leaving room for " + std::to_string(room) + " new ones in a context of " +
+             std::to_string(context);
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(kept));
   }
 
   GenerateOptions options;

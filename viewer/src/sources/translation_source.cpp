@@ -20,7 +20,7 @@ TranslationSource::TranslationSource(Context& ctx, const std::filesystem::path& 
 
 AttentionSet TranslationSource::compute(const std::string& sentence) {
   if (sentence.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw InvalidArgument("sentence", "is empty; type an English sentence to translate");
+    throw InvalidArgument("--prompt", "is empty; type an English sentence to translate");
   TranslateOptions options;
   options.attention = true;
   options.attentionOnDevice = true;
