@@ -490,6 +490,15 @@ TEST_F(VkattnTest, AttentionRowsKernelPrefillBlock) {
   check(ctx(), Path::Rows, pr, in, o, DType::F32);
 }
 
+// Default options written as braces pick the overload that returns the output (the one that
+// writes into a view takes its options explicitly).
+TEST_F(VkattnTest, AttentionWithBracedDefaultOptions) {
+  auto pr = problem(1, 2, 2, 5, 9, 16, 16);
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 120);
+  const Tensor out = attention(ctx(), in.tq, in.tk, in.tv, {});
+  EXPECT_TRUE(allClose(out.download(), attentionRef(pr, in.q, in.k, in.v).out, kAtolF32, kRtolF32));
+}
+
 TEST_F(VkattnTest, AttentionWeightsMatchReferenceProbabilities) {
   auto pr = problem(2, 4, 2, 13, 29, 32, 32);
   pr.causal = true;
@@ -548,7 +557,7 @@ TEST_F(VkattnTest, AttentionRejectsBadShapes) {
   Tensor lses = c.tensor({2, 4, 8});  // its second half: the kernels write an lse from element 0
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.lse = lses.view().sliced(0, 1, 1)}); }), "lse");
   Tensor out = c.tensor({1, 4, 8, 32});
-  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, out); }), "out");
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, out, {}); }), "out");
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q4, k, v, {.windowLeft = -1}); }), "windowLeft");
   Tensor q16 = c.tensor({1, 4, 8, 64}, std::vector<float>(2048, 0.0f), DType::F16);
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q16, k, v); }), "k");  // dtype mismatch

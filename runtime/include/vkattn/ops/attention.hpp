@@ -24,9 +24,10 @@
 namespace vkattn {
 
 // Fused attention into `out` ([B, Hq, Lq, Dv] view of q's dtype). Throws InvalidArgument naming
-// the argument for bad shapes or options, and for NaN in q, k, v or bias (after the run).
+// the argument for bad shapes or options, and for NaN in q, k, v or bias (after the run). The
+// options have no default here, so that attention(ctx, q, k, v, {}) is the overload below.
 void attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
-               const AttentionOptions& options = {});
+               const AttentionOptions& options);
 Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                  const AttentionOptions& options = {});
 
