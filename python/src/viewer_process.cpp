@@ -122,9 +122,13 @@ std::string viewerExecutable(const py::object& viewer) {
 #ifdef VKATTN_VIEWER_PATH
   if (fs::exists(VKATTN_VIEWER_PATH)) return VKATTN_VIEWER_PATH;
 #endif
+  // `pip install .` puts it in the environment's scripts, which need not be on PATH.
+  const fs::path scripts = py::module_::import("sysconfig").attr("get_path")("scripts").cast<std::string>();
+  if (fs::exists(scripts / "vkattn-viewer")) return (scripts / "vkattn-viewer").string();
   py::object found = py::module_::import("shutil").attr("which")("vkattn-viewer");
   if (found.is_none())
-    throw py::value_error("vkattn-viewer was not found: build it, put it on PATH, or set VKATTN_VIEWER");
+    throw py::value_error("vkattn-viewer was not found beside this Python (" + scripts.string() +
+                          "), where `pip install .` puts it, nor on PATH; or set VKATTN_VIEWER to its path");
   return found.cast<std::string>();
 }
 
