@@ -67,9 +67,15 @@ Inputs qkvInputs(const py::object& query, const py::object& key, const py::objec
 }
 
 // The runtime's names for this function's arguments, as its errors give them.
-const ArgumentNames kSdpaNames = {{"q", "query"},         {"k", "key"},       {"v", "value"},
-                                  {"keepMask", "attn_mask"}, {"bias", "attn_mask"}, {"windowLeft", "window"},
-                                  {"windowRight", "window"}, {"alibiSlopes", "alibi_slopes"}, {"lse", "return_lse"}};
+const ArgumentNames kSdpaNames = {{"q", "query"},
+                                  {"k", "key"},
+                                  {"v", "value"},
+                                  {"keepMask", "attn_mask"},
+                                  {"bias", "attn_mask"},
+                                  {"windowLeft", "window"},
+                                  {"windowRight", "window"},
+                                  {"alibiSlopes", "alibi_slopes"},
+                                  {"lse", "return_lse"}};
 
 // A PyTorch-style mask (bool: keep; float: add) as a rank-4 host array [B|1, H|1, Lq|1, Lk].
 struct MaskInput {
@@ -134,44 +140,46 @@ void bindAttention(py::module_& m) {
          bool returnLse, const py::object& softcap, const py::object& alibiSlopes,
          const py::object& sinks) -> py::object {
         return withPythonNames(kSdpaNames, [&]() -> py::object {
-        const SizeLimits limits = sizeLimits();
-        const bool keep = isDeviceTensor(query);
-        if (finiteArgument(dropoutP, "dropout_p") != 0.0)
-          throw py::value_error("'dropout_p' must be 0: attention here is inference, without dropout");
-        if (isCausal && !attnMask.is_none())
-          throw py::value_error("'attn_mask' and is_causal=True together: pass one (a causal mask can be part of "
-                                "attn_mask), as PyTorch requires");
-        const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
-        const Shape q4 = asBhle(in.q.shape, "query");
-        const MaskInput mask = maskInput(attnMask, limits, q4[0]);
-        AttentionOptions o{.causal = isCausal};
-        o.scale = scaleArgument(scale);
-        o.softcap = static_cast<float>(finiteArgument(softcap, "softcap"));
-        const std::optional<ArrayInput> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
-        const std::optional<ArrayInput> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
-        if (!window.is_none()) std::tie(o.windowLeft, o.windowRight) = pairArgument(window, "window", "(left, right)", 0);
-        Shape outShape = in.q.shape;
-        outShape.back() = in.v.shape.back();
-        const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
-        auto [out, lse] = onDevice([&](Context& ctx) {
-          const DeviceInput q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
-          const MaskTensors masks = uploadMask(ctx, mask, o);
-          std::optional<DeviceInput> alibiT, sinksT;
-          if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
-          if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
-          const TensorView q4 = bhle(q);
-          std::optional<Tensor> lse;
-          if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
-          Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
-          return std::pair{std::move(result),
-                           lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
-        });
-        if (!returnLse) return toPython(std::move(out));
-        return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));
+          const SizeLimits limits = sizeLimits();
+          const bool keep = isDeviceTensor(query);
+          if (finiteArgument(dropoutP, "dropout_p") != 0.0)
+            throw py::value_error("'dropout_p' must be 0: attention here is inference, without dropout");
+          if (isCausal && !attnMask.is_none())
+            throw py::value_error(
+                "'attn_mask' and is_causal=True together: pass one (a causal mask can be part of "
+                "attn_mask), as PyTorch requires");
+          const Inputs in = qkvInputs(query, key, value, enableGqa, limits);
+          const Shape q4 = asBhle(in.q.shape, "query");
+          const MaskInput mask = maskInput(attnMask, limits, q4[0]);
+          AttentionOptions o{.causal = isCausal};
+          o.scale = scaleArgument(scale);
+          o.softcap = static_cast<float>(finiteArgument(softcap, "softcap"));
+          const std::optional<ArrayInput> alibi = headVector(alibiSlopes, "alibi_slopes", limits, q4[0], q4[1]);
+          const std::optional<ArrayInput> sinkLogits = headVector(sinks, "sinks", limits, std::nullopt, q4[1]);
+          if (!window.is_none())
+            std::tie(o.windowLeft, o.windowRight) = pairArgument(window, "window", "(left, right)", 0);
+          Shape outShape = in.q.shape;
+          outShape.back() = in.v.shape.back();
+          const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
+          auto [out, lse] = onDevice([&](Context& ctx) {
+            const DeviceInput q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
+            const MaskTensors masks = uploadMask(ctx, mask, o);
+            std::optional<DeviceInput> alibiT, sinksT;
+            if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
+            if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
+            const TensorView q4 = bhle(q);
+            std::optional<Tensor> lse;
+            if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
+            Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
+            return std::pair{std::move(result),
+                             lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
+          });
+          if (!returnLse) return toPython(std::move(out));
+          return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));
         });
       },
-      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
-      py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(), py::arg("dropout_p") = 0.0,
+      py::arg("is_causal") = false, py::arg("scale") = py::none(), py::arg("enable_gqa") = false,
       py::arg("window") = py::none(), py::arg("return_lse") = false, py::arg("softcap") = 0.0,
       py::arg("alibi_slopes") = py::none(), py::arg("sinks") = py::none(),
       "softmax(query key^T * scale + mask) value, fused (O(L) memory). Shapes (..., H, L, E) and the leading "

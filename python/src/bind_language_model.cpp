@@ -321,7 +321,8 @@ void bindLanguageModel(py::module_& m) {
            py::arg("temperature") = 0.0, py::arg("top_k") = 0, py::arg("top_p") = 1.0, py::arg("seed") = py::none(),
            py::arg("attention") = false, py::arg("logits") = false, py::arg("ignore_eos") = false,
            "prompt: text (tokenized with bos, control-token texts parsed) or token ids. Greedy unless "
-           "temperature > 0; seed=None draws a fresh seed (Generation.seed tells which). ignore_eos: sample past the end-of-sequence token (for timing).")
+           "temperature > 0; seed=None draws a fresh seed (Generation.seed tells which). ignore_eos: sample past the "
+           "end-of-sequence token (for timing).")
       .def("perplexity", &PyModel::perplexity, py::arg("text"), py::kw_only(), py::arg("context") = py::none(),
            "The text's perplexity as llama.cpp's llama-perplexity computes it: chunks of context tokens (None: "
            "the model's context_length), bos opening each, the second half of each scored. Returns a dict: "

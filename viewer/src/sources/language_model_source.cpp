@@ -69,9 +69,8 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
   const std::size_t room = std::min(static_cast<std::size_t>(m_maxTokens), context / 2);
   if (ids.size() + room > context) {
     const std::size_t kept = context - room;
-    notes += "; the prompt's " + std::to_string(ids.size()) + " tokens were cut to their last " +
-             std::to_string(kept) + ", leaving room for " + std::to_string(room) + " new ones in a context of " +
-             std::to_string(context);
+    notes += "; the prompt's " + std::to_string(ids.size()) + " tokens were cut to their last " + std::to_string(kept) +
+             ", leaving room for " + std::to_string(room) + " new ones in a context of " + std::to_string(context);
     ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(kept));
   }
 
