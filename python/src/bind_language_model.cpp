@@ -80,6 +80,7 @@ struct PyGeneration {
   std::string bytes;  // what the model wrote, exactly (not necessarily UTF-8)
   std::vector<int32_t> promptIds, ids;
   py::list promptTokens, tokens, tokenBytes;
+  std::vector<std::string> promptLabels, tokenLabels;  // as the viewer labels them (tokenLabel)
   bool endOfSequence = false;
   std::string endReason;
   uint64_t seed = 0;
@@ -92,8 +93,8 @@ struct PyGeneration {
   // last (which was sampled, never fed).
   py::list labels() const {
     py::list out;
-    for (const py::handle t : promptTokens) out.append(t);
-    for (std::size_t i = 0; i + 1 < ids.size(); ++i) out.append(tokens[i]);
+    for (const std::string& t : promptLabels) out.append(py::str(t));
+    for (std::size_t i = 0; i + 1 < tokenLabels.size(); ++i) out.append(py::str(tokenLabels[i]));
     return out;
   }
 };
@@ -161,6 +162,8 @@ class PyModel {
     out.promptTokens = pieces(*m_tokenizer, g.promptIds);
     out.tokens = pieces(*m_tokenizer, g.ids);
     out.tokenBytes = pieces(*m_tokenizer, g.ids, true);
+    for (int32_t id : g.promptIds) out.promptLabels.push_back(tokenLabel(*m_tokenizer, id));
+    for (int32_t id : g.ids) out.tokenLabels.push_back(tokenLabel(*m_tokenizer, id));
     out.seed = o.sampler.seed;
     out.endOfSequence = g.endOfSequence;
     out.endReason = toString(g.end);
@@ -261,20 +264,25 @@ void bindLanguageModel(py::module_& m) {
                     "why generation stopped: 'end_of_sequence', 'max_tokens' or 'context_full' (the model's "
                     "context_length positions are used up)")
       .def_property_readonly("labels", &PyGeneration::labels,
-                             "the tokens at the attention maps' positions (prompt_tokens, then tokens but the "
-                             "last): the labels of attention[layer]'s rows and columns")
+                             "the tokens at the attention maps' positions (the prompt's, then the generated but the "
+                             "last) as the viewer labels them (bytes that are no character escaped, '\\xc3'): the "
+                             "labels of attention[layer]'s rows and columns")
       .def(
           "view",
           [](const PyGeneration& g, const py::object& layer, const py::kwargs& kwargs) {
             if (py::len(g.attention) == 0)
               throw py::value_error("no attention maps: generate(..., attention=True) keeps them");
             const int64_t l = intArgument(layer, "layer", 0, static_cast<int64_t>(py::len(g.attention)) - 1);
-            return py::module_::import("vkattn").attr("view")(g.attention[static_cast<std::size_t>(l)], g.labels(),
-                                                              **kwargs);
+            // Every layer, so that the figure's title names the one shown; causal unless asked otherwise.
+            const py::object layers = py::module_::import("numpy").attr("stack")(g.attention);
+            py::dict options(kwargs);
+            if (!options.contains("causal")) options["causal"] = true;
+            options["layer"] = l;
+            return py::module_::import("vkattn").attr("view")(layers, g.labels(), **options);
           },
           py::arg("layer") = 0,
-          "vkattn.view(attention[layer], labels, **kwargs): one layer's maps with their tokens on both axes "
-          "(head=, heads=, out=, ... as view takes them).")
+          "vkattn.view(attention, labels, layer=layer, causal=True, **kwargs): one layer's maps with their "
+          "tokens on both axes, the masked cells hatched (head=, heads=, out=, ... as view takes them).")
       .def_readonly("logits", &PyGeneration::logits, "(steps, vocab) float32 when asked for, else None")
       .def_readonly("attention", &PyGeneration::attention,
                     "one (heads, T, T) float32 array per layer when asked for: row t is position t's attention")

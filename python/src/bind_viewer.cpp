@@ -53,10 +53,11 @@ py::object pngFileType(py::module_& m) {
 
 py::object view(const py::object& attn, const py::object& rowTokens, const py::object& colTokens, const py::object& out,
                 const py::object& layer, const py::object& head, const py::object& heads, const py::object& reduce,
-                const py::object& colormap, bool log, bool stretch, const py::object& title, const py::object& size,
-                const py::object& layout, const py::object& viewer) {
+                const py::object& colormap, bool log, bool stretch, bool causal, const py::object& title,
+                const py::object& size, const py::object& layout, const py::object& viewer) {
   const AttentionMaps maps = checkedMaps(attn, rowTokens, colTokens);
-  const ViewChoices choices = viewChoices(maps, layer, head, heads, reduce, colormap, log, stretch, title, size);
+  const ViewChoices choices =
+      viewChoices(maps, layer, head, heads, reduce, colormap, log, stretch, causal, title, size);
   if (out.is_none() && !layout.is_none()) throw py::value_error("'layout' describes a PNG: give out= too");
   const std::string png = out.is_none() ? std::string() : pathArgument(out, "out");
   const std::string sidecar = layout.is_none() ? std::string() : pathArgument(layout, "layout");
@@ -90,14 +91,15 @@ void bindViewer(py::module_& m) {
   m.def("view", &view, py::arg("attn"), py::arg("row_tokens"), py::arg("col_tokens") = py::none(),
         py::arg("out") = py::none(), py::kw_only(), py::arg("layer") = py::none(), py::arg("head") = py::none(),
         py::arg("heads") = py::none(), py::arg("reduce") = py::none(), py::arg("colormap") = py::none(),
-        py::arg("log") = false, py::arg("stretch") = false, py::arg("title") = py::none(), py::arg("size") = py::none(),
-        py::arg("layout") = py::none(), py::arg("viewer") = py::none(),
+        py::arg("log") = false, py::arg("stretch") = false, py::arg("causal") = false, py::arg("title") = py::none(),
+        py::arg("size") = py::none(), py::arg("layout") = py::none(), py::arg("viewer") = py::none(),
         "Shows attn (as save_attention takes it) in vkattn-viewer. Without out=, opens a window and returns a "
         "vkattn.ViewerWindow once it shows (raising, with the viewer's message, when it cannot: no display, say); "
         "with out=PATH, renders the figure headless to that PNG and returns its path as a vkattn.PngFile (a str "
         "that notebooks show as the picture); layout=PATH adds the JSON record of what was drawn. Either way: "
         "layer, head (one head) or heads ('mean' or 'max' of all), reduce ('max' or 'mean': how bins of several "
-        "cells are coloured), colormap ('viridis', 'magma', 'grey', 'diverging'), log, stretch, title and "
+        "cells are coloured), colormap ('viridis', 'magma', 'grey', 'diverging'), log, stretch, causal (the "
+        "cells past the diagonal hatched as masked), title and "
         "size=(width, height) (default 1600 x 1000, a figure of a long narrow map less along its short side).");
 }
 

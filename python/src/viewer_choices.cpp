@@ -34,7 +34,7 @@ std::optional<int64_t> index(const py::object& value, const std::string& name, i
 
 ViewChoices viewChoices(const AttentionMaps& maps, const py::object& layer, const py::object& head,
                         const py::object& heads, const py::object& reduce, const py::object& colormap, bool log,
-                        bool stretch, const py::object& title, const py::object& size) {
+                        bool stretch, bool causal, const py::object& title, const py::object& size) {
   ViewChoices c;
   c.layer = index(layer, "layer", maps.layers, "layers");
   c.head = index(head, "head", maps.heads, "heads");
@@ -45,6 +45,7 @@ ViewChoices viewChoices(const AttentionMaps& maps, const py::object& layer, cons
   c.colormap = oneOf(colormap, "colormap", {"viridis", "magma", "grey", "gray", "diverging"});
   c.log = log;
   c.stretch = stretch;
+  c.causal = causal;
   if (!title.is_none()) {
     if (!py::isinstance<py::str>(title)) throw py::type_error("'title' must be a str");
     c.title = utf8Text(title);
@@ -80,6 +81,7 @@ std::vector<std::string> viewerFlags(const ViewChoices& c, const AttentionMaps& 
   if (!c.colormap.empty()) flags.insert(flags.end(), {"--colormap", c.colormap});
   if (c.log) flags.push_back("--log");
   if (c.stretch) flags.push_back("--stretch");
+  if (c.causal) flags.push_back("--causal");
   return flags;
 }
 

@@ -26,6 +26,7 @@ struct ViewChoices {
   std::string colormap;  // empty: the viewer's (viridis)
   bool log = false;
   bool stretch = false;
+  bool causal = false;                      // the maps are causal: the cells past the diagonal drawn as masked
   std::string title;                        // empty: none for a single map, the selection alone for several
   std::optional<std::pair<int, int>> size;  // empty: defaultSize()
 };
@@ -34,7 +35,7 @@ struct ViewChoices {
 // of range names the maps' count).
 ViewChoices viewChoices(const AttentionMaps& maps, const py::object& layer, const py::object& head,
                         const py::object& heads, const py::object& reduce, const py::object& colormap, bool log,
-                        bool stretch, const py::object& title, const py::object& size);
+                        bool stretch, bool causal, const py::object& title, const py::object& size);
 
 // The size of a window or figure when none is given: 1600 x 1000, and for a figure of a map much
 // wider than tall (or taller than wide) less of the short side, so that a strip is not drawn on

@@ -294,3 +294,21 @@ def test_model_and_generation_say_what_they_are(llama):
     g = llama.generate(PROMPT, max_tokens=3, seed=5)
     assert repr(g) == (f"vkattn.Generation(text={g.text!r}, prompt_tokens={len(g.prompt_ids)}, tokens=3, "
                        "end_reason='max_tokens', seed=5)")
+
+
+def test_labels_and_the_figure_show_tokens_as_the_viewer_does(tmp_path):
+    """A byte token reads as the viewer labels it ('\\xc3'), in Generation.labels and in the figure
+    view() draws, whose title names the layer and whose masked cells are drawn as masked."""
+    import json
+    model = vkattn.Model(MODELS / "tiny_llama" / "tiny-llama-f32.gguf")
+    g = model.generate("É café", max_tokens=2, attention=True, seed=1)
+    assert "\\xc3" in g.labels and "\ufffd" not in "".join(g.labels), g.labels
+    assert "\ufffd" in "".join(g.prompt_tokens)  # the token texts stay text, with U+FFFD
+    if not os.environ.get("VKATTN_VIEWER"):
+        pytest.skip("VKATTN_VIEWER (path to vkattn-viewer) is not set")
+    layout = tmp_path / "layout.json"
+    g.view(layer=1, head=0, out=tmp_path / "map.png", layout=layout)
+    drawn = json.loads(layout.read_text())
+    assert drawn["causalMask"] is True
+    assert drawn["rowTokens"] == g.labels and drawn["colTokens"] == g.labels
+    assert "layer 1" in drawn["view"] or "layer 1" in drawn["map"]["title"], (drawn["view"], drawn["map"]["title"])

@@ -2,6 +2,7 @@
 
 #include "special_tokens.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/io/utf8.hpp"
 
 namespace vkattn {
 
@@ -51,6 +52,10 @@ std::string TextTokenizer::decode(std::span<const int32_t> ids, DecodeOptions op
     text += piece;
   }
   return text;
+}
+
+std::string tokenLabel(const TextTokenizer& tokenizer, int32_t id) {
+  return io::escapeInvalidUtf8(tokenizer.decode(std::span<const int32_t>(&id, 1), {.renderSpecial = true}));
 }
 
 }  // namespace vkattn

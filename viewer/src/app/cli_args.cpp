@@ -60,7 +60,8 @@ sources
                       attention growing a row per token; default prompt: "In the beginning God
                       created"; a prompt longer than the model's context keeps its last tokens)
   --tokens FILE       token labels, one per line (--row-tokens / --col-tokens for one axis)
-  --causal            npy q/k: each query sees only keys up to its own position
+  --causal            npy: each query sees only keys up to its own position (q/k: masked in
+                      the softmax; attention.npy: the cells past the diagonal hatched)
 
 what to show
   --view V            cross | encoder | decoder (model, demo) or attention (npy)

@@ -35,11 +35,6 @@ std::shared_ptr<const Tensor> grownHead(Context& ctx, const std::shared_ptr<cons
   return next;
 }
 
-// A token's text as a label: control tokens by name, bytes that are not UTF-8 escaped.
-std::string label(const TextTokenizer& tokenizer, int32_t id) {
-  return io::escapeInvalidUtf8(tokenizer.decode(std::span<const int32_t>(&id, 1), {.renderSpecial = true}));
-}
-
 }  // namespace
 
 LanguageModelSource::LanguageModelSource(Context& ctx, const std::filesystem::path& gguf, int64_t maxTokens)
@@ -83,7 +78,7 @@ AttentionSet LanguageModelSource::compute(const std::string& prompt) {
       for (std::size_t h = 0; h < maps[l].size(); ++h)
         maps[l][h] = grownHead(m_ctx, maps[l][h], positions, step.weights[l], static_cast<int64_t>(h), zeros);
     positions += static_cast<int64_t>(step.ids.size());
-    for (int32_t id : step.ids) tokens.push_back(label(tokenizer, id));
+    for (int32_t id : step.ids) tokens.push_back(tokenLabel(tokenizer, id));
     if (step.next >= 0) generated.push_back(step.next);  // none when only the prompt runs
 
     AttentionKind kind;

@@ -79,7 +79,8 @@ AttentionSet NpySource::load() {
   std::string how;
   if (!folder || fs::exists(attentionFile)) {
     kind.layers = uploadLayers(m_ctx, io::readAttentionArray(attentionFile));
-    kind.title = "Attention from " + attentionFile.filename().string();
+    kind.causal = m_options.causal;  // the cells past the diagonal drawn as masked
+    kind.title = "Attention from " + attentionFile.filename().string() + (m_options.causal ? " (causal)" : "");
     how = "read " + attentionFile.string();
   } else {
     const io::QueryKeyArrays qk = io::readQueryKeyArrays(m_path);

@@ -60,4 +60,8 @@ class TextTokenizer {
   std::vector<int32_t> m_specialIds;  // user-defined, control and unknown tokens, longest text first
 };
 
+// A token alone as an axis label: control tokens by name, bytes that are no UTF-8 character
+// escaped ("\xc3"), so that the viewer, Python and the CLI show one token the same way.
+std::string tokenLabel(const TextTokenizer& tokenizer, int32_t id);
+
 }  // namespace vkattn
