@@ -196,6 +196,8 @@ void bindAttention(py::module_& m) {
         const bool keep = isDeviceTensor(query);
         const ArrayInput q = floatInput(query, "query", limits);
         const ArrayInput k = floatInput(key, "key", limits, q.dtype);
+        for (const ArrayInput* a : {&q, &k})
+          if (!a->resident) checkFinite(a->array, a->name);
         const Shape q4 = asBhle(q.shape, "query"), k4 = asBhle(k.shape, "key");
         if (q4[1] % k4[1] != 0) throw py::value_error("'key' heads must divide query heads");
         std::vector<int64_t> heads;

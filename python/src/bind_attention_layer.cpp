@@ -9,6 +9,7 @@
 #include <mutex>
 #include <utility>
 
+#include "argument_names.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "session.hpp"
@@ -57,8 +58,20 @@ class PyAttentionLayer {
       throw py::value_error("'q_weight' must be (num_heads * head_dim, d_model)");
     m_config.headDim = m_q.shape[0] / m_config.heads;
     if (rope) m_config.rope = RopeOptions{.theta = finiteArgument(ropeTheta, "rope_theta")};
-    // Uploads now, so every shape is checked here rather than at the first call.
-    onDevice([&](Context& ctx) { return &layer(ctx); });
+    // Uploads now, so every shape is checked here rather than at the first call; the runtime's
+    // complaints name the arguments as this constructor's caller wrote them.
+    withPythonNames({{"q", "q_weight"},
+                     {"k", "k_weight"},
+                     {"v", "v_weight"},
+                     {"o", "o_weight"},
+                     {"qBias", "q_bias"},
+                     {"kBias", "k_bias"},
+                     {"vBias", "v_bias"},
+                     {"oBias", "o_bias"},
+                     {"heads", "num_heads"},
+                     {"kvHeads", "num_kv_heads"},
+                     {"modelDim", "o_weight"}},
+                    [&] { return onDevice([&](Context& ctx) { return &layer(ctx); }); });
   }
   ~PyAttentionLayer() {
     // With the GIL held: safe, since no thread waits for the GIL while it holds the session.

@@ -67,6 +67,7 @@ TensorView oneSequence(const TensorView& lhd) {
 ArrayInput qkvInput(const py::object& value, const std::string& name, int64_t rank, const SizeLimits& limits,
                     std::optional<DType> as) {
   ArrayInput a = floatInput(value, name, limits, as, name == "q" ? Stored::Float : Stored::FloatOrKvFormat);
+  if (!a.resident) checkFinite(a.array, name);
   if (static_cast<int64_t>(a.shape.size()) != rank)
     throw py::value_error("'" + name + "' must have rank " + std::to_string(rank) + " (" +
                           (rank == 4 ? "batch, seqlen, heads, headdim" : "total, heads, headdim") + "), got shape " +

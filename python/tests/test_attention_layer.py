@@ -64,9 +64,9 @@ def test_grouped_query_attention_matches_repeat_interleave(torch, kv_heads):
 
 def test_bad_weights_name_the_argument(rng):
     w = rng.standard_normal((64, 64)).astype(np.float32)
-    with pytest.raises(ValueError, match="kvHeads"):
+    with pytest.raises(ValueError, match="'num_kv_heads'"):
         vkattn.MultiHeadAttention(w, w[:48], w[:48], w, num_heads=4, num_kv_heads=3)
-    with pytest.raises(ValueError, match="'k'"):
+    with pytest.raises(ValueError, match="'k_weight'"):
         vkattn.MultiHeadAttention(w, w[:40], w[:32], w, num_heads=4, num_kv_heads=2)
     layer = vkattn.MultiHeadAttention(w, w, w, w, num_heads=4)
     with pytest.raises(ValueError, match="'x'"):

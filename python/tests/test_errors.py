@@ -129,3 +129,25 @@ def test_a_prompt_that_is_not_text_or_ids_is_named():
         model.generate("a", max_token=3)
     with pytest.raises(TypeError, match="'contxt'; did you mean 'context_length'"):
         vkattn.Model(MODEL, contxt=5)
+
+
+@pytest.mark.parametrize("argument", ["q", "k", "v"])
+def test_flash_attn_reports_non_finite_values_by_argument(rng, argument):
+    arrays = {name: rng.standard_normal((1, 5, 2, 16)).astype(np.float32) for name in ("q", "k", "v")}
+    arrays[argument][0, 3, 1, 2] = -np.inf
+    with pytest.raises(ValueError) as error:
+        vkattn.flash_attn_func(**arrays)
+    assert one_line(error) == f"'{argument}' holds -inf at index (0, 3, 1, 2); its values must be finite"
+    q = rng.standard_normal((1, 2, 4, 16)).astype(np.float32)
+    bad = q.copy()
+    bad[0, 0, 1, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^'key' holds NaN at index \(0, 0, 1, 1\)"):
+        vkattn.attention_weights(q, bad)
+
+
+def test_the_attention_layer_names_its_own_parameters(rng):
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    with pytest.raises(ValueError, match="^invalid argument 'num_kv_heads'"):
+        vkattn.MultiHeadAttention(w, w[:48], w[:48], w, num_heads=4, num_kv_heads=3)
+    with pytest.raises(ValueError, match="^invalid argument 'k_weight'"):
+        vkattn.MultiHeadAttention(w, w[:40], w[:32], w, num_heads=4, num_kv_heads=2)
