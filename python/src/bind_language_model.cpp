@@ -300,8 +300,8 @@ void bindLanguageModel(py::module_& m) {
   py::class_<PyModel>(
       m, "Model",
       "A GGUF language model (architectures llama, qwen2, qwen3, gemma2 and gemma3) on the current device. "
-      "context_length: positions the KV cache holds (0: the file's, at most 4096; more than the "
-      "file's runs with a UserWarning, more than the device's storage buffers hold is refused). kv_dtype: "
+      "context_length: positions the KV cache holds (0: the file's, capped at 4096; any value up to what the "
+      "device's storage buffers hold runs, past the file's with a UserWarning; more is refused). kv_dtype: "
       "'bf16', 'q8_0' or 'q4_0' stores keys and values so (None: float32).")
       .def(py::init([](const py::object& pathArgument, const py::object& contextLength, const py::object& kvDtype) {
              const std::string path = existingFile(pathArgument, "path");
