@@ -66,6 +66,21 @@ Inputs qkvInputs(const py::object& query, const py::object& key, const py::objec
   return in;
 }
 
+// Runs `work`; when the kernel reports a NaN, finds where it came from: a non-finite value in an
+// input kept on the device (host inputs were checked before the run) is named with its index,
+// else the NaN arose from finite inputs and is reported as such.
+template <class Work>
+auto withNonFiniteLocated(const Inputs& in, Work&& work) {
+  try {
+    return work();
+  } catch (const InvalidArgument& e) {
+    if (e.problem().find("NaN") == std::string::npos) throw;
+    for (const ArrayInput* a : {&in.q, &in.k, &in.v})
+      if (a->resident) checkFinite(hostValue(a->owner), a->name);
+    throw py::value_error("the attention became NaN from finite query, key and value (" + e.problem() + ")");
+  }
+}
+
 // The runtime's names for this function's arguments, as its errors give them.
 const ArgumentNames kSdpaNames = {{"q", "query"},
                                   {"k", "key"},
@@ -161,18 +176,20 @@ void bindAttention(py::module_& m) {
           Shape outShape = in.q.shape;
           outShape.back() = in.v.shape.back();
           const Shape lseShape(in.q.shape.begin(), in.q.shape.end() - 1);
-          auto [out, lse] = onDevice([&](Context& ctx) {
-            const DeviceInput q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
-            const MaskTensors masks = uploadMask(ctx, mask, o);
-            std::optional<DeviceInput> alibiT, sinksT;
-            if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
-            if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
-            const TensorView q4 = bhle(q);
-            std::optional<Tensor> lse;
-            if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
-            Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
-            return std::pair{std::move(result),
-                             lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
+          auto [out, lse] = withNonFiniteLocated(in, [&] {
+            return onDevice([&](Context& ctx) {
+              const DeviceInput q = upload(ctx, in.q), k = upload(ctx, in.k), v = upload(ctx, in.v);
+              const MaskTensors masks = uploadMask(ctx, mask, o);
+              std::optional<DeviceInput> alibiT, sinksT;
+              if (alibi) o.alibiSlopes = (alibiT = upload(ctx, *alibi))->view();
+              if (sinkLogits) o.sinks = (sinksT = upload(ctx, *sinkLogits))->view();
+              const TensorView q4 = bhle(q);
+              std::optional<Tensor> lse;
+              if (returnLse) o.lse = (lse = ctx.tensor({q4.shape[0], q4.shape[1], q4.shape[2]}))->view();
+              Result result = finish(attention(ctx, q4, bhle(k), bhle(v), o), keep, outShape);
+              return std::pair{std::move(result),
+                               lse ? std::optional(finish(std::move(*lse), keep, lseShape)) : std::nullopt};
+            });
           });
           if (!returnLse) return toPython(std::move(out));
           return py::make_tuple(toPython(std::move(out)), toPython(std::move(*lse)));

@@ -151,3 +151,14 @@ def test_the_attention_layer_names_its_own_parameters(rng):
         vkattn.MultiHeadAttention(w, w[:48], w[:48], w, num_heads=4, num_kv_heads=3)
     with pytest.raises(ValueError, match="^invalid argument 'k_weight'"):
         vkattn.MultiHeadAttention(w, w[:40], w[:32], w, num_heads=4, num_kv_heads=2)
+
+
+@pytest.mark.parametrize("argument, value, kind", [("query", np.inf, "+inf"), ("key", np.inf, "+inf"),
+                                                   ("key", np.nan, "NaN"), ("value", np.nan, "NaN")])
+def test_non_finite_values_kept_on_the_device_are_found_after_the_kernel_reports(rng, argument, value, kind):
+    arrays = {name: rng.standard_normal((1, 2, 5, 16)).astype(np.float32) for name in ("query", "key", "value")}
+    arrays[argument][0, 1, 2, 3] = value
+    on_device = {name: vkattn.asarray(a) for name, a in arrays.items()}
+    with pytest.raises(ValueError) as error:
+        vkattn.scaled_dot_product_attention(**on_device)
+    assert one_line(error) == f"'{argument}' holds {kind} at index (0, 1, 2, 3); its values must be finite"
