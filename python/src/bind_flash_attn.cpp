@@ -40,6 +40,7 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
                          const py::object& kvDtype) {
   const SizeLimits limits = sizeLimits();
   const bool keep = isDeviceTensor(q);
+  requireOneDtype(q, k, v);
   const ArrayInput hq = qkvInput(q, "q", 4, limits), hk = qkvInput(k, "k", 4, limits, hq.dtype),
                    hv = qkvInput(v, "v", 4, limits, hq.dtype);
   requireKv(hq, hk, hv, true);
@@ -69,6 +70,7 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
                                const py::object& kvDtype) {
   const SizeLimits limits = sizeLimits();
   const bool keep = isDeviceTensor(q);
+  requireOneDtype(q, k, v);
   const ArrayInput hq = qkvInput(q, "q", 3, limits), hk = qkvInput(k, "k", 3, limits, hq.dtype),
                    hv = qkvInput(v, "v", 3, limits, hq.dtype);
   requireKv(hq, hk, hv, false);

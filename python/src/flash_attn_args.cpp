@@ -64,6 +64,18 @@ TensorView oneSequence(const TensorView& lhd) {
   return v;
 }
 
+void requireOneDtype(const py::object& q, const py::object& k, const py::object& v) {
+  if (isDeviceTensor(q)) return;
+  const py::module_ np = py::module_::import("numpy");
+  const std::string qType = py::str(np.attr("asarray")(q).attr("dtype"));
+  for (const auto& [name, value] : {std::pair{"k", &k}, std::pair{"v", &v}}) {
+    if (isDeviceTensor(*value)) continue;
+    if (const std::string t = py::str(np.attr("asarray")(*value).attr("dtype")); t != qType)
+      throw py::value_error("'" + std::string(name) + "' is " + t + " but 'q' is " + qType +
+                            "; q, k and v must have one dtype");
+  }
+}
+
 ArrayInput qkvInput(const py::object& value, const std::string& name, int64_t rank, const SizeLimits& limits,
                     std::optional<DType> as) {
   ArrayInput a = floatInput(value, name, limits, as, name == "q" ? Stored::Float : Stored::FloatOrKvFormat);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "arrays.hpp"
 #include "vkattn/ops/attention.hpp"
@@ -44,6 +45,10 @@ TensorView oneSequence(const TensorView& lhd);
 
 // q, k or v of rank `rank` ([B, L, H, D] or packed [total, H, D]); k and v pass `as` = q's dtype
 // and may be vkattn.Tensors stored in a K/V format.
+// As flash-attn: q, k and v given as arrays have one dtype (a vkattn.Tensor may differ: k and v
+// kept on the device may be stored in a K/V format). ValueError naming the one that differs.
+void requireOneDtype(const py::object& q, const py::object& k, const py::object& v);
+
 ArrayInput qkvInput(const py::object& value, const std::string& name, int64_t rank, const SizeLimits& limits,
                     std::optional<DType> as = std::nullopt);
 void requireKv(const ArrayInput& q, const ArrayInput& k, const ArrayInput& v, bool batched);

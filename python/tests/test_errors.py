@@ -162,3 +162,12 @@ def test_non_finite_values_kept_on_the_device_are_found_after_the_kernel_reports
     with pytest.raises(ValueError) as error:
         vkattn.scaled_dot_product_attention(**on_device)
     assert one_line(error) == f"'{argument}' holds {kind} at index (0, 1, 2, 3); its values must be finite"
+
+
+def test_flash_attn_takes_one_dtype_as_flash_attn_does(rng):
+    q = rng.standard_normal((1, 4, 2, 16)).astype(np.float16)
+    k = rng.standard_normal((1, 4, 2, 16)).astype(np.float32)
+    with pytest.raises(ValueError, match="^'k' is float32 but 'q' is float16"):
+        vkattn.flash_attn_func(q, k, q)
+    with pytest.raises(ValueError, match="^'v' is float32 but 'q' is float16"):
+        vkattn.flash_attn_varlen_func(q[0], q[0], k[0], np.array([0, 4], np.int32), np.array([0, 4], np.int32), 4, 4)
