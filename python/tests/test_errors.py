@@ -171,3 +171,43 @@ def test_flash_attn_takes_one_dtype_as_flash_attn_does(rng):
         vkattn.flash_attn_func(q, k, q)
     with pytest.raises(ValueError, match="^'v' is float32 but 'q' is float16"):
         vkattn.flash_attn_varlen_func(q[0], q[0], k[0], np.array([0, 4], np.int32), np.array([0, 4], np.int32), 4, 4)
+
+
+def parameters(function):
+    """The parameter names pybind11 wrote into the function's signature line."""
+    first = function.__doc__.splitlines()[0]
+    inside = first[first.index("(") + 1:first.rindex(") ->")]
+    return {part.split(":")[0].strip() for part in inside.split(", ") if ":" in part}
+
+
+def test_refusals_name_a_parameter_of_the_function_called(rng):
+    """Each refusal names the argument as the caller wrote it: the first quoted name in the message
+    is one of the called function's own parameters (no runtime-internal name leaks through)."""
+    import re
+    q = rng.standard_normal((1, 2, 6, 16)).astype(np.float32)
+    qf = rng.standard_normal((1, 6, 2, 16)).astype(np.float32)
+    calls = [
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(attn_mask=np.ones((3, 6), bool))),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(attn_mask=np.zeros((6, 5), np.float32))),
+        (vkattn.scaled_dot_product_attention, (q, q[..., :8], q), {}),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(scale=float("nan"))),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(window=(-1, 2))),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(softcap="x")),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(alibi_slopes=np.ones(3, np.float32))),
+        (vkattn.scaled_dot_product_attention, (q, q, q), dict(sinks=np.ones(5, np.float32))),
+        (vkattn.scaled_dot_product_attention, (q, q[:, :1], q[:, :1]), {}),
+        (vkattn.flash_attn_func, (qf, qf, qf[:, :3]), {}),
+        (vkattn.flash_attn_func, (qf[0], qf, qf), {}),
+        (vkattn.flash_attn_func, (qf, qf, qf), dict(softcap=-1.0)),
+        (vkattn.attention_weights, (q, q), dict(heads=[5])),
+        (vkattn.softmax, (q,), dict(axis=7)),
+        (vkattn.layer_norm, (q,), dict(weight=np.ones(3, np.float32))),
+        (vkattn.rms_norm, (q,), dict(eps=-1.0)),
+    ]
+    for function, args, kwargs in calls:
+        with pytest.raises((TypeError, ValueError)) as error:
+            function(*args, **kwargs)
+        text = one_line(error)
+        named = re.search(r"'([A-Za-z_]+)'", text)
+        assert named, text
+        assert named.group(1) in parameters(function), (function.__name__, text)

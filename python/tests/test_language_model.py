@@ -312,3 +312,14 @@ def test_labels_and_the_figure_show_tokens_as_the_viewer_does(tmp_path):
     assert drawn["causalMask"] is True
     assert drawn["rowTokens"] == g.labels and drawn["colTokens"] == g.labels
     assert "layer 1" in drawn["view"] or "layer 1" in drawn["map"]["title"], (drawn["view"], drawn["map"]["title"])
+
+
+@pytest.mark.skipif(not CLI, reason="VKATTN_CLI (path to the vkattn binary) is not set")
+def test_cli_help_and_a_short_text_say_what_to_do(tmp_path):
+    helped = subprocess.run([CLI, "--help"], capture_output=True, text=True, timeout=60)
+    for flag in ("--list", "--verbose", "--seed S (default: a fresh one", "capped at 4096"):
+        assert flag in helped.stdout, flag
+    short = tmp_path / "short.txt"
+    short.write_text("And God said, Let there be light.")
+    result = subprocess.run([CLI, "perplexity", str(LLAMA), str(short)], capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0 and "a smaller --context scores a shorter text" in result.stderr, result.stderr

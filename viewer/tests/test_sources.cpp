@@ -76,6 +76,17 @@ TEST_F(Sources, DemoMapsAreDistributionsWithTheIntendedPeaks) {
   EXPECT_THROW(demo.compute("   "), InvalidArgument);
 }
 
+// The viewer's refusals name its own flag.
+TEST_F(Sources, AnEmptySentenceIsRefusedNamingThePromptFlag) {
+  DemoSource demo(ctx());
+  try {
+    demo.compute("   ");
+    ADD_FAILURE() << "an empty sentence was taken";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "--prompt");
+  }
+}
+
 TEST_F(Sources, LongDemoIsOneSelfAttentionKind) {
   DemoSource demo(ctx(), 300);
   const AttentionSet set = demo.compute("");
