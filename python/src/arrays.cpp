@@ -53,6 +53,11 @@ ArrayInput hostArray(py::array contiguous, DType dtype, std::string name) {
   return ArrayInput{std::move(contiguous), std::move(shape), dtype, std::move(name)};
 }
 
+std::string arrivingDtype(const py::handle& value) {
+  if (isDeviceTensor(value)) return dtypeName(deviceTensor(value).dtype());
+  return py::str(py::module_::import("numpy").attr("asarray")(value).attr("dtype"));
+}
+
 py::object hostValue(const py::handle& value) {
   if (!isDeviceTensor(value)) return py::reinterpret_borrow<py::object>(value);
   return value.attr("numpy")();

@@ -55,6 +55,9 @@ ArrayInput hostArray(py::array contiguous, DType dtype, std::string name = {});
 // else as it is. With the GIL.
 py::object hostValue(const py::handle& value);
 
+// The dtype an input arrives in, by name: a vkattn.Tensor's, or NumPy's for anything array-like.
+std::string arrivingDtype(const py::handle& value);
+
 // An input on the device for one call: uploaded, or a vkattn.Tensor's own elements (not copied).
 class DeviceInput {
  public:

@@ -38,12 +38,6 @@ struct Inputs {
   ArrayInput q, k, v;
 };
 
-// The float dtype an input arrives in (a vkattn.Tensor's, or NumPy's for anything array-like).
-std::string arrivingDtype(const py::object& value) {
-  if (isDeviceTensor(value)) return dtypeName(deviceTensor(value).dtype());
-  return py::str(py::module_::import("numpy").attr("asarray")(value).attr("dtype"));
-}
-
 Inputs qkvInputs(const py::object& query, const py::object& key, const py::object& value, bool enableGqa,
                  const SizeLimits& limits) {
   // As PyTorch: one dtype for the three, not a silent conversion of two of them.

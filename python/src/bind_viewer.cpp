@@ -8,20 +8,12 @@
 
 #include "attention_maps.hpp"
 #include "bindings.hpp"
+#include "input_checks.hpp"
 #include "viewer_choices.hpp"
 #include "viewer_process.hpp"
 
 namespace vkattn::python {
 namespace {
-
-std::string pathArgument(const py::object& path, const char* name) {
-  try {
-    return py::module_::import("os").attr("fspath")(path).cast<std::string>();
-  } catch (const py::error_already_set&) {
-  } catch (const py::cast_error&) {
-  }
-  throw py::type_error(std::string("'") + name + "' must be a str or a path");
-}
 
 std::string saveAttention(const py::object& dir, const py::object& attn, const py::object& rowTokens,
                           const py::object& colTokens) {

@@ -66,11 +66,10 @@ TensorView oneSequence(const TensorView& lhd) {
 
 void requireOneDtype(const py::object& q, const py::object& k, const py::object& v) {
   if (isDeviceTensor(q)) return;
-  const py::module_ np = py::module_::import("numpy");
-  const std::string qType = py::str(np.attr("asarray")(q).attr("dtype"));
+  const std::string qType = arrivingDtype(q);
   for (const auto& [name, value] : {std::pair{"k", &k}, std::pair{"v", &v}}) {
     if (isDeviceTensor(*value)) continue;
-    if (const std::string t = py::str(np.attr("asarray")(*value).attr("dtype")); t != qType)
+    if (const std::string t = arrivingDtype(*value); t != qType)
       throw py::value_error("'" + std::string(name) + "' is " + t + " but 'q' is " + qType +
                             "; q, k and v must have one dtype");
   }

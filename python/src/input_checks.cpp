@@ -97,16 +97,18 @@ std::pair<int64_t, int64_t> pairArgument(const py::handle& value, const std::str
   return {intArgument(sides[0], name, min, max), intArgument(sides[1], name, min, max)};
 }
 
-std::string existingFile(const py::handle& value, const std::string& name) {
-  std::string path;
+std::string pathArgument(const py::handle& value, const std::string& name) {
   try {
-    path = py::module_::import("os").attr("fspath")(value).cast<std::string>();
+    return py::module_::import("os").attr("fspath")(value).cast<std::string>();
   } catch (const py::error_already_set&) {
-    throw py::type_error("'" + name + "' must be a str or a path, got " +
-                         std::string(py::str(value.get_type().attr("__name__"))));
   } catch (const py::cast_error&) {
-    throw py::type_error("'" + name + "' must be a str or a path, got bytes");
   }
+  throw py::type_error("'" + name + "' must be a str or a path, got " +
+                       std::string(py::str(value.get_type().attr("__name__"))));
+}
+
+std::string existingFile(const py::handle& value, const std::string& name) {
+  const std::string path = pathArgument(value, name);
   std::error_code ignored;
   if (!std::filesystem::exists(path, ignored)) {
     const py::object error =

@@ -41,8 +41,9 @@ int64_t intArgument(const py::handle& value, const std::string& name, int64_t mi
 // argument and saying what `pair` means (e.g. "(left, right)").
 std::pair<int64_t, int64_t> pairArgument(const py::handle& value, const std::string& name, const std::string& pair,
                                          int64_t min, int64_t max = std::numeric_limits<int64_t>::max());
-// The path a str or os.PathLike names, else TypeError naming the argument; FileNotFoundError (with
-// errno and filename, as Python's own) when no file is there.
+// The path a str or os.PathLike names, else TypeError naming the argument.
+std::string pathArgument(const py::handle& value, const std::string& name);
+// pathArgument, and FileNotFoundError (with errno and filename, as Python's own) when no file is there.
 std::string existingFile(const py::handle& value, const std::string& name);
 // A finite number (float, int, NumPy scalar), else TypeError / ValueError naming the argument.
 double finiteArgument(const py::handle& value, const std::string& name);

@@ -145,13 +145,6 @@ def test_flash_attn_reports_non_finite_values_by_argument(rng, argument):
         vkattn.attention_weights(q, bad)
 
 
-def test_the_attention_layer_names_its_own_parameters(rng):
-    w = rng.standard_normal((64, 64)).astype(np.float32)
-    with pytest.raises(ValueError, match="^invalid argument 'num_kv_heads'"):
-        vkattn.MultiHeadAttention(w, w[:48], w[:48], w, num_heads=4, num_kv_heads=3)
-    with pytest.raises(ValueError, match="^invalid argument 'k_weight'"):
-        vkattn.MultiHeadAttention(w, w[:40], w[:32], w, num_heads=4, num_kv_heads=2)
-
 
 @pytest.mark.parametrize("argument, value, kind", [("query", np.inf, "+inf"), ("key", np.inf, "+inf"),
                                                    ("key", np.nan, "NaN"), ("value", np.nan, "NaN")])
