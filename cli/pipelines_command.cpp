@@ -5,7 +5,9 @@
 // matrix units, and integer dot products the dot instructions). Runs nothing: the
 // context is compile-only, so it works where kernels cannot execute (RADV's null device). Spills
 // are marked and counted; judging them is for the budgets (tools/check_compiler_budgets.py) and
-// tools/qualify_gpu.sh.
+// tools/qualify_gpu.sh. In AMD's ISA it also counts the main loop's vector memory loads and the
+// waits for all of them (isa_main_loop.hpp), which the budgets bound for the cooperative-matrix
+// kernels.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -20,6 +22,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "isa_main_loop.hpp"
 #include "pipeline_catalog.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
@@ -56,6 +59,7 @@ struct Module {
   nlohmann::ordered_json statistics = nlohmann::ordered_json::object();
   std::optional<int> matrixInstructions;  // none where the driver gives no ISA text
   std::optional<int> dotInstructions;     // likewise
+  std::optional<IsaMainLoop> mainLoop;    // none without AMD ISA text with a loop
   int spills = 0;
 };
 
@@ -116,6 +120,7 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
         const auto dots =
             std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kDotInstruction), std::sregex_iterator());
         m.dotInstructions = m.dotInstructions.value_or(0) + static_cast<int>(dots);
+        if (!m.mainLoop) m.mainLoop = amdMainLoop(r.data);
       }
     }
   }
@@ -136,6 +141,9 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
               << (m.matrixInstructions ? std::to_string(*m.matrixInstructions) : std::string("no ISA text"))
               << "; packed dot instructions = "
               << (m.dotInstructions ? std::to_string(*m.dotInstructions) : std::string("no ISA text"))
+              << (m.mainLoop ? "; main loop: " + std::to_string(m.mainLoop->memoryLoads) + " memory loads, " +
+                                   std::to_string(m.mainLoop->fullMemoryWaits) + " full waits"
+                             : std::string())
               << (m.spills ? "  SPILL" : "") << "\n";
     spills += m.spills;
     report["modules"].push_back(
@@ -145,7 +153,12 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
          {"matrix_instructions",
           m.matrixInstructions ? nlohmann::ordered_json(*m.matrixInstructions) : nlohmann::ordered_json()},
          {"dot_instructions",
-          m.dotInstructions ? nlohmann::ordered_json(*m.dotInstructions) : nlohmann::ordered_json()}});
+          m.dotInstructions ? nlohmann::ordered_json(*m.dotInstructions) : nlohmann::ordered_json()},
+         {"main_loop", m.mainLoop ? nlohmann::ordered_json{{"lines", m.mainLoop->lines},
+                                                           {"matrix_instructions", m.mainLoop->matrixInstructions},
+                                                           {"memory_loads", m.mainLoop->memoryLoads},
+                                                           {"full_memory_waits", m.mainLoop->fullMemoryWaits}}
+                                  : nlohmann::ordered_json()}});
   }
   std::cout << modules.size() << " pipelines compiled";
   if (spills) std::cout << "; " << spills << " statistic(s) report spills: those kernels need fewer registers here";

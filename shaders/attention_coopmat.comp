@@ -190,7 +190,7 @@ void main() {
     } else {
       stage = t & 1u;
       // The next tile into registers now, into the other buffer after this tile's math.
-      if (t + 1 < tiles) loadTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, next, nanK, nanV);
+      if (t + 1 < tiles) loadTile(kBase, vBase, j0 + int(KEY_BLOCK), hi, next);
     }
 
     if (j0 < ownHi && j0 + int(KEY_BLOCK) > ownLo && ownLo < ownHi) {
@@ -279,7 +279,7 @@ void main() {
     }
     if (STAGES == 2) {
       // The other buffer was last read in tile t - 1, which the barrier ending it closed.
-      if (t + 1 < tiles) storeTile(next, (t & 1u) ^ 1u);
+      if (t + 1 < tiles) storeTile(next, (t & 1u) ^ 1u, nanK, nanV);
       barrier();  // tile t + 1 is staged and tile t's buffer is free again
     }
   }

@@ -60,28 +60,6 @@ void subgroupSync() {
   subgroupBarrier();
 }
 
-// Four consecutive elements of a from (m, k), zeros past M and K.
-vec4 loadA4(uint bt, uint m, uint k) {
-  if (m >= p.m) return vec4(0.0);
-  const uint at = aIndex(bt, m, k);
-  if (ALIGNED_A && k + 3 < p.k) return vec4(a4[at / 4]);
-  vec4 x = vec4(0.0);
-  [[unroll]] for (uint i = 0; i < 4; ++i)
-    if (k + i < p.k) x[i] = float(a[at + i]);
-  return x;
-}
-
-// Four consecutive elements of B's stored rows: B(n, k..k+3) for [N, K], B(k, n..n+3) for [K, N].
-vec4 loadB4(uint bt, uint row, uint col, uint rows, uint cols) {
-  if (row >= rows) return vec4(0.0);
-  const uint at = p.bOffset + bt * p.bStrideB + row * p.bStrideRow + col;
-  if (ALIGNED_B && col + 3 < cols) return vec4(b4[at / 4]);
-  vec4 x = vec4(0.0);
-  [[unroll]] for (uint i = 0; i < 4; ++i)
-    if (col + i < cols) x[i] = float(b[at + i]);
-  return x;
-}
-
 // A slice goes to shared memory in two steps: its global loads into registers (loadSlice), and
 // those registers into a stage's buffer (storeSlice); or in one (stageSlice). With
 // SLICE_IN_REGISTERS the workgroup multiplies the slice staged before between the two steps, so
@@ -108,46 +86,90 @@ uvec2 sliceBPlace(uint it) {
   const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
   return B_KN ? uvec2(s / (TILE_N / 4), (s % (TILE_N / 4)) * 4) : uvec2(s / (BK / 4), (s % (BK / 4)) * 4);
 }
-bool sliceAHas(uint it) { return gl_LocalInvocationID.x + it * WG_SIZE < TILE_M * BK / 4; }
-bool sliceBHas(uint it) { return gl_LocalInvocationID.x + it * WG_SIZE < TILE_N * BK / 4; }
+// (Constant where the slice divides evenly among the invocations, so no branch guards the word.)
+bool sliceAHas(uint it) { return (it + 1) * WG_SIZE <= TILE_M * BK / 4 || gl_LocalInvocationID.x + it * WG_SIZE < TILE_M * BK / 4; }
+bool sliceBHas(uint it) { return (it + 1) * WG_SIZE <= TILE_N * BK / 4 || gl_LocalInvocationID.x + it * WG_SIZE < TILE_N * BK / 4; }
 
-// Word `it` of this invocation's share of the A and the B slice at (m0, n0, k0), and where it goes
-// in a stage's buffer.
-ELEM4 loadSliceA(uint it, uint bt, uint m0, uint k0) {
+// A word's loads never branch, so a slice's loads are all in flight together and the first store
+// waits for them once. A slice wholly inside a and B (every slice but those on the last rows,
+// columns and K; the kernel branches once per slice, uniformly) reads its words as they lie: one
+// 4-element load where rows are aligned. A slice on an edge reads each element from a clamped
+// place (row and column at most the last) and the stores zero the elements past M, N and K.
+bool sliceInside(uint m0, uint n0, uint k0) {
+  return m0 + TILE_M <= p.m && n0 + TILE_N <= p.n && k0 + BK <= p.k;
+}
+// Four consecutive elements of a stored matrix from element `at` (4-element loads: `aligned`).
+ELEM4 wordA(uint at) { return ALIGNED_A ? a4[at / 4] : ELEM4(a[at], a[at + 1], a[at + 2], a[at + 3]); }
+ELEM4 wordB(uint at) { return ALIGNED_B ? b4[at / 4] : ELEM4(b[at], b[at + 1], b[at + 2], b[at + 3]); }
+// Element (row, col) of B as stored (rows of [N, K], or of [K, N] when B_KN).
+uint bStoredIndex(uint bt, uint row, uint col) { return p.bOffset + bt * p.bStrideB + row * p.bStrideRow + col; }
+// Columns col .. col + 3 of a row, clamped to the last column.
+uvec4 clampedColumns(uint col, uint cols) { return min(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols - 1u)); }
+// Elements (row, col .. col + 3) of a (rows x cols, the stored layout) that lie inside it.
+bvec4 insideColumns(uint row, uint col, uint rows, uint cols) {
+  return row < rows ? lessThan(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols)) : bvec4(false);
+}
+
+// Word `it` of this invocation's share of the A and the B slice at (m0, n0, k0) (`inside`: the
+// slice lies wholly inside a and B), where it goes in a stage's buffer, and which of its elements
+// lie inside the matrix (row and column of the stored layout, and its extents).
+ELEM4 loadSliceA(uint it, uint bt, uint m0, uint k0, bool inside) {
   const uvec2 rc = sliceAPlace(it);
-  return sliceAHas(it) ? TO_ELEM4(loadA4(bt, m0 + rc.x, k0 + rc.y)) : ELEM4(0.0);
+  if (inside) return wordA(aIndex(bt, m0 + rc.x, k0 + rc.y));
+  const uint row = aIndex(bt, min(m0 + rc.x, p.m - 1u), 0u);
+  const uvec4 c = clampedColumns(k0 + rc.y, p.k);
+  return ELEM4(a[row + c.x], a[row + c.y], a[row + c.z], a[row + c.w]);
 }
-ELEM4 loadSliceB(uint it, uint bt, uint n0, uint k0) {
+uvec4 sliceBExtent(uint n0, uint k0, uint it) {  // (row, col, rows, cols) of word it in B's stored layout
   const uvec2 rc = sliceBPlace(it);
-  if (!sliceBHas(it)) return ELEM4(0.0);
-  return TO_ELEM4(B_KN ? loadB4(bt, k0 + rc.x, n0 + rc.y, p.k, p.n) : loadB4(bt, n0 + rc.x, k0 + rc.y, p.n, p.k));
+  return B_KN ? uvec4(k0 + rc.x, n0 + rc.y, p.k, p.n) : uvec4(n0 + rc.x, k0 + rc.y, p.n, p.k);
 }
-void storeSliceA(uint it, uint stage, ELEM4 x) {
+ELEM4 loadSliceB(uint it, uint bt, uint n0, uint k0, bool inside) {
+  const uvec4 e = sliceBExtent(n0, k0, it);
+  if (inside) return wordB(bStoredIndex(bt, e.x, e.y));
+  const uint row = bStoredIndex(bt, min(e.x, e.z - 1u), 0u);
+  const uvec4 c = clampedColumns(e.y, e.w);
+  return ELEM4(b[row + c.x], b[row + c.y], b[row + c.z], b[row + c.w]);
+}
+void storeSliceA(uint it, uint stage, ELEM4 x, uint m0, uint k0) {
   const uvec2 rc = sliceAPlace(it);
   const uint at = (stage * TILE_M + rc.x) * LDA + rc.y;
   if (!sliceAHas(it)) return;
+  x = mix(ELEM4(0.0), x, insideColumns(m0 + rc.x, k0 + rc.y, p.m, p.k));
   [[unroll]] for (uint i = 0; i < 4; ++i) sA[at + i] = x[i];
 }
-void storeSliceB(uint it, uint stage, ELEM4 x) {
+void storeSliceB(uint it, uint stage, ELEM4 x, uint n0, uint k0) {
   const uvec2 rc = sliceBPlace(it);
   const uint at = stage * SLICE_B + rc.x * LDB + rc.y;
   if (!sliceBHas(it)) return;
+  const uvec4 e = sliceBExtent(n0, k0, it);
+  x = mix(ELEM4(0.0), x, insideColumns(e.x, e.y, e.z, e.w));
   [[unroll]] for (uint i = 0; i < 4; ++i) sB[at + i] = x[i];
 }
 
 // With SLICE_IN_REGISTERS: the slice's global loads into sliceA and sliceB, then those into a
 // stage's buffer. Without: each word stored as it loads.
-void loadSlice(uint bt, uint m0, uint n0, uint k0) {
-  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) sliceA[it] = loadSliceA(it, bt, m0, k0);
-  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) sliceB[it] = loadSliceB(it, bt, n0, k0);
+void loadSlice(uint bt, uint m0, uint n0, uint k0, bool inside) {
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) sliceA[it] = loadSliceA(it, bt, m0, k0, inside);
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) sliceB[it] = loadSliceB(it, bt, n0, k0, inside);
 }
-void storeSlice(uint stage) {
-  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) storeSliceA(it, stage, sliceA[it]);
-  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) storeSliceB(it, stage, sliceB[it]);
+void loadSlice(uint bt, uint m0, uint n0, uint k0) {
+  if (sliceInside(m0, n0, k0)) loadSlice(bt, m0, n0, k0, true);
+  else loadSlice(bt, m0, n0, k0, false);
+}
+void storeSlice(uint stage, uint m0, uint n0, uint k0) {
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) storeSliceA(it, stage, sliceA[it], m0, k0);
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) storeSliceB(it, stage, sliceB[it], n0, k0);
+}
+void stageSlice(uint bt, uint m0, uint n0, uint k0, uint stage, bool inside) {
+  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it)
+    storeSliceA(it, stage, loadSliceA(it, bt, m0, k0, inside), m0, k0);
+  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it)
+    storeSliceB(it, stage, loadSliceB(it, bt, n0, k0, inside), n0, k0);
 }
 void stageSlice(uint bt, uint m0, uint n0, uint k0, uint stage) {
-  [[unroll]] for (uint it = 0; it < SLICE_A_LOADS; ++it) storeSliceA(it, stage, loadSliceA(it, bt, m0, k0));
-  [[unroll]] for (uint it = 0; it < SLICE_B_LOADS; ++it) storeSliceB(it, stage, loadSliceB(it, bt, n0, k0));
+  if (sliceInside(m0, n0, k0)) stageSlice(bt, m0, n0, k0, stage, true);
+  else stageSlice(bt, m0, n0, k0, stage, false);
 }
 
 void main() {
@@ -167,7 +189,7 @@ void main() {
   if (SLICE_IN_REGISTERS && slices > 0) loadSlice(bt, m0, n0, 0);
   if (STAGES == 2) {
     if (slices > 0) {
-      if (SLICE_IN_REGISTERS) storeSlice(0);
+      if (SLICE_IN_REGISTERS) storeSlice(0, m0, n0, 0);
       else stageSlice(bt, m0, n0, 0, 0);
     }
     barrier();  // the first slice is staged (double-buffered) before anyone reads it
@@ -177,7 +199,7 @@ void main() {
     const bool more = t + 1 < slices;
     if (STAGES == 1) {
       if (t > 0) barrier();  // every read of the previous slice is done before it is overwritten
-      if (SLICE_IN_REGISTERS) storeSlice(0);
+      if (SLICE_IN_REGISTERS) storeSlice(0, m0, n0, t * BK);
       else stageSlice(bt, m0, n0, t * BK, 0);
       barrier();  // the slice is staged
     } else {
@@ -204,7 +226,7 @@ void main() {
         FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) acc[i * FRAGS + j] = fragMulAdd(fa[i], fb[j], acc[i * FRAGS + j]);
     }
     if (STAGES == 2) {
-      if (more && SLICE_IN_REGISTERS) storeSlice(stage ^ 1u);
+      if (more && SLICE_IN_REGISTERS) storeSlice(stage ^ 1u, m0, n0, (t + 1) * BK);
       barrier();  // slice t + 1 is staged and slice t's buffer is free again
     }
   }

@@ -8,6 +8,9 @@ catalog entry replaces a rule's bound. A violation names the chip, the module, i
 statistic, its figure and the bound; the exit status is 1 if there is one, or if a statistic a
 rule names is missing from a report (a driver that stopped reporting it must not pass).
 
+Besides the driver's statistics, a rule may bound the figures vkattn reads from AMD's ISA text
+for a module's main loop (its "main_loop" object; ISA_STATISTICS names them).
+
 With --no-budgets only the table is written (a GPU whose driver names its statistics otherwise,
 as tools/qualify_gpu.sh uses it): the curated columns where the driver reports them, else every
 statistic but identifiers.
@@ -23,6 +26,16 @@ import sys
 COLUMNS = [("VGPRs", "VGPRs"), ("SGPRs", "SGPRs"), ("Spilled VGPRs", "spilled VGPRs"), ("Scratch size", "scratch B"),
            ("LDS size", "LDS B"), ("Subgroups per SIMD", "waves / SIMD"), ("Instructions", "instructions"),
            ("Inverse Throughput", "inverse throughput")]
+# Figures from the module's main loop in its ISA text (`vkattn devices --pipelines`, isa_main_loop.hpp):
+# the name a rule uses, and the report's key.
+ISA_STATISTICS = {"Main loop memory loads": "memory_loads", "Main loop full memory waits": "full_memory_waits"}
+
+
+def statistic(module, name):
+    """A driver statistic, or a main-loop figure from the ISA text; None where the report has neither."""
+    if name in ISA_STATISTICS:
+        return (module.get("main_loop") or {}).get(ISA_STATISTICS[name])
+    return module["statistics"].get(name)
 
 
 def bounds_for(budgets, chip, module):
@@ -49,7 +62,7 @@ def check(budgets, chip, report):
         where = f"{chip}: {m['module']} ({m['entry']})"
         bounds, required = bounds_for(budgets, chip, m)
         for stat, kind, bound, why in bounds:
-            value = m["statistics"].get(stat)
+            value = statistic(m, stat)
             if value is None:
                 violations.append(f"{where}: the driver reported no '{stat}'")
             elif (kind == "max" and value > bound) or (kind == "min" and value < bound):
@@ -77,8 +90,8 @@ def markdown(reports):
         columns = columns_for(report)
         lines += [f"{report['device']}, {report['driver']}:", "",
                   "| module | entry | " + " | ".join(label for _, label in columns) +
-                  " | matrix instructions | packed dot instructions |",
-                  "|---|---|" + "---|" * len(columns) + "---|---|"]
+                  " | matrix instructions | packed dot instructions | main loop: loads / full waits |",
+                  "|---|---|" + "---|" * len(columns) + "---|---|---|"]
         for m in sorted(report["modules"], key=lambda m: (m["module"], m["entry"])):
             cells = [m["module"], m["entry"]]
             for stat, _ in columns:
@@ -87,6 +100,8 @@ def markdown(reports):
             for kind in ("matrix", "dot"):
                 count = m.get(kind + "_instructions")
                 cells.append("–" if count is None else str(count))
+            loop = m.get("main_loop")
+            cells.append("–" if not loop else f"{loop['memory_loads']} / {loop['full_memory_waits']}")
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -3,8 +3,9 @@
 # shader compiler (ACO) through RADV's null device (Mesa 25 from bookworm-backports, unpacked by
 # tools/mesa25_env.sh; Mesa 26 removed the null device), for RDNA3 (navi31: matrix units) and RDNA2
 # (navi21); their statistics checked against shaders/compiler_budgets.json; then two planted
-# changes that must fail the budgets (a larger attention score tile that spills more registers, a
-# larger matmul accumulator array), so the check is known to bite. Nothing executes.
+# changes that must fail the budgets (a larger matmul accumulator array that spills to scratch
+# memory; single-buffered attention K/V tiles, whose stores wait for each load), so the check is
+# known to bite. Nothing executes.
 #   tools/gpu_compilers.sh BUILD_DIR [OUT_DIR]    (OUT_DIR: BUILD_DIR/gpu-compilers)
 # Writes OUT_DIR/CHIP.json and .txt (the reports), OUT_DIR/statistics.md (the table) and prints the
 # budget check; exit status 1 on a violation or when a planted change passes.
@@ -41,7 +42,7 @@ status=0
 python3 "$repo/tools/check_compiler_budgets.py" "${reports[@]}" --markdown "$out/statistics.md" || status=1
 
 # Planted changes: each must break a budget, or the check is blind to what it guards.
-for plant in "VKATTN_ATTENTION_TILE=4x64x1:Spilled VGPRs" "VKATTN_MATMUL_TILE=8x16x1:Scratch size"; do
+for plant in "VKATTN_MATMUL_TILE=8x16x1:Scratch size" "VKATTN_ATTENTION_TILE=2x32x1:Main loop full memory waits"; do
   setting=${plant%%:*}
   statistic=${plant#*:}
   compile planted navi31 "$setting"

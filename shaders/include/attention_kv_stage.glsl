@@ -30,10 +30,13 @@ const uint STAGE_ELEMS = 4;
 #endif
 const uint K_WORDS = (KEY_BLOCK * (DKP / STAGE_ELEMS) + WG_SIZE - 1) / WG_SIZE;
 const uint V_WORDS = (KEY_BLOCK * (DVP / STAGE_ELEMS) + WG_SIZE - 1) / WG_SIZE;
-// One tile's K and V words of this invocation, held in registers between loadTile and storeTile.
+// One tile's K and V words of this invocation, held in registers between loadTile and storeTile,
+// and whether each lies inside the tile (a word outside it is stored as zeros).
 struct TileWords {
   STAGE_WORD k[K_WORDS];
   STAGE_WORD v[V_WORDS];
+  bool kInside[K_WORDS];
+  bool vInside[V_WORDS];
 };
 
 #ifdef STAGE_WORDS
@@ -58,57 +61,65 @@ ELEM4 loadVWord(uint at) { return ALIGNED ? v4[at / 4] : ELEM4(v[at], v[at + 1],
 bool wordHasNaN(ELEM4 w) { return any(isnan(w)); }
 #endif
 
-// Reads keys j0 .. j0 + KEY_BLOCK - 1 into registers: zeros past hi and in the padded columns.
-void loadTile(uint kBase, uint vBase, int j0, int hi, out TileWords w, inout bool nanK, inout bool nanV) {
+// Reads keys j0 .. j0 + KEY_BLOCK - 1 (j0 < hi) into registers. Every word is loaded, one outside
+// the tile (past hi, in the padded columns) from the tile's first key instead: an address always in
+// bounds, so the loads issue without branches and nothing waits for them before storeTile, which
+// zeros the words outside and tests for NaN after the tile's products.
+void loadTile(uint kBase, uint vBase, int j0, int hi, out TileWords w) {
   const uint DKW = DKP / STAGE_ELEMS, DVW = DVP / STAGE_ELEMS;
   [[unroll]] for (uint it = 0; it < K_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
     const uint key = s / DKW, d = (s % DKW) * STAGE_ELEMS;
     const int j = j0 + int(key);
-    w.k[it] = s < KEY_BLOCK * DKW && j < hi && d < DK ? loadKWord(kBase + uint(j) * p.kStrideL + d) : STAGE_WORD(0);
-    nanK = nanK || wordHasNaN(w.k[it]);
+    w.kInside[it] = s < KEY_BLOCK * DKW && j < hi && d < DK;
+    w.k[it] = loadKWord(w.kInside[it] ? kBase + uint(j) * p.kStrideL + d : kBase + uint(j0) * p.kStrideL);
   }
   [[unroll]] for (uint it = 0; it < V_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
     const uint key = s / DVW, d = (s % DVW) * STAGE_ELEMS;
     const int j = j0 + int(key);
-    w.v[it] = s < KEY_BLOCK * DVW && j < hi && d < DV ? loadVWord(vBase + uint(j) * p.vStrideL + d) : STAGE_WORD(0);
-    nanV = nanV || wordHasNaN(w.v[it]);
+    w.vInside[it] = s < KEY_BLOCK * DVW && j < hi && d < DV;
+    w.v[it] = loadVWord(w.vInside[it] ? vBase + uint(j) * p.vStrideL + d : vBase + uint(j0) * p.vStrideL);
   }
 }
 
-// Writes the words loadTile read into shared-memory buffer `stage`.
-void storeTile(TileWords w, uint stage) {
+// Writes the words loadTile read into shared-memory buffer `stage`, zeros for those outside the
+// tile, and notes a NaN among the others.
+void storeTile(TileWords w, uint stage, inout bool nanK, inout bool nanV) {
   const uint DKW = DKP / STAGE_ELEMS, DVW = DVP / STAGE_ELEMS;
   [[unroll]] for (uint it = 0; it < K_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    const STAGE_WORD x = w.kInside[it] ? w.k[it] : STAGE_WORD(0);
+    nanK = nanK || wordHasNaN(x);
     if (s < KEY_BLOCK * DKW) {
       const uint at = (stage * KEY_BLOCK + s / DKW) * LDK + (s % DKW) * STAGE_ELEMS;
 #ifdef STAGE_WORDS
-      sK[at / STAGE_ELEMS] = w.k[it];
+      sK[at / STAGE_ELEMS] = x;
 #else
-      sK[at] = FRAG_IN(w.k[it].x);
-      sK[at + 1] = FRAG_IN(w.k[it].y);
-      sK[at + 2] = FRAG_IN(w.k[it].z);
-      sK[at + 3] = FRAG_IN(w.k[it].w);
+      sK[at] = FRAG_IN(x.x);
+      sK[at + 1] = FRAG_IN(x.y);
+      sK[at + 2] = FRAG_IN(x.z);
+      sK[at + 3] = FRAG_IN(x.w);
 #endif
     }
   }
   [[unroll]] for (uint it = 0; it < V_WORDS; ++it) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
+    const STAGE_WORD x = w.vInside[it] ? w.v[it] : STAGE_WORD(0);
+    nanV = nanV || wordHasNaN(x);
     if (s < KEY_BLOCK * DVW) {
       const uint at = (stage * KEY_BLOCK + s / DVW) * LDV + (s % DVW) * STAGE_ELEMS;
 #ifdef STAGE_WORDS
 #ifdef STAGE_V_BASE
-      sV[(STAGE_V_BASE + at) / STAGE_ELEMS] = w.v[it];
+      sV[(STAGE_V_BASE + at) / STAGE_ELEMS] = x;
 #else
-      sV[at / STAGE_ELEMS] = w.v[it];
+      sV[at / STAGE_ELEMS] = x;
 #endif
 #else
-      sV[at] = FRAG_IN(w.v[it].x);
-      sV[at + 1] = FRAG_IN(w.v[it].y);
-      sV[at + 2] = FRAG_IN(w.v[it].z);
-      sV[at + 3] = FRAG_IN(w.v[it].w);
+      sV[at] = FRAG_IN(x.x);
+      sV[at + 1] = FRAG_IN(x.y);
+      sV[at + 2] = FRAG_IN(x.z);
+      sV[at + 3] = FRAG_IN(x.w);
 #endif
     }
   }
@@ -117,8 +128,8 @@ void storeTile(TileWords w, uint stage) {
 // loadTile then storeTile: a tile staged with nothing to overlap.
 void stageTile(uint kBase, uint vBase, int j0, int hi, uint stage, inout bool nanK, inout bool nanV) {
   TileWords w;
-  loadTile(kBase, vBase, j0, hi, w, nanK, nanV);
-  storeTile(w, stage);
+  loadTile(kBase, vBase, j0, hi, w);
+  storeTile(w, stage, nanK, nanV);
 }
 
 #endif
