@@ -6,9 +6,9 @@
 // each subgroup owns a quadrant of FRAGS x FRAGS accumulator fragments that stay in registers for
 // the whole K loop. K advances BK (a multiple of FK) at a time: the workgroup stages a TILE_M x BK
 // slice of a ([m][k]) and a TILE_N x BK slice of B ([n][k], read column-major; or [k][n] when
-// B_KN, read row-major) in shared memory with 4-element loads where rows are aligned (vec4: 16
-// bytes for f32, f16vec4 for f16), scalar loads at the edges, zeros past M, N, K so any shape
-// works; rows are padded by 16 bytes. STAGES = 2 double-buffers the slices (one barrier per slice:
+// B_KN, read row-major) in shared memory, in words (16 bytes: 4 f32, or 8 f16 in the KHR build;
+// 4 f16 otherwise) loaded without a branch (slices on the edges read clamped places and store zeros
+// past M, N, K, so any shape works); rows are padded by 16 bytes. STAGES = 2 double-buffers the slices (one barrier per slice:
 // the next slice's global loads go into registers before this slice's products, and into the other
 // buffer after them). The epilogue goes one fragment at a
 // time through an FM x FN shared block per subgroup to the common output code (bias, activation,
@@ -38,6 +38,8 @@ layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A { ELEM a[]
 layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B { ELEM b[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A4 { ELEM4 a4[]; };  // same data, when aligned
 layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B4 { ELEM4 b4[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_A) readonly buffer A2 { uvec2 a2[]; };  // 4 halves, when aligned (f16)
+layout(std430, set = 0, binding = MATMUL_BINDING_B) readonly buffer B2 { uvec2 b2[]; };
 #include "matmul_common.glsl"
 
 layout(constant_id = MATMUL_SPEC_FRAGS) const uint FRAGS = 2;  // a subgroup's quadrant is FRAGS x FRAGS fragments
@@ -51,8 +53,25 @@ const uint LDA = MATMUL_COOPMAT_LD_SLICE(BK, PAD);                   // sA [m][k
 const uint LDB = B_KN ? TILE_N + PAD : MATMUL_COOPMAT_LD_SLICE(BK, PAD);  // sB [k][n] when B_KN
 const uint SLICE_B = B_KN ? BK * LDB : TILE_N * LDB;
 const uint LDE = MATMUL_COOPMAT_LD_E(FN);                            // epilogue block row stride (floats)
+// A slice moves in words of WORD_ELEMS elements. f16 slices of the KHR build move in 16-byte words
+// of 8 halves (uvec4: two 8-byte loads where rows are aligned, one 16-byte shared store), and sA and
+// sB are uvec4 arrays that the matrix loads read with offsets and strides in words (SHARED_INDEX;
+// LDA, LDB, the slices and the fragment offsets are multiples of 8 halves). Otherwise a word is 4
+// elements (ELEM4) stored element by element into arrays of FRAG_IN.
+#if defined(STORAGE_F16) && defined(FRAG_KHR)
+#define SLICE_WORDS
+const uint WORD_ELEMS = 8;
+#define SLICE_WORD uvec4
+#define SHARED_INDEX(x) ((x) / 8u)
+shared uvec4 sA[STAGES * TILE_M * LDA / 8];
+shared uvec4 sB[STAGES * SLICE_B / 8];
+#else
+const uint WORD_ELEMS = 4;
+#define SLICE_WORD ELEM4
+#define SHARED_INDEX(x) (x)
 shared FRAG_IN sA[STAGES * TILE_M * LDA];
 shared FRAG_IN sB[STAGES * SLICE_B];
+#endif
 shared float sE[4 * FM * LDE];
 
 void subgroupSync() {
@@ -70,81 +89,121 @@ void subgroupSync() {
 // register file (AMD's compiler: 256 VGPRs on RDNA3), and holding a slice as well spilled 29 of
 // them, so there each word is stored as it loads.
 const bool SLICE_IN_REGISTERS = FRAGS <= 2;
-const uint SLICE_A_LOADS = (TILE_M * BK / 4 + WG_SIZE - 1) / WG_SIZE;
-const uint SLICE_B_LOADS = (TILE_N * BK / 4 + WG_SIZE - 1) / WG_SIZE;
-ELEM4 sliceA[SLICE_A_LOADS];
-ELEM4 sliceB[SLICE_B_LOADS];
+const uint SLICE_A_LOADS = (TILE_M * BK / WORD_ELEMS + WG_SIZE - 1) / WG_SIZE;
+const uint SLICE_B_LOADS = (TILE_N * BK / WORD_ELEMS + WG_SIZE - 1) / WG_SIZE;
+SLICE_WORD sliceA[SLICE_A_LOADS];
+SLICE_WORD sliceB[SLICE_B_LOADS];
 
 // Where load `it` of this invocation sits in the A slice: its row and first column (k), or an
 // index past the slice.
 uvec2 sliceAPlace(uint it) {
   const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-  return uvec2(s / (BK / 4), (s % (BK / 4)) * 4);
+  return uvec2(s / (BK / WORD_ELEMS), (s % (BK / WORD_ELEMS)) * WORD_ELEMS);
 }
 // The same in the B slice as stored: row k and columns n.. when B_KN, else row n and columns k...
 uvec2 sliceBPlace(uint it) {
   const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
-  return B_KN ? uvec2(s / (TILE_N / 4), (s % (TILE_N / 4)) * 4) : uvec2(s / (BK / 4), (s % (BK / 4)) * 4);
+  return B_KN ? uvec2(s / (TILE_N / WORD_ELEMS), (s % (TILE_N / WORD_ELEMS)) * WORD_ELEMS)
+              : uvec2(s / (BK / WORD_ELEMS), (s % (BK / WORD_ELEMS)) * WORD_ELEMS);
 }
 // (Constant where the slice divides evenly among the invocations, so no branch guards the word.)
-bool sliceAHas(uint it) { return (it + 1) * WG_SIZE <= TILE_M * BK / 4 || gl_LocalInvocationID.x + it * WG_SIZE < TILE_M * BK / 4; }
-bool sliceBHas(uint it) { return (it + 1) * WG_SIZE <= TILE_N * BK / 4 || gl_LocalInvocationID.x + it * WG_SIZE < TILE_N * BK / 4; }
+bool sliceAHas(uint it) {
+  const uint words = TILE_M * BK / WORD_ELEMS;
+  return (it + 1) * WG_SIZE <= words || gl_LocalInvocationID.x + it * WG_SIZE < words;
+}
+bool sliceBHas(uint it) {
+  const uint words = TILE_N * BK / WORD_ELEMS;
+  return (it + 1) * WG_SIZE <= words || gl_LocalInvocationID.x + it * WG_SIZE < words;
+}
 
 // A word's loads never branch, so a slice's loads are all in flight together and the first store
 // waits for them once. A slice wholly inside a and B (every slice but those on the last rows,
-// columns and K; the kernel branches once per slice, uniformly) reads its words as they lie: one
-// 4-element load where rows are aligned. A slice on an edge reads each element from a clamped
-// place (row and column at most the last) and the stores zero the elements past M, N and K.
+// columns and K; the kernel branches once per slice, uniformly) reads its words as they lie:
+// 8-byte loads where rows are aligned. A slice on an edge reads each element from a clamped place
+// (row and column at most the last) and the stores zero the elements past M, N and K.
 bool sliceInside(uint m0, uint n0, uint k0) {
   return m0 + TILE_M <= p.m && n0 + TILE_N <= p.n && k0 + BK <= p.k;
 }
-// Four consecutive elements of a stored matrix from element `at` (4-element loads: `aligned`).
-ELEM4 wordA(uint at) { return ALIGNED_A ? a4[at / 4] : ELEM4(a[at], a[at + 1], a[at + 2], a[at + 3]); }
-ELEM4 wordB(uint at) { return ALIGNED_B ? b4[at / 4] : ELEM4(b[at], b[at + 1], b[at + 2], b[at + 3]); }
 // Element (row, col) of B as stored (rows of [N, K], or of [K, N] when B_KN).
 uint bStoredIndex(uint bt, uint row, uint col) { return p.bOffset + bt * p.bStrideB + row * p.bStrideRow + col; }
-// Columns col .. col + 3 of a row, clamped to the last column.
-uvec4 clampedColumns(uint col, uint cols) { return min(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols - 1u)); }
-// Elements (row, col .. col + 3) of a (rows x cols, the stored layout) that lie inside it.
-bvec4 insideColumns(uint row, uint col, uint rows, uint cols) {
-  return row < rows ? lessThan(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols)) : bvec4(false);
+#ifdef SLICE_WORDS
+uint packHalves(ELEM x, ELEM y) { return packHalf2x16(vec2(float(x), float(y))); }
+#define WORD_OF(arr, i0, i1, i2, i3, i4, i5, i6, i7)                                             \
+  uvec4(packHalves(arr[i0], arr[i1]), packHalves(arr[i2], arr[i3]), packHalves(arr[i4], arr[i5]), \
+        packHalves(arr[i6], arr[i7]))
+// Eight consecutive halves from element `at`.
+uvec4 wordA(uint at) { return ALIGNED_A ? uvec4(a2[at / 4], a2[at / 4 + 1]) : WORD_OF(a, at, at + 1, at + 2, at + 3, at + 4, at + 5, at + 6, at + 7); }
+uvec4 wordB(uint at) { return ALIGNED_B ? uvec4(b2[at / 4], b2[at / 4 + 1]) : WORD_OF(b, at, at + 1, at + 2, at + 3, at + 4, at + 5, at + 6, at + 7); }
+// Elements col .. col + 7 of the row starting at element `row`, each column clamped to the last.
+#define CLAMPED_WORD(arr, row, col, cols)                                                                      \
+  WORD_OF(arr, row + min(col, cols - 1u), row + min(col + 1u, cols - 1u), row + min(col + 2u, cols - 1u),      \
+          row + min(col + 3u, cols - 1u), row + min(col + 4u, cols - 1u), row + min(col + 5u, cols - 1u),      \
+          row + min(col + 6u, cols - 1u), row + min(col + 7u, cols - 1u))
+uvec4 clampedWordA(uint row, uint col) { return CLAMPED_WORD(a, row, col, p.k); }
+uvec4 clampedWordB(uint row, uint col, uint cols) { return CLAMPED_WORD(b, row, col, cols); }
+// The word with its elements outside the matrix (rows x cols, the stored layout) zeroed.
+// (Arithmetic, no branch: a branch here would let the compiler sink the word's load into it.)
+uvec4 insideOnly(uvec4 w, uint row, uint col, uint rows, uint cols) {
+  const uvec4 even = uvec4(col) + uvec4(0, 2, 4, 6);
+  const uvec4 keep = uvec4(lessThan(even, uvec4(cols))) * 0xffffu | uvec4(lessThan(even + 1u, uvec4(cols))) * 0xffff0000u;
+  return w & keep * uint(row < rows);
 }
+#else
+// Four consecutive elements from element `at` (4-element loads where rows are aligned).
+ELEM4 wordA(uint at) { return ALIGNED_A ? a4[at / 4] : ELEM4(a[at], a[at + 1], a[at + 2], a[at + 3]); }
+ELEM4 wordB(uint at) { return ALIGNED_B ? b4[at / 4] : ELEM4(b[at], b[at + 1], b[at + 2], b[at + 3]); }
+ELEM4 clampedWordA(uint row, uint col) {
+  const uvec4 c = min(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(p.k - 1u));
+  return ELEM4(a[row + c.x], a[row + c.y], a[row + c.z], a[row + c.w]);
+}
+ELEM4 clampedWordB(uint row, uint col, uint cols) {
+  const uvec4 c = min(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols - 1u));
+  return ELEM4(b[row + c.x], b[row + c.y], b[row + c.z], b[row + c.w]);
+}
+ELEM4 insideOnly(ELEM4 w, uint row, uint col, uint rows, uint cols) {
+  return mix(ELEM4(0.0), w, row < rows ? lessThan(uvec4(col) + uvec4(0, 1, 2, 3), uvec4(cols)) : bvec4(false));
+}
+#endif
 
 // Word `it` of this invocation's share of the A and the B slice at (m0, n0, k0) (`inside`: the
-// slice lies wholly inside a and B), where it goes in a stage's buffer, and which of its elements
-// lie inside the matrix (row and column of the stored layout, and its extents).
-ELEM4 loadSliceA(uint it, uint bt, uint m0, uint k0, bool inside) {
+// slice lies wholly inside a and B), and where it goes in a stage's buffer, zeros outside the
+// matrix.
+SLICE_WORD loadSliceA(uint it, uint bt, uint m0, uint k0, bool inside) {
   const uvec2 rc = sliceAPlace(it);
   if (inside) return wordA(aIndex(bt, m0 + rc.x, k0 + rc.y));
-  const uint row = aIndex(bt, min(m0 + rc.x, p.m - 1u), 0u);
-  const uvec4 c = clampedColumns(k0 + rc.y, p.k);
-  return ELEM4(a[row + c.x], a[row + c.y], a[row + c.z], a[row + c.w]);
+  return clampedWordA(aIndex(bt, min(m0 + rc.x, p.m - 1u), 0u), k0 + rc.y);
 }
 uvec4 sliceBExtent(uint n0, uint k0, uint it) {  // (row, col, rows, cols) of word it in B's stored layout
   const uvec2 rc = sliceBPlace(it);
   return B_KN ? uvec4(k0 + rc.x, n0 + rc.y, p.k, p.n) : uvec4(n0 + rc.x, k0 + rc.y, p.n, p.k);
 }
-ELEM4 loadSliceB(uint it, uint bt, uint n0, uint k0, bool inside) {
+SLICE_WORD loadSliceB(uint it, uint bt, uint n0, uint k0, bool inside) {
   const uvec4 e = sliceBExtent(n0, k0, it);
   if (inside) return wordB(bStoredIndex(bt, e.x, e.y));
-  const uint row = bStoredIndex(bt, min(e.x, e.z - 1u), 0u);
-  const uvec4 c = clampedColumns(e.y, e.w);
-  return ELEM4(b[row + c.x], b[row + c.y], b[row + c.z], b[row + c.w]);
+  return clampedWordB(bStoredIndex(bt, min(e.x, e.z - 1u), 0u), e.y, e.w);
 }
-void storeSliceA(uint it, uint stage, ELEM4 x, uint m0, uint k0) {
+void storeSliceA(uint it, uint stage, SLICE_WORD x, uint m0, uint k0) {
   const uvec2 rc = sliceAPlace(it);
   const uint at = (stage * TILE_M + rc.x) * LDA + rc.y;
   if (!sliceAHas(it)) return;
-  x = mix(ELEM4(0.0), x, insideColumns(m0 + rc.x, k0 + rc.y, p.m, p.k));
+  x = insideOnly(x, m0 + rc.x, k0 + rc.y, p.m, p.k);
+#ifdef SLICE_WORDS
+  sA[at / 8] = x;
+#else
   [[unroll]] for (uint i = 0; i < 4; ++i) sA[at + i] = x[i];
+#endif
 }
-void storeSliceB(uint it, uint stage, ELEM4 x, uint n0, uint k0) {
+void storeSliceB(uint it, uint stage, SLICE_WORD x, uint n0, uint k0) {
   const uvec2 rc = sliceBPlace(it);
   const uint at = stage * SLICE_B + rc.x * LDB + rc.y;
   if (!sliceBHas(it)) return;
   const uvec4 e = sliceBExtent(n0, k0, it);
-  x = mix(ELEM4(0.0), x, insideColumns(e.x, e.y, e.z, e.w));
+  x = insideOnly(x, e.x, e.y, e.z, e.w);
+#ifdef SLICE_WORDS
+  sB[at / 8] = x;
+#else
   [[unroll]] for (uint i = 0; i < 4; ++i) sB[at + i] = x[i];
+#endif
 }
 
 // With SLICE_IN_REGISTERS: the slice's global loads into sliceA and sliceB, then those into a
@@ -214,12 +273,12 @@ void main() {
       FragA fa[FRAGS];
       FragB fb[FRAGS];
       FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)
-        FRAG_LOAD_A(fa[i], sA, (stage * TILE_M + qm + FM * i) * LDA + kk, LDA, false);
+        FRAG_LOAD_A(fa[i], sA, SHARED_INDEX((stage * TILE_M + qm + FM * i) * LDA + kk), SHARED_INDEX(LDA), false);
       FRAG_LOOP for (uint j = 0; j < FRAGS; ++j) {
         if (B_KN) {  // B(k, n) = sB[k][n]
-          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + kk * LDB + qn + FN * j, LDB, false);
+          FRAG_LOAD_B(fb[j], sB, SHARED_INDEX(stage * SLICE_B + kk * LDB + qn + FN * j), SHARED_INDEX(LDB), false);
         } else {     // B(k, n) = sB[n][k]
-          FRAG_LOAD_B(fb[j], sB, stage * SLICE_B + (qn + FN * j) * LDB + kk, LDB, true);
+          FRAG_LOAD_B(fb[j], sB, SHARED_INDEX(stage * SLICE_B + (qn + FN * j) * LDB + kk), SHARED_INDEX(LDB), true);
         }
       }
       FRAG_LOOP for (uint i = 0; i < FRAGS; ++i)

@@ -162,9 +162,10 @@ TEST(CoopmatChoice, VaryingSubgroupSizeNeedsSizeControl) {
   EXPECT_EQ(c.subgroupSize, 32u);
 }
 
-// Where the subgroup size varies, the kernels run at the matrix units' width: 32 on NVIDIA and AMD
-// (wave32), the fragment's N on Intel (Xe2's 8x16x16: 16; Xe-HPG's 8x8x16: 8), never Intel's 32.
-TEST(CoopmatChoice, IntelRunsAtItsMatrixEngineWidth) {
+// Where the subgroup size varies, the kernels run at 32 on NVIDIA (its matrix units' width), 64 on
+// AMD (wave64: half the accumulator registers a lane), the fragment's N on Intel (Xe2's 8x16x16:
+// 16; Xe-HPG's 8x8x16: 8), never Intel's 32.
+TEST(CoopmatChoice, EachVendorRunsAtItsOwnWidth) {
   struct Case {
     uint32_t vendor;
     std::array<uint32_t, 3> shape;
@@ -172,7 +173,7 @@ TEST(CoopmatChoice, IntelRunsAtItsMatrixEngineWidth) {
   };
   const Case cases[] = {{kVendorIntel, {8, 16, 16}, 16},
                         {kVendorIntel, {8, 8, 16}, 8},
-                        {0x1002, {16, 16, 16}, 32},
+                        {kVendorAmd, {16, 16, 16}, 64},
                         {kVendorNvidia, {16, 16, 16}, 32}};
   for (const Case& c : cases) {
     DeviceInfo info = gpu();
@@ -220,7 +221,7 @@ DeviceInfo amd(bool rdna3) {
 TEST(CoopmatChoice, AmdMatrixUnitsFromRdna3On) {
   const CoopmatChoice rdna3 = chooseCoopmat(amd(true));
   EXPECT_EQ(rdna3.flavour, CoopmatFlavour::Khr) << rdna3.reason;
-  EXPECT_EQ(rdna3.subgroupSize, 32u);
+  EXPECT_EQ(rdna3.subgroupSize, 64u);
   const CoopmatChoice rdna2 = chooseCoopmat(amd(false));
   EXPECT_EQ(rdna2.flavour, CoopmatFlavour::None);
   EXPECT_NE(rdna2.reason.find("before RDNA3"), std::string::npos) << rdna2.reason;

@@ -43,25 +43,11 @@ py::object wrapKept(uint64_t id, Shape shape, DType dtype) {
   return py::cast(DeviceTensor(id, std::move(shape), dtype));
 }
 
-const char* numpyName(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::F16:
-      return "float16";
-    case DType::I32:
-      return "int32";
-    case DType::F32:
-    case DType::BF16:
-    case DType::Q8_0:
-    case DType::Q4_0:
-    case DType::Q4_K:
-    case DType::Q5_K:
-    case DType::Q6_K:
-      break;
-  }
-  return "float32";
-}
+namespace {
 
-const char* dtypeName(DType dtype) noexcept {
+// The numpy dtype that holds a DType as it is, or none for the storage formats (bf16 and the block
+// formats), which arrive and leave as float32.
+const char* numpyEquivalent(DType dtype) noexcept {
   switch (dtype) {
     case DType::F32:
       return "float32";
@@ -75,9 +61,21 @@ const char* dtypeName(DType dtype) noexcept {
     case DType::Q4_K:
     case DType::Q5_K:
     case DType::Q6_K:
-      return toString(dtype);
+      break;
   }
-  return "float32";
+  return nullptr;
+}
+
+}  // namespace
+
+const char* numpyName(DType dtype) noexcept {
+  const char* name = numpyEquivalent(dtype);
+  return name ? name : "float32";
+}
+
+const char* dtypeName(DType dtype) noexcept {
+  const char* name = numpyEquivalent(dtype);
+  return name ? name : toString(dtype);
 }
 
 }  // namespace vkattn::python

@@ -113,9 +113,11 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
   choice.n = shape.n;
   choice.k = shape.k;
   if (varies) {
-    // The width the matrix units work at, where the device allows it: 32 for NVIDIA's and AMD's
-    // (wave32); on Intel the matrix engine's, the fragment's N (8 on Xe-HPG, 16 on Xe2).
-    const uint32_t width = info.vendorId == kVendorIntel ? shape.n : 32;
+    // The width the kernels run at, where the device allows it: NVIDIA's matrix units' 32; on AMD
+    // wave64, where each lane holds half a wave32 lane's accumulators (AMD's compiler, RDNA3:
+    // the attention kernel at D = 128 fits without spilling, 4 waves per SIMD, where wave32 spilled
+    // 18 VGPRs at 3); on Intel the matrix engine's, the fragment's N (8 on Xe-HPG, 16 on Xe2).
+    const uint32_t width = info.vendorId == kVendorIntel ? shape.n : info.vendorId == kVendorAmd ? 64 : 32;
     if (info.minSubgroupSize <= width && width <= info.maxSubgroupSize) choice.subgroupSize = width;
   }
   if (!khr && info.khrCooperativeMatrix && khrAllowed)
