@@ -18,6 +18,30 @@
 namespace vkattn::python {
 namespace {
 
+// The arguments both functions read first: q, k and v checked and read ([B, L, H, D], or varlen's
+// packed [total, H, D]), whether the results stay on the device, and the size limits.
+struct FlashInputs {
+  SizeLimits limits;
+  bool keep = false;
+  ArrayInput q, k, v;
+};
+FlashInputs flashInputs(const py::object& q, const py::object& k, const py::object& v, bool varlen) {
+  FlashInputs in{sizeLimits(), isDeviceTensor(q), {}, {}, {}};
+  requireOneDtype(q, k, v);
+  const int64_t rank = varlen ? 3 : 4;
+  in.q = qkvInput(q, "q", rank, in.limits);
+  in.k = qkvInput(k, "k", rank, in.limits, in.q.dtype);
+  in.v = qkvInput(v, "v", rank, in.limits, in.q.dtype);
+  requireKv(in.q, in.k, in.v, !varlen);
+  return in;
+}
+
+// out, or (out, lse, None) for return_attn_probs, as flash-attn returns them (no probabilities).
+py::object flashResult(Result out, Result lse, bool returnProbs) {
+  if (!returnProbs) return toPython(std::move(out));
+  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
+}
+
 std::vector<int64_t> cuSeqlens(const py::object& value, const std::string& name, int64_t total,
                                const SizeLimits& limits) {
   const ArrayInput a = intInput(value, name, limits, 0, std::numeric_limits<int32_t>::max());
@@ -38,12 +62,10 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
                          const py::object& scale, bool causal, const py::object& window, const py::object& softcap,
                          const py::object& alibi, bool /*deterministic*/, bool returnProbs, const py::object& sinks,
                          const py::object& kvDtype) {
-  const SizeLimits limits = sizeLimits();
-  const bool keep = isDeviceTensor(q);
-  requireOneDtype(q, k, v);
-  const ArrayInput hq = qkvInput(q, "q", 4, limits), hk = qkvInput(k, "k", 4, limits, hq.dtype),
-                   hv = qkvInput(v, "v", 4, limits, hq.dtype);
-  requireKv(hq, hk, hv, true);
+  const FlashInputs in = flashInputs(q, k, v, false);
+  const ArrayInput &hq = in.q, &hk = in.k, &hv = in.v;
+  const SizeLimits& limits = in.limits;
+  const bool keep = in.keep;
   const DType kvAs = kvStorage(kvDtypeArgument(kvDtype, hk.shape[3], hv.shape[3]), hq, hk);
   const int64_t b = hq.shape[0], lq = hq.shape[1], h = hq.shape[2];
   const LogitArgs args = logitArgs(dropout, scale, causal, window, softcap, alibi, sinks, b, h, limits);
@@ -58,8 +80,7 @@ py::object flashAttnFunc(const py::object& q, const py::object& k, const py::obj
               tout.view().permuted(bhld), o);
     return std::pair{finish(std::move(tout), keep), finish(std::move(tlse), keep)};
   });
-  if (!returnProbs) return toPython(std::move(out));
-  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
+  return flashResult(std::move(out), std::move(lse), returnProbs);
 }
 
 py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const py::object& v, const py::object& cuQ,
@@ -68,12 +89,10 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
                                const py::object& window, const py::object& softcap, const py::object& alibi,
                                bool /*deterministic*/, bool returnProbs, const py::object& sinks,
                                const py::object& kvDtype) {
-  const SizeLimits limits = sizeLimits();
-  const bool keep = isDeviceTensor(q);
-  requireOneDtype(q, k, v);
-  const ArrayInput hq = qkvInput(q, "q", 3, limits), hk = qkvInput(k, "k", 3, limits, hq.dtype),
-                   hv = qkvInput(v, "v", 3, limits, hq.dtype);
-  requireKv(hq, hk, hv, false);
+  const FlashInputs in = flashInputs(q, k, v, true);
+  const ArrayInput &hq = in.q, &hk = in.k, &hv = in.v;
+  const SizeLimits& limits = in.limits;
+  const bool keep = in.keep;
   const std::vector<int64_t> cq = cuSeqlens(cuQ, "cu_seqlens_q", hq.shape[0], limits),
                              ck = cuSeqlens(cuK, "cu_seqlens_k", hk.shape[0], limits);
   if (cq.size() != ck.size()) throw py::value_error("'cu_seqlens_k' and 'cu_seqlens_q' differ in length");
@@ -100,8 +119,7 @@ py::object flashAttnVarlenFunc(const py::object& q, const py::object& k, const p
     attention(ctx, oneSequence(tq.view()), oneSequence(tk.view()), oneSequence(tv.view()), oneSequence(tout.view()), o);
     return std::pair{finish(std::move(tout), keep), finish(std::move(tlse), keep, Shape{h, totalQ})};
   });
-  if (!returnProbs) return toPython(std::move(out));
-  return py::make_tuple(toPython(std::move(out)), toPython(std::move(lse)), py::none());
+  return flashResult(std::move(out), std::move(lse), returnProbs);
 }
 
 }  // namespace
