@@ -33,7 +33,7 @@ GgmlType weightTypeNamed(const std::string& name) {
 // `vkattn bench generate`: a random-weight model of the given shape, checked, then timed.
 int benchGenerate(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args,
-              {"--layers", "--dim", "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--weights",
+              {"--arch", "--layers", "--dim", "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--weights",
                "--prompt-tokens", "--new-tokens"},
               {});
   GenerationCase c;
@@ -41,6 +41,11 @@ int benchGenerate(const CommonOptions& options, const std::vector<std::string>& 
   const auto count = [&](const std::string& flag, int64_t fallback) {
     return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());
   };
+  if (auto arch = a.get("--arch")) {
+    if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "gemma2" && *arch != "gemma3")
+      throw InvalidArgument("--arch", "'" + *arch + "', expected one of llama, qwen2, qwen3, gemma2, gemma3");
+    s.arch = *arch;
+  }
   s.layers = count("--layers", s.layers);
   s.modelDim = count("--dim", s.modelDim);
   s.heads = count("--heads", s.heads);

@@ -89,6 +89,8 @@ TEST_F(BadInput, NaNInputsAreReportedByName) {
   expectInvalid([&] { layerNorm(ctx(), bad, y); }, "x", "NaN");
   Tensor badWeight = ctx().tensor({5}, std::vector<float>{1, 1, NAN, 1, 1});
   expectInvalid([&] { rmsNorm(ctx(), x, {.weight = badWeight.view()}); }, "weight", "NaN");
+  expectInvalid([&] { rmsNorm(ctx(), x, {.residual = bad.view()}); }, "residual", "NaN");
+  expectInvalid([&] { rmsNorm(ctx(), x, {.residual = badWeight.view()}); }, "residual", "shape");
   expectInvalid([&] { layerNorm(ctx(), x, {.bias = badWeight.view()}); }, "bias", "NaN");
   Tensor badQ = ctx().tensor({1, 1, 1, 4}, std::vector<float>{0, NAN, 0, 0});
   expectInvalid([&] { rope(ctx(), badQ); }, "x", "NaN");

@@ -40,6 +40,29 @@ TEST_P(Norms, RmsNormF32) {
   EXPECT_TRUE(allClose(weighted.download(), rmsNormRef(x, cols, &w, 1e-5), kAtolF32, kRtolF32));
 }
 
+// y = residual + RMSNorm(x) in one pass (post-norm models), into a new tensor and in place into the
+// residual itself, f32 and f16.
+TEST_P(Norms, RmsNormAddsAResidual) {
+  auto [rows, cols] = GetParam();
+  auto x = randomValues(rows * cols, 210 + cols, -2.0f, 2.0f);
+  auto w = randomValues(cols, 211, 0.5f, 1.5f), r = randomValues(rows * cols, 212, -3.0f, 3.0f);
+  std::vector<double> ref = rmsNormRef(x, cols, &w, 1e-5);
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] += r[i];
+  Tensor tx = ctx().tensor({rows, cols}, x), tw = ctx().tensor({cols}, w), tr = ctx().tensor({rows, cols}, r);
+  Tensor added = rmsNorm(ctx(), tx, {.weight = tw.view(), .eps = 1e-5f, .residual = tr.view()});
+  EXPECT_TRUE(allClose(added.download(), ref, kAtolF32, kRtolF32));
+  rmsNorm(ctx(), tx, tr, {.weight = tw.view(), .eps = 1e-5f, .residual = tr.view()});
+  EXPECT_TRUE(allClose(tr.download(), ref, kAtolF32, kRtolF32)) << "in place into the residual";
+
+  auto xh = roundToHalf(x), wh = roundToHalf(w), rh = roundToHalf(r);
+  std::vector<double> refh = rmsNormRef(xh, cols, &wh, 1e-6);
+  for (std::size_t i = 0; i < refh.size(); ++i) refh[i] += rh[i];
+  Tensor hx = ctx().tensor({rows, cols}, xh, DType::F16), hw = ctx().tensor({cols}, wh, DType::F16);
+  Tensor hr = ctx().tensor({rows, cols}, rh, DType::F16);
+  Tensor addedh = rmsNorm(ctx(), hx, {.weight = hw.view(), .residual = hr.view()});
+  EXPECT_TRUE(allClose(addedh.download(), refh, kAtolF16, kRtolF16));
+}
+
 TEST_P(Norms, F16Storage) {
   auto [rows, cols] = GetParam();
   auto x = roundToHalf(randomValues(rows * cols, 300 + cols, -2.0f, 3.0f));

@@ -162,9 +162,10 @@ struct LanguageModel::Impl {
       layer.attention.append(ctx, h, caches[l]);
       const TensorView attended = ctx.scratch(x.shape);
       Tensor* map = maps ? &(*maps)[l] : nullptr;
-      if (config.postNorms) {  // x + norm(attention): the residual cannot be fused into o
+      if (config.postNorms) {  // x + norm(attention): the residual joins the norm, not o
         layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .weights = map});
-        add(ctx, x, rmsNorm(attended, layer.postAttentionNorm), attended);
+        vkattn::rmsNorm(ctx, attended, attended,
+                        {.weight = layer.postAttentionNorm.view(), .eps = config.normEps, .residual = x});
       } else {
         layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .residual = x, .weights = map});
       }
@@ -174,7 +175,7 @@ struct LanguageModel::Impl {
       const TensorView y = ctx.scratch(x.shape);
       if (config.postNorms) {
         layer.down.apply(ctx, gate, y);
-        add(ctx, attended, rmsNorm(y, layer.postFfnNorm), y);
+        vkattn::rmsNorm(ctx, y, y, {.weight = layer.postFfnNorm.view(), .eps = config.normEps, .residual = attended});
       } else {
         layer.down.apply(ctx, gate, y, attended);
       }

@@ -47,7 +47,8 @@ struct NormParams {
   uint hasBias;
   float eps;
   uint statusSlot;
-  uint vec4Rows;  // cols % 4 == 0: read and write through the vec4 views
+  uint vec4Rows;     // cols % 4 == 0: read and write through the vec4 views
+  uint hasResidual;  // rms_norm.comp: y = residual + the norm
 };
 
 // rope.comp: x viewed as [batch, heads, seq, headDim] with element strides; rotates feature pair i

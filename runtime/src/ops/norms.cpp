@@ -60,9 +60,22 @@ void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNo
   using namespace detail;
   pc::NormParams p = checkNormArguments(ctx, x, y, options.eps);
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
+  const Buffer* residual = x.buffer;
+  if (const std::optional<TensorView>& r = options.residual) {
+    requireTensor("residual", *r);
+    requireContiguous("residual", *r);
+    requireShape("residual", *r, x.shape);
+    requireSameDtype("residual", *r, "x", x);
+    requireFitsDevice(ctx, "residual", *r);
+    residual = r->buffer;
+    p.hasResidual = 1;
+  }
   runRowKernel(ctx, "rms_norm", x.dtype, 2, RMS_NORM_BINDING_COUNT,
-               {{RMS_NORM_BINDING_X, x.buffer}, {RMS_NORM_BINDING_Y, y.buffer}, {RMS_NORM_BINDING_WEIGHT, weight}}, p,
-               {"x", "weight"}, RMS_NORM_BINDING_STATUS);
+               {{RMS_NORM_BINDING_X, x.buffer},
+                {RMS_NORM_BINDING_Y, y.buffer},
+                {RMS_NORM_BINDING_WEIGHT, weight},
+                {RMS_NORM_BINDING_RESIDUAL, residual}},
+               p, {"x", "weight", "residual"}, RMS_NORM_BINDING_STATUS);
 }
 
 Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options) {

@@ -25,6 +25,9 @@ struct LayerNormOptions {
 struct RmsNormOptions {
   std::optional<TensorView> weight;  // [cols], x's dtype
   float eps = 1e-6f;
+  // Added to the norm: y = residual + rmsNorm(x) (a post-norm model's x + norm(sublayer(x)) in one
+  // pass). x's shape and dtype; it may be y itself.
+  std::optional<TensorView> residual;
 };
 
 void softmax(Context& ctx, const TensorView& x, const TensorView& y, const SoftmaxOptions& options = {});
