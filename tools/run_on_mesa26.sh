@@ -10,7 +10,8 @@
 # cooperative-matrix cases, which must execute (not skip) at least 20 cases each of attention and
 # matmul on VK_KHR_cooperative_matrix and of attention on VK_NV_cooperative_matrix2 (conformance
 # rows attention_coopmat, linear_coopmat and attention_coopmat2), all passing; two
-# cooperative-matrix-2 cases with larger tiles forced (VKATTN_ATTENTION_TILE); the matmul cases
+# cooperative-matrix-2 cases with larger tiles forced (VKATTN_ATTENTION_TILE); a KHR attention case
+# with 64-key tiles; the matmul cases
 # at a tile that holds the next slice in registers (VKATTN_MATMUL_TILE); and the reproducer of
 # cooperative-matrix-2 row reductions (tools/coopmat2_row_reduce.cpp).
 set -euo pipefail
@@ -98,6 +99,14 @@ for tile in 2x16x2 4x8x1; do
     { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile did not run both cases" >&2; exit 1; }
   echo "Mesa 26 leg: attention_coopmat2 with tile $tile (ROWSxKEYSxSTAGES): 2 cases passed"
 done
+# The KHR attention kernel with 64-key tiles (one subgroup's rows and one stage: what fits
+# lavapipe's 32 KiB of shared memory; GPUs take 64 keys with more rows and two stages).
+VKATTN_ATTENTION_TILE=1x64x1 in_root "$build/vkattn" conformance --validation \
+  --filter 'Kernels/Attention.LongKeyRange/kernel_coopmat' > "$build/conformance-mesa26-khr-64-keys.txt" 2>&1 ||
+  { cat "$build/conformance-mesa26-khr-64-keys.txt"; echo "Mesa 26 leg: KHR attention with 64-key tiles failed" >&2; exit 1; }
+grep -q "^1 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-khr-64-keys.txt" ||
+  { cat "$build/conformance-mesa26-khr-64-keys.txt"; echo "Mesa 26 leg: KHR 64-key tiles did not run" >&2; exit 1; }
+echo "Mesa 26 leg: attention_coopmat with tile 1x64x1 (ROWSxKEYSxSTAGES): 1 case passed"
 # The KHR matmul kernel at lavapipe's default tile (4 fragments a side) stores each slice word as
 # it loads; with 2 fragments and one stage it holds the next slice in registers: forced here.
 VKATTN_MATMUL_TILE=2x32x1 in_root "$build/vkattn" conformance --validation \
