@@ -93,6 +93,9 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
         "newTokens", "the model stopped after " + std::to_string(g.ids.size()) + " tokens (" + toString(g.end) + ")");
   m.promptTokensPerSecond = static_cast<double>(prompt.size()) / g.promptSeconds;
   m.decodeTokensPerSecond = static_cast<double>(g.ids.size() - 1) / g.generateSeconds;
+  const double decoded = static_cast<double>(g.ids.size() - 1);
+  m.waitMicrosecondsPerToken = g.generateWaitSeconds / decoded * 1e6;
+  m.hostMicrosecondsPerToken = (g.generateSeconds - g.generateWaitSeconds) / decoded * 1e6;
   m.decodeGBs = m.bytesPerToken * m.decodeTokensPerSecond * 1e-9;
   const std::size_t copyBytes = std::min<std::size_t>(256u << 20, static_cast<std::size_t>(m.bytesPerToken));
   m.copyGBs = copyRate(ctx, copyBytes, 10);
@@ -108,6 +111,10 @@ void printGeneration(const GenerationMeasurement& m) {
   std::printf("prompt:     %.1f tokens/s\n", m.promptTokensPerSecond);
   std::printf("decode:     %.2f tokens/s, weights read at %.1f GB/s (device copy %.1f GB/s: %.2fx)\n",
               m.decodeTokensPerSecond, m.decodeGBs, m.copyGBs, m.decodeGBs / m.copyGBs);
+  std::printf(
+      "per token:  %.0f us on the host (recording, submitting, reading back, sampling), %.0f us waiting "
+      "for the device\n",
+      m.hostMicrosecondsPerToken, m.waitMicrosecondsPerToken);
   std::printf("written in: %.1f s (drawing and writing the model file, not timed above)\n", m.writeSeconds);
 }
 

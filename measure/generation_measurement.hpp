@@ -42,7 +42,11 @@ struct GenerationMeasurement {
   double logitTolerance = 0;  // 1e-3 of the largest |reference logit|
   double promptTokensPerSecond = 0;
   double decodeTokensPerSecond = 0;
-  double decodeGBs = 0;     // bytesPerToken x decode tokens per second
+  double decodeGBs = 0;  // bytesPerToken x decode tokens per second
+  // A decoded token's time split: the host's own (recording, submitting, reading the logits back,
+  // sampling) and waiting for the device, in microseconds.
+  double hostMicrosecondsPerToken = 0;
+  double waitMicrosecondsPerToken = 0;
   double copyGBs = 0;       // a device copy in the same process (bytes read and written)
   double writeSeconds = 0;  // drawing and writing the model file
   bool passed() const noexcept { return logitError <= logitTolerance; }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,19 @@ TEST_F(VkattnTest, BatchRunsOpsTogetherAndTimesThem) {
   auto sm = softmaxRef(x, 128, 1.0, nullptr, {});
   std::vector<float> smf(sm.begin(), sm.end());
   EXPECT_TRUE(allClose(b.download(), rmsNormRef(smf, 128, nullptr, 1e-6), 1e-4, 1e-4));
+}
+
+// The host's time waiting for the device grows with each submission that is waited for, by no more
+// than the wall time around it.
+TEST_F(VkattnTest, DeviceCountsTheHostsWaits) {
+  Tensor x = ctx().tensor({256, 1024}, randomValues(256 * 1024, 4)), y = ctx().tensor({256, 1024});
+  const uint64_t before = ctx().device().waitedNs();
+  const auto start = std::chrono::steady_clock::now();
+  softmax(ctx(), x, y);  // submits and waits
+  const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+  const uint64_t waited = ctx().device().waitedNs() - before;
+  EXPECT_GT(waited, 0u);
+  EXPECT_LE(waited, static_cast<uint64_t>(wall.count()));
 }
 
 TEST(CompileOnly, OpsCompileTheirPipelinesAndRunNothing) {

@@ -239,12 +239,14 @@ struct LanguageModel::Impl {
     int64_t position = 0;
     const auto start = std::chrono::steady_clock::now();
     auto afterPrompt = start;
+    uint64_t waitedAfterPrompt = ctx.device().waitedNs();
     result.end = GenerationEnd::MaxTokens;
     while (true) {  // the prompt, then one sampled token per step
       forward(feed, kv, 1, logits, options.attention ? &maps : nullptr);
       const std::vector<float> row = finalLogits(logits.download());
       if (position == 0) {
         afterPrompt = std::chrono::steady_clock::now();
+        waitedAfterPrompt = ctx.device().waitedNs();
         result.promptSeconds = std::chrono::duration<double>(afterPrompt - start).count();
       }
       if (options.logits) result.logits.insert(result.logits.end(), row.begin(), row.end());
@@ -283,6 +285,7 @@ struct LanguageModel::Impl {
       feed.assign(1, next);
     }
     result.generateSeconds = secondsSince(afterPrompt);
+    result.generateWaitSeconds = static_cast<double>(ctx.device().waitedNs() - waitedAfterPrompt) * 1e-9;
     for (AttentionMap& map : result.attention) map = cropped(map, position);
     result.text = tokenizer->decode(result.ids, {.continuation = true});
     return result;

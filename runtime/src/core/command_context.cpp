@@ -1,5 +1,6 @@
 #include "vkattn/core/command_context.hpp"
 
+#include <chrono>
 #include <mutex>
 
 #include "vkattn/core/device.hpp"
@@ -76,7 +77,10 @@ void CommandContext::submitAndWait() {
   VkFence fence = m_fence.get();
   checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
   submit(fence);
+  const auto waiting = std::chrono::steady_clock::now();
   const VkResult result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+  m_device->addWaitedNs(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waiting).count()));
   if (result == VK_SUCCESS) m_partsPending = false;
   if (result != VK_SUCCESS) {
     const char* call = "waiting for work (vkWaitForFences)";

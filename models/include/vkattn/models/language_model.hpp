@@ -91,6 +91,9 @@ struct Generation {
   std::vector<float> logits;   // [steps, vocab]: the last row's logits of the prompt, then of each step
   double promptSeconds = 0;    // the prompt's forward pass
   double generateSeconds = 0;  // every later step, sampling included
+  // Of generateSeconds, the time the host waited for the device (Device::waitedNs); the rest is the
+  // host's own: recording, submitting, reading the logits back and sampling.
+  double generateWaitSeconds = 0;
 };
 
 // A text's perplexity as llama.cpp's llama-perplexity computes it, so the figures compare: the

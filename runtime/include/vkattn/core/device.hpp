@@ -80,6 +80,12 @@ class Device {
   void markLost(const std::string& during) const;
   void requireUsable() const;
 
+  // Nanoseconds the host has spent waiting for this device's work to finish (every fence wait of
+  // every command context on it, since it was created): what the rest of a host loop's time is
+  // not. `vkattn bench generate` splits a decoded token's time so.
+  uint64_t waitedNs() const noexcept { return m_waitedNs.load(std::memory_order_relaxed); }
+  void addWaitedNs(uint64_t ns) const noexcept { m_waitedNs.fetch_add(ns, std::memory_order_relaxed); }
+
  private:
   const Instance& m_instance;
   VkPhysicalDevice m_physical;
@@ -95,6 +101,7 @@ class Device {
   bool m_captureStatistics = false;
   bool m_compileOnly = false;
   mutable std::atomic<bool> m_lost{false};
+  mutable std::atomic<uint64_t> m_waitedNs{0};
   mutable std::string m_lostDuring;  // written once, before m_lost is set
   uint32_t m_timestampValidBits = 0;
   mutable std::mutex m_queueMutex;
