@@ -87,6 +87,7 @@ struct PyGeneration {
   py::object logits = py::none();
   py::list attention;
   double promptSeconds = 0, generateSeconds = 0;
+  double generateWaitSeconds = 0;  // of generateSeconds, waiting for the device
 
   py::str text() const { return replacingText(bytes); }
   // The tokens at the attention maps' positions: the prompt, then every generated token but the
@@ -173,6 +174,7 @@ class PyModel {
       out.attention.append(floatArray({map.heads, map.rows, map.cols}, map.weights));
     out.promptSeconds = g.promptSeconds;
     out.generateSeconds = g.generateSeconds;
+    out.generateWaitSeconds = g.generateWaitSeconds;
     return out;
   }
 
@@ -295,7 +297,8 @@ void bindLanguageModel(py::module_& m) {
                     "', seed=" + std::to_string(g.seed) + ")";
            })
       .def_readonly("prompt_seconds", &PyGeneration::promptSeconds)
-      .def_readonly("generate_seconds", &PyGeneration::generateSeconds);
+      .def_readonly("generate_seconds", &PyGeneration::generateSeconds)
+      .def_readonly("generate_wait_seconds", &PyGeneration::generateWaitSeconds);
 
   py::class_<PyModel>(
       m, "Model",
