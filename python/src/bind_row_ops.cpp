@@ -83,21 +83,27 @@ void bindRowOps(py::module_& m) {
       "LayerNorm over the last axis (biased variance, as torch.nn.functional.layer_norm).");
   m.def(
       "rms_norm",
-      [](const py::object& xValue, const py::object& weight, const py::object& epsValue) {
+      [](const py::object& xValue, const py::object& weight, const py::object& epsValue, const py::object& residual) {
         const SizeLimits limits = sizeLimits();
         const bool keep = isDeviceTensor(xValue);
         const ArrayInput x = floatInput(xValue, "x", limits);
         const auto w = optionalInput(weight, "weight", limits, x.dtype);
         const double eps = finiteArgument(epsValue, "eps");
+        const auto r = optionalInput(residual, "residual", limits, x.dtype);
+        if (r && r->shape != x.shape)
+          throw py::value_error("'residual' has shape " + toString(r->shape) + "; it must have x's shape " +
+                                toString(x.shape));
         return toPython(onDevice([&](Context& ctx) {
           const DeviceInput t = upload(ctx, x);
-          std::optional<DeviceInput> tw;
+          std::optional<DeviceInput> tw, tr;
           RmsNormOptions o{.eps = static_cast<float>(eps)};
           if (w) o.weight = (tw = upload(ctx, *w))->view();
+          if (r) o.residual = (tr = upload(ctx, *r))->view();
           return finish(rmsNorm(ctx, t, o), keep);
         }));
       },
-      py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 1e-6, "RMSNorm over the last axis.");
+      py::arg("x"), py::arg("weight") = py::none(), py::arg("eps") = 1e-6, py::arg("residual") = py::none(),
+      "RMSNorm over the last axis; with residual (x's shape), residual + the norm in one pass.");
   m.def(
       "rope",
       [](const py::object& xValue, const py::object& positions, const py::object& thetaValue, bool interleaved,

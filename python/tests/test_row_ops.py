@@ -98,6 +98,10 @@ def test_rms_norm_matches_numpy(rng):
     expected = xd / np.sqrt(np.mean(xd * xd, axis=-1, keepdims=True) + 1e-6) * w
     np.testing.assert_allclose(vkattn.rms_norm(x, w), expected, atol=1e-5, rtol=1e-5)
     np.testing.assert_allclose(vkattn.rms_norm(x.astype(np.float16), w).astype(np.float64), expected, atol=4e-3, rtol=4e-3)
+    r = rng.standard_normal(x.shape).astype(np.float32)
+    np.testing.assert_allclose(vkattn.rms_norm(x, w, residual=r), expected + r, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="'residual' has shape"):
+        vkattn.rms_norm(x, w, residual=r[:, :, :95])
 
 
 @pytest.mark.parametrize("interleaved", [False, True])
