@@ -14,7 +14,6 @@
 namespace vkattn::python {
 namespace {
 
-constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 // The rope kernel keeps positions within +-2^30 so that its phase arithmetic stays exact.
 constexpr int64_t kPositionLimit = int64_t{1} << 30;
 

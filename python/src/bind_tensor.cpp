@@ -18,8 +18,6 @@
 namespace vkattn::python {
 namespace {
 
-constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min(), kInt32Max = std::numeric_limits<int32_t>::max();
-
 // asarray's dtype: None (float16 stays, other floats become float32, integers int32), a NumPy
 // dtype or its name, or a K/V storage format 'bf16' ('bfloat16'), 'q8_0', 'q4_0'.
 std::optional<DType> dtypeArgument(const py::object& value) {

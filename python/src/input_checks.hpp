@@ -14,6 +14,10 @@ namespace vkattn::python {
 
 namespace py = pybind11;
 
+// The range of a 32-bit argument (positions, dims), for intArgument and intInput.
+inline constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
 // What one input tensor may occupy; read from the session's device.
 struct SizeLimits {
   uint64_t hostBytes = 0;     // physical memory of this machine
