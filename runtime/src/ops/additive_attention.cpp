@@ -11,7 +11,7 @@
 namespace vkattn {
 namespace {
 
-constexpr uint32_t kWorkgroup = 64;
+constexpr uint32_t kAdditiveWorkgroup = 64;
 
 // A contiguous input of the given rank and dtype (f32 data, i32 masks) that fits one binding.
 void requireInput(const Context& ctx, const std::string& name, const TensorView& t, int64_t rank,
@@ -107,7 +107,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   }
   const TensorView qp = ctx.scratch({B, Lq, A}), kp = ctx.scratch({B, Lk, A});
 
-  const SpecConstants constants = SpecConstants().set(SPEC_WORKGROUP_SIZE, kWorkgroup);
+  const SpecConstants constants = SpecConstants().set(SPEC_WORKGROUP_SIZE, kAdditiveWorkgroup);
   auto projectRows = [&](const TensorView& x, const TensorView& w, const TensorView& y, const char* xName,
                          const char* wName, int64_t rows, int64_t inDim) {
     pc::ProjectParams pp{static_cast<uint32_t>(rows), static_cast<uint32_t>(inDim), static_cast<uint32_t>(A), 0};
@@ -115,7 +115,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
                      {{ADDITIVE_PROJECT_BINDING_X, x.buffer},
                       {ADDITIVE_PROJECT_BINDING_W, w.buffer},
                       {ADDITIVE_PROJECT_BINDING_Y, y.buffer}},
-                     pp, groupsFor(ctx.device(), static_cast<uint64_t>(rows * A), kWorkgroup),
+                     pp, groupsFor(ctx.device(), static_cast<uint64_t>(rows * A), kAdditiveWorkgroup),
                      {"additive_attention", {xName, wName}, ADDITIVE_PROJECT_BINDING_STATUS});
   };
   projectRows(query, wq, qp, "query", "w_q", B * Lq, Dq);
@@ -129,7 +129,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
                     {ADDITIVE_SCORES_BINDING_KEEP, keep},
                     {ADDITIVE_SCORES_BINDING_KEYLEN, keyLengths},
                     {ADDITIVE_SCORES_BINDING_SCORES, weights.buffer}},
-                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kWorkgroup),
+                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Lk), kAdditiveWorkgroup),
                    {"additive_attention", {"v", "bias"}, ADDITIVE_SCORES_BINDING_STATUS});
 
   TensorView rows = weights;
@@ -141,7 +141,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
                    {{ADDITIVE_PV_BINDING_WEIGHTS, weights.buffer},
                     {ADDITIVE_PV_BINDING_VALUE, value.buffer},
                     {ADDITIVE_PV_BINDING_OUT, out.buffer}},
-                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Dv), kWorkgroup),
+                   p, groupsFor(ctx.device(), static_cast<uint64_t>(B * Lq * Dv), kAdditiveWorkgroup),
                    {"additive_attention", {"value"}, ADDITIVE_PV_BINDING_STATUS});
   batch.submit();
 }

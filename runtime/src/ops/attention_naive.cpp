@@ -16,7 +16,7 @@ namespace {
 using detail::AttentionKernelShape;
 using detail::AttentionPlan;
 
-constexpr uint32_t kWorkgroup = 64;
+constexpr uint32_t kNaiveWorkgroup = 64;
 
 // A device buffer of `count` floats that lives until the recorded work has run.
 const Buffer& scratch(Context& ctx, uint64_t count, const std::string& what) {
@@ -45,7 +45,7 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
   p.oStrideB = static_cast<uint32_t>(p.oStrideH * nHeads);
   p.oOffset = 0;
   AttentionKernelShape shape;
-  shape.workgroup = kWorkgroup;
+  shape.workgroup = kNaiveWorkgroup;
   detail::recordOp(ctx,
                    {detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
                     detail::attentionConstants(plan, shape)},
@@ -57,7 +57,7 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
                     {ATTN_SCORES_BINDING_KEEP, plan.keep},
                     {ATTN_SCORES_BINDING_KEYLEN, plan.keyLengths},
                     {ATTN_SCORES_BINDING_ALIBI, plan.alibi}},
-                   p, groupsFor(ctx.device(), total, kWorkgroup),
+                   p, groupsFor(ctx.device(), total, kNaiveWorkgroup),
                    {"attention", {"q", "k", "v", "bias"}, ATTN_SCORES_BINDING_STATUS});
 }
 
@@ -90,12 +90,12 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
   softmax(ctx, s, s);
 
   AttentionKernelShape shape;
-  shape.workgroup = kWorkgroup;
+  shape.workgroup = kNaiveWorkgroup;
   detail::recordOp(
       ctx,
       {detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT, detail::attentionConstants(plan, shape)},
       {{ATTN_PV_BINDING_P, &scores}, {ATTN_PV_BINDING_V, v.buffer}, {ATTN_PV_BINDING_O, out.buffer}}, plan.params,
-      groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kWorkgroup),
+      groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kNaiveWorkgroup),
       {"attention", {"q", "k", "v", "bias"}, ATTN_PV_BINDING_STATUS});
   batch.submit();
 }

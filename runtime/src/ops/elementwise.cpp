@@ -11,7 +11,7 @@
 namespace vkattn {
 namespace {
 
-constexpr uint32_t kWorkgroup = 256;
+constexpr uint32_t kElementwiseWorkgroup = 256;
 
 void requireElementwise(Context& ctx, const std::string& name, const TensorView& v) {
   using namespace detail;
@@ -46,11 +46,11 @@ void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dt
                          bool vec4, uint32_t activation, const Buffer* a, const Buffer* b, const Buffer* y,
                          std::vector<std::string> inputs) {
   SpecConstants constants;
-  constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
+  constants.set(SPEC_WORKGROUP_SIZE, kElementwiseWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
   if (kernel.op != kAdd.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
   const detail::OpKernel op{detail::variantName(kernel.op, dtype), kernel.bindingCount, constants};
   const detail::StatusReport report{kernel.op, std::move(inputs), kernel.status};
-  const GroupCount groups = groupsFor(ctx.device(), (uint64_t{p.count} + 3) / 4, kWorkgroup);
+  const GroupCount groups = groupsFor(ctx.device(), (uint64_t{p.count} + 3) / 4, kElementwiseWorkgroup);
   if (b)
     detail::recordOp(ctx, op, {{kernel.a, a}, {kernel.b, b}, {kernel.y, y}}, p, groups, report);
   else

@@ -11,7 +11,7 @@
 namespace vkattn {
 namespace {
 
-constexpr uint32_t kWorkgroup = 256;
+constexpr uint32_t kEmbeddingWorkgroup = 256;
 
 Shape outputShape(const TensorView& table, const TensorView& ids) {
   Shape s = ids.shape;
@@ -78,7 +78,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   }
 
   SpecConstants constants;
-  constants.set(SPEC_WORKGROUP_SIZE, kWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
+  constants.set(SPEC_WORKGROUP_SIZE, kEmbeddingWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
   const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
   const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
   recordOp(ctx, {variantName("embedding", table.dtype), EMBEDDING_BINDING_COUNT, constants},
@@ -86,7 +86,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
             {EMBEDDING_BINDING_IDS, ids.buffer},
             {EMBEDDING_BINDING_POSITIONS, positions},
             {EMBEDDING_BINDING_OUT, out.buffer}},
-           p, groupsFor(ctx.device(), invocations, kWorkgroup),
+           p, groupsFor(ctx.device(), invocations, kEmbeddingWorkgroup),
            {"embedding", {"ids", "table", "positions"}, EMBEDDING_BINDING_STATUS, {range, "", ""}});
   ctx.flush();
 }
