@@ -87,34 +87,30 @@ for i in 0 1; do
   cat "$build/conformance-mesa26-$i.txt"
 done
 [ "$status" -eq 0 ] || { echo "Mesa 26 leg: a conformance case failed (above)" >&2; exit 1; }
+# Conformance cases with one tile forced (SETTING: VKATTN_ATTENTION_TILE=... or
+# VKATTN_MATMUL_TILE=...), of which exactly COUNT must run and pass: forced ROW COUNT SETTING FILTER.
+forced() {
+  local row=$1 count=$2 setting=$3 filter=$4
+  local log="$build/conformance-mesa26-$row-${setting##*=}.txt"
+  (export "$setting"; in_root "$build/vkattn" conformance --validation --filter "$filter") > "$log" 2>&1 ||
+    { cat "$log"; echo "Mesa 26 leg: $row with $setting failed" >&2; exit 1; }
+  grep -q "^$count passed, 0 skipped, 0 failed" "$log" ||
+    { cat "$log"; echo "Mesa 26 leg: $row with $setting did not run $count cases" >&2; exit 1; }
+  echo "Mesa 26 leg: $row with $setting: $count cases passed"
+}
 # The cooperative-matrix-2 kernel's Q/output block lies over its K/V tiles: two cases with tiles
-# forced past what this CPU driver gets by default, double-buffered (2 stages), and with the block
-# larger than the tiles (8-key tiles under 4 subgroups' rows).
+# (ROWSxKEYSxSTAGES) forced past what this CPU driver gets by default, double-buffered (2 stages),
+# and with the block larger than the tiles (8-key tiles under 4 subgroups' rows).
 for tile in 2x16x2 4x8x1; do
-  VKATTN_ATTENTION_TILE=$tile in_root "$build/vkattn" conformance --validation \
-    --filter 'Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2' \
-    > "$build/conformance-mesa26-tile-$tile.txt" 2>&1 ||
-    { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile failed" >&2; exit 1; }
-  grep -q "^2 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-tile-$tile.txt" ||
-    { cat "$build/conformance-mesa26-tile-$tile.txt"; echo "Mesa 26 leg: coopmat2 with tile $tile did not run both cases" >&2; exit 1; }
-  echo "Mesa 26 leg: attention_coopmat2 with tile $tile (ROWSxKEYSxSTAGES): 2 cases passed"
+  forced attention_coopmat2 2 "VKATTN_ATTENTION_TILE=$tile" \
+    'Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2'
 done
 # The KHR attention kernel with 64-key tiles (one subgroup's rows and one stage: what fits
 # lavapipe's 32 KiB of shared memory; GPUs take 64 keys with more rows and two stages).
-VKATTN_ATTENTION_TILE=1x64x1 in_root "$build/vkattn" conformance --validation \
-  --filter 'Kernels/Attention.LongKeyRange/kernel_coopmat' > "$build/conformance-mesa26-khr-64-keys.txt" 2>&1 ||
-  { cat "$build/conformance-mesa26-khr-64-keys.txt"; echo "Mesa 26 leg: KHR attention with 64-key tiles failed" >&2; exit 1; }
-grep -q "^1 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-khr-64-keys.txt" ||
-  { cat "$build/conformance-mesa26-khr-64-keys.txt"; echo "Mesa 26 leg: KHR 64-key tiles did not run" >&2; exit 1; }
-echo "Mesa 26 leg: attention_coopmat with tile 1x64x1 (ROWSxKEYSxSTAGES): 1 case passed"
+forced attention_coopmat 1 VKATTN_ATTENTION_TILE=1x64x1 'Kernels/Attention.LongKeyRange/kernel_coopmat'
 # The KHR matmul kernel at lavapipe's default tile (4 fragments a side) stores each slice word as
-# it loads; with 2 fragments and one stage it holds the next slice in registers: forced here.
-VKATTN_MATMUL_TILE=2x32x1 in_root "$build/vkattn" conformance --validation \
-  --filter '*FragmentMatmul*/kernel_coopmat__*' > "$build/conformance-mesa26-matmul-2x32x1.txt" 2>&1 ||
-  { cat "$build/conformance-mesa26-matmul-2x32x1.txt"; echo "Mesa 26 leg: matmul with tile 2x32x1 failed" >&2; exit 1; }
-grep -q "^20 passed, 0 skipped, 0 failed" "$build/conformance-mesa26-matmul-2x32x1.txt" ||
-  { cat "$build/conformance-mesa26-matmul-2x32x1.txt"; echo "Mesa 26 leg: matmul 2x32x1 did not run 20 cases" >&2; exit 1; }
-echo "Mesa 26 leg: linear_coopmat with tile 2x32x1 (FRAGSxBKxSTAGES): 20 cases passed"
+# it loads; with 2 fragments and one stage (FRAGSxBKxSTAGES) it holds the next slice in registers.
+forced linear_coopmat 20 VKATTN_MATMUL_TILE=2x32x1 '*FragmentMatmul*/kernel_coopmat__*'
 # The cooperative-matrix-2 row reductions (docs/attention.md): the attention kernel's own row count
 # (the device's granularity) must reduce right; two and four times it are printed, not required
 # (Mesa 26.2's lavapipe reduces only the first granule of rows right).
