@@ -13,6 +13,7 @@
 #include "measurements.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/ggml_quant.hpp"
+#include "vkattn/models/language_model_config.hpp"
 #include "vkattn/ops/attention.hpp"
 
 namespace vkattn::cli {
@@ -42,8 +43,11 @@ int benchGenerate(const CommonOptions& options, const std::vector<std::string>& 
     return a.integer(flag, fallback, 1, std::numeric_limits<int32_t>::max());
   };
   if (auto arch = a.get("--arch")) {
-    if (*arch != "llama" && *arch != "qwen2" && *arch != "qwen3" && *arch != "gemma2" && *arch != "gemma3")
-      throw InvalidArgument("--arch", "'" + *arch + "', expected one of llama, qwen2, qwen3, gemma2, gemma3");
+    if (!isLanguageModelArchitecture(*arch)) {
+      std::string names;
+      for (std::string_view name : kLanguageModelArchitectures) names.append(names.empty() ? "" : ", ").append(name);
+      throw InvalidArgument("--arch", "'" + *arch + "', expected one of " + names);
+    }
     s.arch = *arch;
   }
   s.layers = count("--layers", s.layers);

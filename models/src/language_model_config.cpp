@@ -105,7 +105,7 @@ LanguageModelConfig readLanguageModelConfig(const GgufFile& file) {
   LanguageModelConfig c;
   c.architecture = metadata.getString("general.architecture");
   const std::string& arch = c.architecture;
-  if (arch != "llama" && arch != "qwen2" && arch != "qwen3" && arch != "gemma2" && arch != "gemma3")
+  if (!isLanguageModelArchitecture(arch))
     throw Unsupported("key 'general.architecture': \"" + arch +
                       "\" (vkattn runs llama, qwen2, qwen3, gemma2 and gemma3)");
   if (metadata.contains("general.name")) c.name = metadata.getString("general.name");

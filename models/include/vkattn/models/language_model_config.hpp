@@ -9,9 +9,12 @@
 // own for the sliding layers).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vkattn/ops/activation.hpp"
@@ -60,6 +63,14 @@ struct LanguageModelConfig {
     return slidingPattern > 0 && slidingWindow > 0 && layer % slidingPattern < slidingPattern - 1;
   }
 };
+
+// The values of general.architecture vkattn runs, in the order its messages list them.
+inline constexpr std::array<std::string_view, 5> kLanguageModelArchitectures = {"llama", "qwen2", "qwen3", "gemma2",
+                                                                                "gemma3"};
+inline bool isLanguageModelArchitecture(std::string_view arch) noexcept {
+  return std::find(kLanguageModelArchitectures.begin(), kLanguageModelArchitectures.end(), arch) !=
+         kLanguageModelArchitectures.end();
+}
 
 // Throws Unsupported naming general.architecture for an architecture outside the list, or the
 // key of a value vkattn cannot honour (e.g. rope scaling "yarn"); InvalidArgument naming the key
