@@ -5,6 +5,12 @@ import pytest
 import vkattn
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "ci: a further variant, format or shape of something the quick tier already covers; left out of "
+        "the quick tier for time and run by CI (python_tests_ci, docs/testing.md)")
+
+
 @pytest.fixture(autouse=True)
 def no_validation_messages():
     """With VKATTN_VALIDATION=1 (as ctest runs it) any validation message fails the test."""

@@ -33,7 +33,8 @@ def test_config_and_tokenizer_round_trip(llama):
     assert llama.detokenize(ids) == PROMPT
 
 
-@pytest.mark.parametrize("path", [LLAMA, LLAMA_Q4_K_M, QWEN2], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [LLAMA, pytest.param(LLAMA_Q4_K_M, marks=pytest.mark.ci), pytest.param(QWEN2, marks=pytest.mark.ci)],
+                         ids=lambda p: p.name)
 def test_greedy_tokens_are_the_argmax_of_full_forward_logits(path):
     model = vkattn.Model(str(path))
     g = model.generate(PROMPT, max_tokens=12, logits=True)

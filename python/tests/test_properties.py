@@ -137,6 +137,7 @@ def qkv(draw):
     return make(heads, lq, dk), make(heads, lk, dk), make(heads, lk, dv)
 
 
+@pytest.mark.ci
 @PROPERTY
 @given(inputs=qkv(), causal=st.booleans())
 def test_scaled_dot_product_attention_property(inputs, causal):

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from view_support import needs_viewer, read_png
 
@@ -20,6 +21,7 @@ def readme_block():
     return text[start:text.index("```", start)]
 
 
+@pytest.mark.ci
 @needs_viewer
 def test_the_readme_example_draws_the_committed_picture(tmp_path):
     block = readme_block()

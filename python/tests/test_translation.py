@@ -80,6 +80,7 @@ def test_first_run_says_kernels_compile(tmp_path):
     assert runs[0].stdout == runs[1].stdout
 
 
+@pytest.mark.ci
 def test_warmup_fills_the_pipeline_cache(tmp_path):
     """`vkattn warmup` runs its two lanes of kernels, reports the pipelines it made and the cache
     file; a translation afterwards finds the cache and gives the same text as without it."""

@@ -8,7 +8,7 @@ import pytest
 import vkattn
 from view_support import attention, cell_centres, heatmap_pixels, luminance, needs_viewer, read_png
 
-pytestmark = needs_viewer
+pytestmark = [needs_viewer, pytest.mark.ci]
 
 
 def export(tmp_path, attn, rows, cols=None, name="fig", **choices):
