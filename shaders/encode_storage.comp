@@ -21,11 +21,11 @@ STATUS_BUFFER(ENCODE_BINDING_STATUS)
 
 #if defined(OUT_Q8_0) || defined(OUT_Q4_0)
 #define BLOCK_FORMAT 1
-const uint BLOCK = 32;
+#include "block_layouts.h"
 #if defined(OUT_Q8_0)
-const uint BLOCK_BYTES = 34;
+const uint BLOCK = Q8_0_BLOCK_ELEMENTS, BLOCK_BYTES = Q8_0_BLOCK_BYTES;
 #else
-const uint BLOCK_BYTES = 18;
+const uint BLOCK = Q4_0_BLOCK_ELEMENTS, BLOCK_BYTES = Q4_0_BLOCK_BYTES;
 #endif
 const uint ELEMENT_BYTES = 0;
 #else

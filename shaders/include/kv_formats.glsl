@@ -36,11 +36,11 @@ vec4 loadKV4(bool isK, uint row, uint d, uint D) {
               4u * d + 2u < D ? bf16At(isK, x + 2u) : 0.0, 4u * d + 3u < D ? bf16At(isK, x + 3u) : 0.0);
 }
 #else
-const uint KV_BLOCK = 32;
+#include "block_layouts.h"
 #if defined(KV_Q8_0)
-const uint KV_BLOCK_BYTES = 34;
+const uint KV_BLOCK = Q8_0_BLOCK_ELEMENTS, KV_BLOCK_BYTES = Q8_0_BLOCK_BYTES;
 #else
-const uint KV_BLOCK_BYTES = 18;
+const uint KV_BLOCK = Q4_0_BLOCK_ELEMENTS, KV_BLOCK_BYTES = Q4_0_BLOCK_BYTES;
 #endif
 uint kvElements(uint words) { return words * 4u / KV_BLOCK_BYTES * KV_BLOCK; }
 // The 16 bits at even byte address a.

@@ -111,7 +111,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   auto projectRows = [&](const TensorView& x, const TensorView& w, const TensorView& y, const char* xName,
                          const char* wName, int64_t rows, int64_t inDim) {
     pc::ProjectParams pp{static_cast<uint32_t>(rows), static_cast<uint32_t>(inDim), static_cast<uint32_t>(A), 0};
-    detail::recordOp(ctx, {"additive_project", ADDITIVE_PROJECT_BINDING_COUNT, constants},
+    detail::recordOp(ctx, {detail::shaders::additive_project, ADDITIVE_PROJECT_BINDING_COUNT, constants},
                      {{ADDITIVE_PROJECT_BINDING_X, x.buffer},
                       {ADDITIVE_PROJECT_BINDING_W, w.buffer},
                       {ADDITIVE_PROJECT_BINDING_Y, y.buffer}},
@@ -121,7 +121,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   projectRows(query, wq, qp, "query", "w_q", B * Lq, Dq);
   projectRows(key, wk, kp, "key", "w_k", B * Lk, Dk);
 
-  detail::recordOp(ctx, {"additive_scores", ADDITIVE_SCORES_BINDING_COUNT, constants},
+  detail::recordOp(ctx, {detail::shaders::additive_scores, ADDITIVE_SCORES_BINDING_COUNT, constants},
                    {{ADDITIVE_SCORES_BINDING_QP, qp.buffer},
                     {ADDITIVE_SCORES_BINDING_KP, kp.buffer},
                     {ADDITIVE_SCORES_BINDING_VEC, v.buffer},
@@ -137,7 +137,7 @@ void additiveAttention(Context& ctx, const TensorView& query, const TensorView& 
   rows.strides = contiguousStrides(rows.shape);
   softmax(ctx, rows, rows);  // masked (-inf) keys get weight 0; rows with none left are zeros
 
-  detail::recordOp(ctx, {"additive_pv", ADDITIVE_PV_BINDING_COUNT, constants},
+  detail::recordOp(ctx, {detail::shaders::additive_pv, ADDITIVE_PV_BINDING_COUNT, constants},
                    {{ADDITIVE_PV_BINDING_WEIGHTS, weights.buffer},
                     {ADDITIVE_PV_BINDING_VALUE, value.buffer},
                     {ADDITIVE_PV_BINDING_OUT, out.buffer}},

@@ -230,7 +230,7 @@ void attention(Context& ctx, const TensorView& q, const TensorView& k, const Ten
     pc::AttentionParams combineParams = plan.params;
     combineParams.lk = splits;  // the combine's split count, a push constant (attention_combine.comp)
     detail::recordOp(ctx,
-                     {detail::variantName("attention_combine", plan.dtype), ATTN_COMBINE_BINDING_COUNT,
+                     {detail::shaders::attention_combine.of(plan.dtype), ATTN_COMBINE_BINDING_COUNT,
                       detail::attentionConstants(plan, combine)},
                      {{ATTN_COMBINE_BINDING_PARTIALS, partials},
                       {ATTN_COMBINE_BINDING_O, out.buffer},

@@ -2,6 +2,7 @@
 
 #include "attention_shapes.hpp"
 #include "checks.hpp"
+#include "runtime_shader_ids.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -60,26 +61,27 @@ bool noPacking(const AttentionKernelShape&) {
 
 constexpr AttentionKernel kKernels[] = {
     {AttentionVariant::Rows, true, true, true, rowsShape,
-     [](const Context&, const AttentionPlan& p) { return rowsShaderName(p); },
+     [](const Context&, const AttentionPlan& p) { return rowsShader(p); },
      [](const AttentionKernelShape& s) { return uint64_t{s.rows} * (s.laneKeys ? 1 : s.workgroup); },
      [](const AttentionKernelShape& s) { return s.laneKeys; }, rowsLoop},
     {AttentionVariant::Tiled, false, false, false, tiledShape,
-     [](const Context&, const AttentionPlan& p) { return variantName("attention_tiled", p.dtype); },
+     [](const Context&, const AttentionPlan& p) { return shaders::attention_tiled.of(p.dtype); },
      [](const AttentionKernelShape& s) { return uint64_t{s.workgroup / s.rowLanes}; }, noPacking, tiledLoop},
     {AttentionVariant::Coopmat, false, false, true, coopmatShape,
      [](const Context& ctx, const AttentionPlan& p) {
-       return variantName(coopmatShader("attention_coopmat", coopmatChoiceFor(ctx.info()).flavour), p.dtype);
+       const bool khr = coopmatChoiceFor(ctx.info()).flavour == CoopmatFlavour::Khr;
+       return f16Only(khr ? shaders::attention_coopmat_khr_f16 : shaders::attention_coopmat_f16, p.dtype);
      },
      fragmentRows, noPacking, fragmentLoop},
     {AttentionVariant::CoopmatEmulated, false, false, true,
      [](const Context& ctx, const AttentionPlan& p) { return fragmentShape(ctx, p, true); },
-     [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat_emu", p.dtype); }, fragmentRows,
+     [](const Context&, const AttentionPlan& p) { return shaders::attention_coopmat_emu.of(p.dtype); }, fragmentRows,
      noPacking, fragmentLoop},
     {AttentionVariant::Coopmat2, false, false, true, coopmat2Shape,
-     [](const Context&, const AttentionPlan& p) { return variantName("attention_coopmat2", p.dtype); }, fragmentRows,
-     noPacking, coopmat2Loop},
+     [](const Context&, const AttentionPlan& p) { return f16Only(shaders::attention_coopmat2_f16, p.dtype); },
+     fragmentRows, noPacking, coopmat2Loop},
     {AttentionVariant::Decode, false, true, true, decodeShape,
-     [](const Context&, const AttentionPlan& p) { return variantName("attention_decode", p.dtype); },
+     [](const Context&, const AttentionPlan& p) { return shaders::attention_decode.of(p.dtype); },
      [](const AttentionKernelShape& s) { return uint64_t{s.rows}; }, [](const AttentionKernelShape&) { return true; },
      decodeLoop},
 };

@@ -24,7 +24,7 @@ struct AttentionKernel {
   bool readsPagedCache;      // a block table over a paged K/V cache
   bool splitsKeys;           // long key ranges split over workgroups, merged by attention_combine
   AttentionKernelShape (*shape)(const Context& ctx, const AttentionPlan& plan);
-  std::string (*module)(const Context& ctx, const AttentionPlan& plan);
+  ShaderId (*module)(const Context& ctx, const AttentionPlan& plan);
   // Query rows one workgroup covers; kernels that pack a KV head's query heads (GQA) count the
   // packed rows, per (batch, KV head).
   uint64_t (*rowsPerWorkgroup)(const AttentionKernelShape& shape);

@@ -47,7 +47,7 @@ void recordScores(Context& ctx, AttentionPlan plan, const TensorView& q, const T
   AttentionKernelShape shape;
   shape.workgroup = kNaiveWorkgroup;
   detail::recordOp(ctx,
-                   {detail::variantName("attention_scores", plan.dtype), ATTN_SCORES_BINDING_COUNT,
+                   {detail::shaders::attention_scores.of(plan.dtype), ATTN_SCORES_BINDING_COUNT,
                     detail::attentionConstants(plan, shape)},
                    {{ATTN_SCORES_BINDING_Q, q.buffer},
                     {ATTN_SCORES_BINDING_K, k.buffer},
@@ -93,7 +93,7 @@ void attentionNaive(Context& ctx, const TensorView& q, const TensorView& k, cons
   shape.workgroup = kNaiveWorkgroup;
   detail::recordOp(
       ctx,
-      {detail::variantName("attention_pv", plan.dtype), ATTN_PV_BINDING_COUNT, detail::attentionConstants(plan, shape)},
+      {detail::shaders::attention_pv.of(plan.dtype), ATTN_PV_BINDING_COUNT, detail::attentionConstants(plan, shape)},
       {{ATTN_PV_BINDING_P, &scores}, {ATTN_PV_BINDING_V, v.buffer}, {ATTN_PV_BINDING_O, out.buffer}}, plan.params,
       groupsFor(ctx.device(), rows * static_cast<uint64_t>((plan.dv + 3) / 4), kNaiveWorkgroup),
       {"attention", {"q", "k", "v", "bias"}, ATTN_PV_BINDING_STATUS});

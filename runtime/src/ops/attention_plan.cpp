@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "checks.hpp"
+#include "runtime_shader_ids.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 
@@ -305,9 +306,18 @@ void requireDenseBatch(const AttentionPlan& plan, const std::string& path) {
     throw Unsupported("argument 'cuSeqlensQ': a packed batch is read by the rows kernel only, not " + path);
 }
 
-std::string rowsShaderName(const AttentionPlan& plan) {
-  const std::string base = variantName("attention_rows", plan.dtype);
-  return plan.kvDtype == plan.dtype ? base : base + "_kv_" + toString(plan.kvDtype);
+ShaderId rowsShader(const AttentionPlan& plan) {
+  if (plan.kvDtype == plan.dtype) return shaders::attention_rows.of(plan.dtype);
+  switch (plan.kvDtype) {
+    case DType::BF16:
+      return shaders::attention_rows_kv_bf16.of(plan.dtype);
+    case DType::Q8_0:
+      return shaders::attention_rows_kv_q8_0.of(plan.dtype);
+    case DType::Q4_0:
+      return shaders::attention_rows_kv_q4_0.of(plan.dtype);
+    default:
+      throw Error(std::string("the rows kernel has no module for K/V stored as ") + toString(plan.kvDtype));
+  }
 }
 
 namespace {

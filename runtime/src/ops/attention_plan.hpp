@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "shader_id.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/tensor.hpp"
@@ -57,8 +58,8 @@ void requireDenseKvFormat(const AttentionPlan& plan, const std::string& path);
 // Throws Unsupported naming cuSeqlensQ for a packed batch where `path` does not read one.
 void requireDenseBatch(const AttentionPlan& plan, const std::string& path);
 
-// The rows kernel's shader for the plan's q and K/V storage.
-std::string rowsShaderName(const AttentionPlan& plan);
+// The rows kernel's module for the plan's q and K/V storage.
+ShaderId rowsShader(const AttentionPlan& plan);
 
 // Checks `out` ([B, Hq, Lq, Dv], q's dtype, head dim contiguous) and sets the o* strides.
 void setAttentionOutput(const Context& ctx, AttentionPlan& plan, const TensorView& out, const std::string& name);

@@ -67,10 +67,6 @@ void requireDtypeSupported(const Context& ctx, const std::string& name, const Te
                       " lacks");
 }
 
-std::string variantName(const std::string& op, DType dtype) {
-  return op + (dtype == DType::F16 ? "_f16" : "_f32");
-}
-
 uint32_t checkedU32(const std::string& name, int64_t value) {
   if (value < 0 || value > int64_t{0xffffffff})
     throw Unsupported("argument '" + name + "': value " + std::to_string(value) + " out of 32-bit range");

@@ -27,7 +27,4 @@ uint32_t checkedU32(const std::string& name, int64_t value);
 // Throws Unsupported when an invocation would loop `iterations` times, past the driver's limit.
 void requireLoopBudget(const Context& ctx, uint64_t iterations, const std::string& what);
 
-// Shader id for an op with an f32 / f16 storage variant.
-std::string variantName(const std::string& op, DType dtype);
-
 }  // namespace vkattn::detail

@@ -21,9 +21,9 @@ void copy(Context& ctx, const TensorView& x, const TensorView& y) {
   if (bytes % 16 != 0) throw InvalidArgument("x", "byte size must be a multiple of 16 (vec4 copy)");
   pc::CopyParams p{static_cast<uint32_t>(bytes / 16)};
   const uint32_t workgroup = 256;
-  detail::recordOp(ctx, {"copy", COPY_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
-                   {{COPY_BINDING_X, x.buffer}, {COPY_BINDING_Y, y.buffer}}, p,
-                   groupsFor(ctx.device(), p.count, workgroup));
+  detail::recordOp(
+      ctx, {detail::shaders::copy, COPY_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
+      {{COPY_BINDING_X, x.buffer}, {COPY_BINDING_Y, y.buffer}}, p, groupsFor(ctx.device(), p.count, workgroup));
   ctx.flush();
 }
 

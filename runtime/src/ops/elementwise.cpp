@@ -33,14 +33,17 @@ void requireOutput(Context& ctx, const TensorView& y, const TensorView& like, co
 // under the kernel's binding names, with the NaN status at `statusBinding`.
 struct ElementwiseKernel {
   const char* op;
+  detail::StorageVariants modules;
   uint32_t bindingCount, a, b, y, status;
 };
-constexpr ElementwiseKernel kActivation{"activation",         ACTIVATION_BINDING_COUNT, ACTIVATION_BINDING_X, 0,
-                                        ACTIVATION_BINDING_Y, ACTIVATION_BINDING_STATUS};
-constexpr ElementwiseKernel kSwiglu{"swiglu",          SWIGLU_BINDING_COUNT, SWIGLU_BINDING_GATE,
-                                    SWIGLU_BINDING_UP, SWIGLU_BINDING_Y,     SWIGLU_BINDING_STATUS};
-constexpr ElementwiseKernel kAdd{"add",         ADD_BINDING_COUNT, ADD_BINDING_A,
-                                 ADD_BINDING_B, ADD_BINDING_Y,     ADD_BINDING_STATUS};
+constexpr ElementwiseKernel kActivation{
+    "activation",         detail::shaders::activation, ACTIVATION_BINDING_COUNT, ACTIVATION_BINDING_X, 0,
+    ACTIVATION_BINDING_Y, ACTIVATION_BINDING_STATUS};
+constexpr ElementwiseKernel kSwiglu{
+    "swiglu",          detail::shaders::swiglu, SWIGLU_BINDING_COUNT, SWIGLU_BINDING_GATE,
+    SWIGLU_BINDING_UP, SWIGLU_BINDING_Y,        SWIGLU_BINDING_STATUS};
+constexpr ElementwiseKernel kAdd{"add",         detail::shaders::add, ADD_BINDING_COUNT, ADD_BINDING_A,
+                                 ADD_BINDING_B, ADD_BINDING_Y,        ADD_BINDING_STATUS};
 
 void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dtype, pc::ElementwiseParams& p,
                          bool vec4, uint32_t activation, const Buffer* a, const Buffer* b, const Buffer* y,
@@ -48,7 +51,7 @@ void dispatchElementwise(Context& ctx, const ElementwiseKernel& kernel, DType dt
   SpecConstants constants;
   constants.set(SPEC_WORKGROUP_SIZE, kElementwiseWorkgroup).set(ELEMENTWISE_SPEC_VEC4, vec4);
   if (kernel.op != kAdd.op) constants.set(ELEMENTWISE_SPEC_ACTIVATION, activation);
-  const detail::OpKernel op{detail::variantName(kernel.op, dtype), kernel.bindingCount, constants};
+  const detail::OpKernel op{kernel.modules.of(dtype), kernel.bindingCount, constants};
   const detail::StatusReport report{kernel.op, std::move(inputs), kernel.status};
   const GroupCount groups = groupsFor(ctx.device(), (uint64_t{p.count} + 3) / 4, kElementwiseWorkgroup);
   if (b)

@@ -81,7 +81,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   constants.set(SPEC_WORKGROUP_SIZE, kEmbeddingWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
   const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
   const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
-  recordOp(ctx, {variantName("embedding", table.dtype), EMBEDDING_BINDING_COUNT, constants},
+  recordOp(ctx, {shaders::embedding.of(table.dtype), EMBEDDING_BINDING_COUNT, constants},
            {{EMBEDDING_BINDING_TABLE, table.buffer},
             {EMBEDDING_BINDING_IDS, ids.buffer},
             {EMBEDDING_BINDING_POSITIONS, positions},

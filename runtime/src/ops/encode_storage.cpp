@@ -9,6 +9,25 @@
 #include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
+namespace {
+
+// The encoder for each storage format y may have (encodeStorage's dtype check comes first).
+detail::ShaderId encodeModule(DType format) {
+  switch (format) {
+    case DType::F16:
+      return detail::shaders::encode_storage_f16;
+    case DType::BF16:
+      return detail::shaders::encode_storage_bf16;
+    case DType::Q8_0:
+      return detail::shaders::encode_storage_q8_0;
+    case DType::Q4_0:
+      return detail::shaders::encode_storage_q4_0;
+    default:
+      throw Error(std::string("encodeStorage has no module for ") + toString(format));
+  }
+}
+
+}  // namespace
 
 void encodeStorage(Context& ctx, const TensorView& x, const TensorView& y) {
   using namespace detail;
@@ -36,9 +55,7 @@ void encodeStorage(Context& ctx, const TensorView& x, const TensorView& y) {
   const uint64_t endByte = firstByte + storageBytes(y.dtype, y.numel());
   const uint64_t words = (endByte + 3) / 4 - firstByte / 4;
   const uint32_t workgroup = 64;
-  recordOp(ctx,
-           {std::string("encode_storage_") + toString(y.dtype), ENCODE_BINDING_COUNT,
-            SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
+  recordOp(ctx, {encodeModule(y.dtype), ENCODE_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, workgroup)},
            {{ENCODE_BINDING_X, x.buffer}, {ENCODE_BINDING_Y, y.buffer}}, p, groupsFor(ctx.device(), words, workgroup),
            {"encodeStorage",
             {"x"},

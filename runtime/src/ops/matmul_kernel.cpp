@@ -172,7 +172,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   const uint64_t k4 = (uint64_t{p.k} + 3) / 4;
   SpecConstants constants;
   GroupCount groups;
-  std::string shader;
+  ShaderId shader{};
   uint32_t subgroupSize = 0;  // required subgroup size, 0 for the driver's choice
   if (variant == MatmulVariant::Rows) {
     const RowsShape s = rowsShape(ctx, p.m, p.n, p.k, p.batch);
@@ -189,7 +189,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
         .set(MATMUL_SPEC_ALIGNED_B, alignedB)
         .set(MATMUL_SPEC_KC, s.kc);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = s.shuffle ? "matmul_rows_shuffle" : "matmul_rows";
+    shader = (s.shuffle ? shaders::matmul_rows_shuffle : shaders::matmul_rows).of(call.dtype);
   } else if (variant == MatmulVariant::Tiled) {
     requireLoopBudget(ctx, (uint64_t{p.k} + 15) / 16 + k4, op + " (tiled kernel) with K = " + std::to_string(p.k));
     if (ctx.info().maxWorkgroupInvocations < 256)
@@ -199,7 +199,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
     p.tilesN = ceilDiv(p.n, 64);
     constants.set(SPEC_WORKGROUP_SIZE, uint32_t{256}).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = "matmul_tiled";
+    shader = shaders::matmul_tiled.of(call.dtype);
   } else if (variant == MatmulVariant::Coopmat || variant == MatmulVariant::CoopmatEmulated) {
     const bool emulated = variant == MatmulVariant::CoopmatEmulated;
     CoopmatChoice choice;  // hardware: the KHR or NV module, its fragment shape and subgroup size
@@ -230,7 +230,9 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
         .set(FRAG_SPEC_N, f.fn)
         .set(FRAG_SPEC_K, f.fk);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = emulated ? "matmul_coopmat_emu" : coopmatShader("matmul_coopmat", choice.flavour);
+    shader = emulated                                ? shaders::matmul_coopmat_emu.of(call.dtype)
+             : choice.flavour == CoopmatFlavour::Khr ? f16Only(shaders::matmul_coopmat_khr_f16, call.dtype)
+                                                     : f16Only(shaders::matmul_coopmat_f16, call.dtype);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
   } else if (variant == MatmulVariant::Matvec) {
     if (!ctx.info().subgroupArithmetic)
@@ -250,19 +252,19 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
         .set(MATMUL_SPEC_ALIGNED_A, multipleOf4({p.aOffset, p.aStrideM, p.aStrideB}))
         .set(MATMUL_SPEC_ALIGNED_B, !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB}));
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
-    shader = "matmul_matvec";
+    shader = shaders::matmul_matvec.of(call.dtype);
   } else {
     requireLoopBudget(ctx, uint64_t{p.k} + k4, op + " (naive kernel) with K = " + std::to_string(p.k));
     const uint32_t workgroup = 64;
     p.tilesM = p.tilesN = 1;
     constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_B_KN, call.bKN);
     groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.m * p.n, workgroup);
-    shader = "matmul_naive";
+    shader = shaders::matmul_naive.of(call.dtype);
   }
   // Absent optional inputs bind a (never read: the spec constants drop their loads).
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  recordOp(ctx, {variantName(shader, call.dtype), MATMUL_BINDING_COUNT, constants, subgroupSize},
+  recordOp(ctx, {shader, MATMUL_BINDING_COUNT, constants, subgroupSize},
            {{MATMUL_BINDING_A, call.a},
             {MATMUL_BINDING_B, call.b},
             {MATMUL_BINDING_C, call.c},

@@ -44,7 +44,7 @@ void layerNorm(Context& ctx, const TensorView& x, const TensorView& y, const Lay
   pc::NormParams p = checkNormArguments(ctx, x, y, options.eps);
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
   const Buffer* bias = checkParameter(ctx, "bias", options.bias, x, p.hasBias);
-  runRowKernel(ctx, "layer_norm", x.dtype, 3, LAYER_NORM_BINDING_COUNT,
+  runRowKernel(ctx, "layer_norm", shaders::layer_norm, x.dtype, 3, LAYER_NORM_BINDING_COUNT,
                {{LAYER_NORM_BINDING_X, x.buffer},
                 {LAYER_NORM_BINDING_Y, y.buffer},
                 {LAYER_NORM_BINDING_WEIGHT, weight},
@@ -70,7 +70,7 @@ void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNo
     residual = r->buffer;
     p.hasResidual = 1;
   }
-  runRowKernel(ctx, "rms_norm", x.dtype, 2, RMS_NORM_BINDING_COUNT,
+  runRowKernel(ctx, "rms_norm", shaders::rms_norm, x.dtype, 2, RMS_NORM_BINDING_COUNT,
                {{RMS_NORM_BINDING_X, x.buffer},
                 {RMS_NORM_BINDING_Y, y.buffer},
                 {RMS_NORM_BINDING_WEIGHT, weight},

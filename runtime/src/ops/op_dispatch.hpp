@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "runtime_shader_ids.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/recorder.hpp"
@@ -20,7 +21,7 @@
 namespace vkattn::detail {
 
 struct OpKernel {
-  std::string module;  // id in the shader registry (variantName gives the f32/f16 one)
+  ShaderId module;  // shaders::<id>, or shaders::<name>.of(dtype) for the f32/f16 pair
   uint32_t bindingCount = 0;
   SpecConstants constants;
   uint32_t requiredSubgroupSize = 0;
@@ -38,7 +39,7 @@ struct StatusReport {
 template <typename Push>
 const Pipeline& opPipeline(Context& ctx, const OpKernel& kernel) {
   return ctx.pipelines().get(
-      {kernel.module, kernel.bindingCount, sizeof(Push), kernel.constants, kernel.requiredSubgroupSize});
+      {kernel.module.name, kernel.bindingCount, sizeof(Push), kernel.constants, kernel.requiredSubgroupSize});
 }
 
 template <typename Push>

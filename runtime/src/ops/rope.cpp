@@ -101,14 +101,14 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
   // One invocation per (b, l, pair); it loops over the heads.
   const uint64_t pairs = uint64_t{plan.params.batch} * plan.params.seq * (plan.params.headDim / 2);
   const Buffer* positions = plan.positions ? plan.positions : &steps;
-  detail::recordOp(ctx,
-                   {detail::variantName("rope", x.dtype), ROPE_BINDING_COUNT,
-                    SpecConstants().set(SPEC_WORKGROUP_SIZE, kRopeWorkgroup)},
-                   {{ROPE_BINDING_X, x.buffer},
-                    {ROPE_BINDING_Y, y.buffer},
-                    {ROPE_BINDING_PHASE_STEP, &steps},
-                    {ROPE_BINDING_POSITIONS, positions}},
-                   plan.params, groupsFor(ctx.device(), pairs, kRopeWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
+  detail::recordOp(
+      ctx,
+      {detail::shaders::rope.of(x.dtype), ROPE_BINDING_COUNT, SpecConstants().set(SPEC_WORKGROUP_SIZE, kRopeWorkgroup)},
+      {{ROPE_BINDING_X, x.buffer},
+       {ROPE_BINDING_Y, y.buffer},
+       {ROPE_BINDING_PHASE_STEP, &steps},
+       {ROPE_BINDING_POSITIONS, positions}},
+      plan.params, groupsFor(ctx.device(), pairs, kRopeWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
 }
 
 const Buffer& uploadSteps(Context& ctx, const RopeOptions& options, int64_t rotaryDim) {

@@ -40,13 +40,14 @@ RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes);
 void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorView& y, int64_t maxRank);
 
 // A row kernel over p.rows rows of p.cols columns: laid out for `passes` walks of a row, recorded
-// with a status slot naming `inputs`, then flushed. `op` is the module's name and the report's.
+// with a status slot naming `inputs`, then flushed. `op` is the report's name, `modules` the kernel's
+// f32 and f16 modules.
 template <typename Push>
-void runRowKernel(Context& ctx, const std::string& op, DType dtype, uint32_t passes, uint32_t bindingCount,
-                  std::initializer_list<Bind> buffers, Push& p, std::vector<std::string> inputs,
+void runRowKernel(Context& ctx, const std::string& op, const StorageVariants& modules, DType dtype, uint32_t passes,
+                  uint32_t bindingCount, std::initializer_list<Bind> buffers, Push& p, std::vector<std::string> inputs,
                   uint32_t statusBinding) {
   const RowLayout layout = chooseRowLayout(ctx, p.cols, passes);
-  recordOp(ctx, {variantName(op, dtype), bindingCount, layout.constants()}, buffers, p, layout.groups(ctx, p.rows),
+  recordOp(ctx, {modules.of(dtype), bindingCount, layout.constants()}, buffers, p, layout.groups(ctx, p.rows),
            {op, std::move(inputs), statusBinding});
   ctx.flush();
 }

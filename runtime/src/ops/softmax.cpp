@@ -71,7 +71,7 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
     p.dim2 = static_cast<uint32_t>(d[2]);
   }
 
-  runRowKernel(ctx, "softmax", x.dtype, 2, SOFTMAX_BINDING_COUNT,
+  runRowKernel(ctx, "softmax", shaders::softmax, x.dtype, 2, SOFTMAX_BINDING_COUNT,
                {{SOFTMAX_BINDING_X, x.buffer}, {SOFTMAX_BINDING_Y, y.buffer}, {SOFTMAX_BINDING_MASK, maskBuffer}}, p,
                {"x", "mask"}, SOFTMAX_BINDING_STATUS);
 }

@@ -3,6 +3,7 @@
 #include <kernel_interface.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "checks.hpp"
@@ -17,9 +18,49 @@ namespace {
 // The tiled kernel's side: TILE x TILE outputs per workgroup of TILE * TILE / 16 invocations.
 constexpr uint32_t kTile = 32;
 
-std::string moduleFor(const std::string& kernel, DType format, DType storage) {
-  std::string name = kernel + "_" + toString(format);
-  return variantName(name, storage);
+// One weight kernel's modules: a pair (f32 and f16 x) per block format, and the one for f16 weights
+// under f32 x where the kernel has it (f16 x with f16 weights takes the float matmul kernels).
+struct WeightModules {
+  StorageVariants q8_0, q4_0, q4_k, q5_k, q6_k;
+  std::optional<ShaderId> f16Weights;
+};
+constexpr WeightModules kMatvec{shaders::linear_q_matvec_q8_0, shaders::linear_q_matvec_q4_0,
+                                shaders::linear_q_matvec_q4_k, shaders::linear_q_matvec_q5_k,
+                                shaders::linear_q_matvec_q6_k, shaders::linear_q_matvec_f16_f32};
+constexpr WeightModules kMatvecSubgroup{
+    shaders::linear_q_matvec_subgroup_q8_0, shaders::linear_q_matvec_subgroup_q4_0,
+    shaders::linear_q_matvec_subgroup_q4_k, shaders::linear_q_matvec_subgroup_q5_k,
+    shaders::linear_q_matvec_subgroup_q6_k, shaders::linear_q_matvec_subgroup_f16_f32};
+constexpr WeightModules kMatvecCpu{shaders::linear_q_matvec_cpu_q8_0, shaders::linear_q_matvec_cpu_q4_0,
+                                   shaders::linear_q_matvec_cpu_q4_k, shaders::linear_q_matvec_cpu_q5_k,
+                                   shaders::linear_q_matvec_cpu_q6_k, shaders::linear_q_matvec_cpu_f16_f32};
+constexpr WeightModules kMatvecInt8{shaders::linear_q_matvec_int8_q8_0, shaders::linear_q_matvec_int8_q4_0,
+                                    shaders::linear_q_matvec_int8_q4_k, shaders::linear_q_matvec_int8_q5_k,
+                                    shaders::linear_q_matvec_int8_q6_k, std::nullopt};
+constexpr WeightModules kTiled{shaders::linear_q_tiled_q8_0, shaders::linear_q_tiled_q4_0,
+                               shaders::linear_q_tiled_q4_k, shaders::linear_q_tiled_q5_k,
+                               shaders::linear_q_tiled_q6_k, shaders::linear_q_tiled_f16_f32};
+
+ShaderId moduleFor(const WeightModules& kernel, DType format, DType storage) {
+  switch (format) {
+    case DType::Q8_0:
+      return kernel.q8_0.of(storage);
+    case DType::Q4_0:
+      return kernel.q4_0.of(storage);
+    case DType::Q4_K:
+      return kernel.q4_k.of(storage);
+    case DType::Q5_K:
+      return kernel.q5_k.of(storage);
+    case DType::Q6_K:
+      return kernel.q6_k.of(storage);
+    case DType::F16:
+      if (kernel.f16Weights && storage == DType::F32) return *kernel.f16Weights;
+      break;
+    default:
+      break;
+  }
+  throw Error(std::string("linear: no weight kernel module for ") + toString(format) + " weights under " +
+              toString(storage) + " x");
 }
 
 uint32_t ceilDiv(uint64_t a, uint64_t b) {
@@ -47,8 +88,8 @@ uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
 }
 
 // One dispatch of `module` for the rows in p; `xQ8` the 8-bit x of the integer-dot kernels.
-void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, const std::string& module,
-            const SpecConstants& constants, GroupCount groups, const Buffer* xQ8 = nullptr) {
+void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId module, const SpecConstants& constants,
+            GroupCount groups, const Buffer* xQ8 = nullptr) {
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
   const StatusReport report{"linear", {"x", "weight", "bias", "residual"}, MATMUL_BINDING_STATUS};
@@ -152,11 +193,11 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
         .set(MATMUL_SPEC_GATED, gated);
     // CPU drivers take the one-subgroup module's twin whose loop over a unit's pieces stays
     // rolled: it compiles in a fraction of the time (shaders/CMakeLists.txt).
-    const char* kernelModule = int8                 ? "linear_q_matvec_int8"
-                               : oneSubgroup && cpu ? "linear_q_matvec_cpu"
-                               : oneSubgroup        ? "linear_q_matvec_subgroup"
-                                                    : "linear_q_matvec";
-    const std::string module = moduleFor(kernelModule, weightDtype, call.dtype);
+    const WeightModules& kernel = int8                 ? kMatvecInt8
+                                  : oneSubgroup && cpu ? kMatvecCpu
+                                  : oneSubgroup        ? kMatvecSubgroup
+                                                       : kMatvec;
+    const ShaderId module = moduleFor(kernel, weightDtype, call.dtype);
     const uint32_t rows = p.m;
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
     // The integer-dot kernel's x in 8 bits, one chunk of rows at a time (the recorder orders the
@@ -179,7 +220,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
       chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
       if (xQ8 != nullptr)
-        record(ctx, call, chunk, variantName("quantize_x_q8", call.dtype), quantizeConstants,
+        record(ctx, call, chunk, shaders::quantize_x_q8.of(call.dtype), quantizeConstants,
                groupsFor(ctx.device(), uint64_t{chunk.m} * (p.k / 32), kQuantizeWorkgroup), xQ8);
       // A single row (a decoded token) gets a module whose registers hold one row's sums.
       SpecConstants chunkConstants = constants;
@@ -200,7 +241,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     p.tilesM = ceilDiv(p.m, kTile);
     p.tilesN = ceilDiv(p.n, kTile);
     constants.set(SPEC_WORKGROUP_SIZE, workgroup).set(MATMUL_SPEC_ROWS, kTile);
-    record(ctx, call, p, moduleFor("linear_q_tiled", weightDtype, call.dtype), constants,
+    record(ctx, call, p, moduleFor(kTiled, weightDtype, call.dtype), constants,
            groupsFor(ctx.device(), uint64_t{p.tilesM} * p.tilesN));
   }
   ctx.flush();

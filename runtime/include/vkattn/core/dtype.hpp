@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vkattn/core/block_layouts.h"
+
 namespace vkattn {
 
 // BF16, Q8_0 and Q4_0 are K/V storage formats (vkattn/core/storage_formats.hpp); Q8_0, Q4_0 and
@@ -18,8 +20,9 @@ namespace vkattn {
 enum class DType { F32, F16, I32, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K };
 
 // The one table of dtypes, in the enum's order: each one's name and its layout along the last
-// dimension (a plain type is a block of one element). io's table of ggml types takes the layouts
-// of the types it shares with vkattn from here.
+// dimension (a plain type is a block of one element; the block formats' sizes from
+// block_layouts.h, which the kernels include too). io's table of ggml types takes the layouts of
+// the types it shares with vkattn from here.
 struct DTypeLayout {
   DType dtype;
   const char* name;
@@ -27,9 +30,15 @@ struct DTypeLayout {
   uint32_t blockBytes;
 };
 inline constexpr DTypeLayout kDTypeLayouts[] = {
-    {DType::F32, "f32", 1, 4},       {DType::F16, "f16", 1, 2},         {DType::I32, "i32", 1, 4},
-    {DType::BF16, "bf16", 1, 2},     {DType::Q8_0, "q8_0", 32, 2 + 32}, {DType::Q4_0, "q4_0", 32, 2 + 16},
-    {DType::Q4_K, "q4_k", 256, 144}, {DType::Q5_K, "q5_k", 256, 176},   {DType::Q6_K, "q6_k", 256, 210},
+    {DType::F32, "f32", 1, 4},
+    {DType::F16, "f16", 1, 2},
+    {DType::I32, "i32", 1, 4},
+    {DType::BF16, "bf16", 1, 2},
+    {DType::Q8_0, "q8_0", Q8_0_BLOCK_ELEMENTS, Q8_0_BLOCK_BYTES},
+    {DType::Q4_0, "q4_0", Q4_0_BLOCK_ELEMENTS, Q4_0_BLOCK_BYTES},
+    {DType::Q4_K, "q4_k", Q4_K_BLOCK_ELEMENTS, Q4_K_BLOCK_BYTES},
+    {DType::Q5_K, "q5_k", Q5_K_BLOCK_ELEMENTS, Q5_K_BLOCK_BYTES},
+    {DType::Q6_K, "q6_k", Q6_K_BLOCK_ELEMENTS, Q6_K_BLOCK_BYTES},
 };
 constexpr const DTypeLayout& dtypeLayout(DType dtype) noexcept {
   return kDTypeLayouts[static_cast<int>(dtype)];
