@@ -61,7 +61,7 @@ def test_flash_attn_func_with_kv_dtype(rng, fmt, causal):
     assert np.abs(out - full).max() > 0  # the format was applied
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0"])
+@pytest.mark.parametrize("fmt", ["q8_0", pytest.param("q4_0", marks=pytest.mark.ci)])
 def test_flash_attn_with_kvcache_quantized_pages(rng, fmt):
     num_blocks, block, hkv, h, d = 8, 16, 2, 4, 32
     k_cache = rng.standard_normal((num_blocks, block, hkv, d)).astype(np.float32)
@@ -82,6 +82,7 @@ def test_flash_attn_with_kvcache_quantized_pages(rng, fmt):
         np.testing.assert_allclose(out[i], ref[0], atol=ATOL * 3, rtol=RTOL)
 
 
+@pytest.mark.ci
 def test_flash_attn_varlen_func_with_kv_dtype(rng):
     q, k, v, cu_q, cu_k = packed_qkv(rng, [3, 1, 5], [7, 40, 5], 4, 2, 64)
     out = vkattn.flash_attn_varlen_func(q, k, v, cu_q, cu_k, 5, 40, causal=True, kv_dtype="q8_0")
