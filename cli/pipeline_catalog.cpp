@@ -16,21 +16,26 @@ CatalogEntry attentionEntry(std::string label, DType dtype, int64_t dim, bool ca
           }};
 }
 
+// With inputNorm, x's RMSNorm folded into the product (a decoder's pre-norm).
 CatalogEntry linearEntry(std::string label, DType activations, DType weights, int64_t m, int64_t n, int64_t k,
-                         WeightKernel kernel = WeightKernel::Auto) {
+                         WeightKernel kernel = WeightKernel::Auto, bool inputNorm = false) {
   return {std::move(label), [=](Context& ctx) {
             Tensor x = ctx.tensor({m, k}, activations), w = ctx.tensor({n, k}, weights),
-                   y = ctx.tensor({m, n}, activations);
-            linear(ctx, x, w, y, {.weightKernel = kernel});
+                   y = ctx.tensor({m, n}, activations), g = ctx.tensor({k}, activations);
+            LinearOptions options{.weightKernel = kernel};
+            if (inputNorm) options.inputNorm = InputRmsNorm{.weight = g.view()};
+            linear(ctx, x, w, y, options);
           }};
 }
 
 // A feed-forward layer's gate and up projections in one dispatch (decode), F outputs from 2F rows.
-CatalogEntry gatedEntry(std::string label, DType weights, int64_t f, int64_t k) {
+CatalogEntry gatedEntry(std::string label, DType weights, int64_t f, int64_t k, bool inputNorm = false) {
   return {std::move(label), [=](Context& ctx) {
             Tensor x = ctx.tensor({1, k}, DType::F32), w = ctx.tensor({2 * f, k}, weights),
-                   y = ctx.tensor({1, f}, DType::F32);
-            gatedLinear(ctx, x, w, y);
+                   y = ctx.tensor({1, f}, DType::F32), g = ctx.tensor({k}, DType::F32);
+            GatedLinearOptions options;
+            if (inputNorm) options.inputNorm = InputRmsNorm{.weight = g.view()};
+            gatedLinear(ctx, x, w, y, options);
           }};
 }
 
@@ -78,6 +83,12 @@ std::vector<CatalogEntry> pipelineCatalog() {
   for (DType format : {DType::Q4_K, DType::F16})
     entries.push_back(
         gatedEntry(std::string("gated linear ") + toString(format) + " weights 1x4096x4096", format, 4096, 4096));
+  // A decoder's pre-norm folded into the products that read it (LinearOptions::inputNorm).
+  for (DType format : {DType::Q4_K, DType::F16}) {
+    const std::string weights = std::string(toString(format)) + " weights 1x4096x4096 input norm";
+    entries.push_back(linearEntry("linear " + weights, DType::F32, format, 1, 4096, 4096, WeightKernel::Auto, true));
+    entries.push_back(gatedEntry("gated linear " + weights, format, 4096, 4096, true));
+  }
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

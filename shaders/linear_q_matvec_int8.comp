@@ -35,6 +35,9 @@ const uint SCALE_RUN = PIECES / 2;  // pieces that share a scale: Q6_K's 16 elem
 const uint SCALE_RUN = PIECES;
 #endif
 
+// An RMSNorm before this kernel runs on its own (linear.cpp): no norm weight is bound here.
+uint blameInputNorm() { return 0u; }
+
 void main() {
   const uint n0 = flatGroupIndex() * OUT_COLS;
   if (n0 >= p.n) return;  // uniform per workgroup
@@ -85,5 +88,7 @@ void main() {
       }
     }
   }
-  storeColumnSums(acc, n0, lane);
+  float squares[MAX_M];  // X_NORM stays false for this kernel
+  [[unroll]] for (uint m = 0u; m < MAX_M; ++m) squares[m] = 0.0;
+  storeColumnSums(acc, squares, n0, lane);
 }

@@ -349,6 +349,25 @@ TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
   std::filesystem::remove(built.path);
 }
 
+// Block-format matrices: the pre-norms fold into the products that read them (no RMSNorm
+// dispatch at all on the CPU profile, where prompts run the matrix-vector kernel too); on the GPU
+// profile a prompt's tiled products read a normalized copy and the decoded tokens fold.
+TEST_F(VkattnTest, PreNormsFoldIntoTheProducts) {
+  const ModelSpec spec{.modelDim = 64, .ffnDim = 96, .matrices = GgmlType::Q8_0};
+  const BuiltModel built = ModelBuilder(spec, 6).write("prenorm");
+  {
+    Context fresh;
+    LanguageModel model(fresh, built.path);
+    expectStepsMatchFullPasses(model, built, someIds(11, 6), 3);
+    for (const auto& pipeline : fresh.pipelines().all())
+      EXPECT_NE(pipeline->name().rfind("rms_norm", 0), 0u) << pipeline->name();
+  }
+  Context gpu({.profile = KernelProfile::Gpu});
+  LanguageModel model(gpu, built.path);
+  expectStepsMatchFullPasses(model, built, someIds(11, 7), 3);
+  std::filesystem::remove(built.path);
+}
+
 TEST_F(VkattnTest, AttentionMapsMatchTheReferenceAndArriveStepByStep) {
   const BuiltModel built = ModelBuilder(ModelSpec{.layers = 2, .heads = 4, .kvHeads = 2}, 6).write("maps");
   LanguageModel model(ctx(), built.path);

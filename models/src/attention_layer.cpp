@@ -35,9 +35,10 @@ void requireBias(const char* name, const std::optional<Tensor>& b, int64_t size)
     throw InvalidArgument(name, "must be [" + std::to_string(size) + "], got " + toString(b->shape()));
 }
 
-LinearOptions withBias(const std::optional<Tensor>& bias) {
+LinearOptions withBias(const std::optional<Tensor>& bias, const std::optional<InputRmsNorm>& inputNorm = {}) {
   LinearOptions options;
   if (bias) options.bias = bias->view();
+  options.inputNorm = inputNorm;
   return options;
 }
 
@@ -200,7 +201,8 @@ KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, i
   return KeyValueCache(ctx, batch, capacity, m_config.kvHeads, m_config.headDim, format);
 }
 
-void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyValueCache& cache) {
+void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyValueCache& cache,
+                                const std::optional<InputRmsNorm>& inputNorm) {
   const TensorView source = batched("source", sourceIn, m_config.modelDim);
   const int64_t batch = source.dim(0), count = source.dim(1);
   if (cache.m_kvHeads != m_config.kvHeads || cache.m_headDim != m_config.headDim)
@@ -227,10 +229,10 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
     const bool apart = encoded || (rotate && m_weights.kNorm);
     const TensorView rows = apart ? ctx.scratch({batch, count, store.dim(2)}) : cache.rows(store, start, count);
     if (rows.contiguous()) {
-      linear(ctx, source, weight, rows, withBias(bias));
+      linear(ctx, source, weight, rows, withBias(bias, inputNorm));
     } else {
       for (int64_t b = 0; b < batch; ++b)  // per sequence: each one's rows are contiguous
-        linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias));
+        linear(ctx, source.sliced(0, b, 1), weight, rows.sliced(0, b, 1), withBias(bias, inputNorm));
     }
     if (rotate && m_weights.kNorm) normalizeHeads(ctx, rows, *m_weights.kNorm, m_config.headDim, m_config.headNormEps);
     if (rotate && m_config.rope) {
@@ -268,7 +270,7 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   const int64_t width = m_config.heads * m_config.headDim;
   Batch run(ctx);  // the scratch below lives until this submits
   const TensorView queries = ctx.scratch({batch, len, width});
-  linear(ctx, x, m_weights.q, queries, withBias(m_weights.qBias));
+  linear(ctx, x, m_weights.q, queries, withBias(m_weights.qBias, call.inputNorm));
   if (m_weights.qNorm) normalizeHeads(ctx, queries, *m_weights.qNorm, m_config.headDim, m_config.headNormEps);
   const TensorView q = headsView(queries, m_config.heads, m_config.headDim);
   if (m_config.rope) {

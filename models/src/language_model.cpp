@@ -144,6 +144,18 @@ struct LanguageModel::Impl {
     return y;
   }
 
+  // A pre-norm's output as the products after it read it: x itself with the norm folded into
+  // them where `reader`'s kernel normalizes as it loads (a decoded token's matrix-vector products:
+  // no dispatch of its own), else the normalized copy.
+  struct NormedInput {
+    TensorView x;
+    std::optional<InputRmsNorm> norm;
+  };
+  NormedInput preNorm(const TensorView& x, const Tensor& weight, const Tensor& reader) {
+    if (normalizesInProduct(ctx, x, reader)) return {x, InputRmsNorm{weight.view(), config.normEps}};
+    return {rmsNorm(x, weight), std::nullopt};
+  }
+
   // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
   // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions].
   void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
@@ -158,20 +170,21 @@ struct LanguageModel::Impl {
     TensorView x{&embedded, DType::F32, {1, length, d}, contiguousStrides({1, length, d}), 0};
     for (std::size_t l = 0; l < layers.size(); ++l) {
       DecoderLayer& layer = layers[l];
-      const TensorView h = rmsNorm(x, layer.attentionNorm);
-      layer.attention.append(ctx, h, caches[l]);
+      const NormedInput h = preNorm(x, layer.attentionNorm, layer.attention.weights().q);
+      layer.attention.append(ctx, h.x, caches[l], h.norm);
       const TensorView attended = ctx.scratch(x.shape);
       Tensor* map = maps ? &(*maps)[l] : nullptr;
       if (config.postNorms) {  // x + norm(attention): the residual joins the norm, not o
-        layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .weights = map});
+        layer.attention.attend(ctx, h.x, caches[l], attended, {.causal = true, .weights = map, .inputNorm = h.norm});
         vkattn::rmsNorm(ctx, attended, attended,
                         {.weight = layer.postAttentionNorm.view(), .eps = config.normEps, .residual = x});
       } else {
-        layer.attention.attend(ctx, h, caches[l], attended, {.causal = true, .residual = x, .weights = map});
+        layer.attention.attend(ctx, h.x, caches[l], attended,
+                               {.causal = true, .residual = x, .weights = map, .inputNorm = h.norm});
       }
-      const TensorView h2 = rmsNorm(attended, layer.ffnNorm);
+      const NormedInput h2 = preNorm(attended, layer.ffnNorm, layer.gateUp.first());
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});
-      layer.gateUp.apply(ctx, h2, gate, config.gateActivation);
+      layer.gateUp.apply(ctx, h2.x, gate, config.gateActivation, h2.norm);
       const TensorView y = ctx.scratch(x.shape);
       if (config.postNorms) {
         layer.down.apply(ctx, gate, y);
@@ -181,11 +194,14 @@ struct LanguageModel::Impl {
       }
       x = y;
     }
-    const TensorView normed = rmsNorm(x, outputNorm);
-    // Its last logitRows rows, as [logitRows, d] (linear takes a slice of rows).
-    const TensorView last{
-        normed.buffer, normed.dtype, {logitRows, d}, {d, 1}, normed.offset + (length - logitRows) * d};
-    output.apply(ctx, last, logits);
+    // The last logitRows rows of t, as [logitRows, d] (linear takes a slice of rows).
+    const auto lastRows = [&](const TensorView& t) {
+      return TensorView{t.buffer, t.dtype, {logitRows, d}, {d, 1}, t.offset + (length - logitRows) * d};
+    };
+    if (normalizesInProduct(ctx, lastRows(x), output.first()))
+      output.apply(ctx, lastRows(x), logits, std::nullopt, InputRmsNorm{outputNorm.view(), config.normEps});
+    else
+      output.apply(ctx, lastRows(rmsNorm(x, outputNorm)), logits);
     batch.submit();
   }
 

@@ -68,11 +68,12 @@ RowBlockMatrix::RowBlockMatrix(const Context& ctx, const GgufFile& file, const s
 }
 
 void RowBlockMatrix::apply(Context& ctx, const TensorView& x, const TensorView& y,
-                           const std::optional<TensorView>& residual) const {
+                           const std::optional<TensorView>& residual,
+                           const std::optional<InputRmsNorm>& inputNorm) const {
   const int64_t last = y.rank() - 1;
   for (std::size_t b = 0; b < m_blocks.size(); ++b) {
     const int64_t count = m_blocks[b].shape()[0];
-    LinearOptions options;
+    LinearOptions options{.inputNorm = inputNorm};
     if (residual) options.residual = residual->sliced(last, m_firstRows[b], count);
     linear(ctx, x, m_blocks[b], y.sliced(last, m_firstRows[b], count), options);
   }
@@ -105,14 +106,15 @@ GatedProjections::GatedProjections(const Context& ctx, const GgufFile& file, con
   m_up = RowBlockMatrix(ctx, file, up, rows, cols, maxBytes);
 }
 
-void GatedProjections::apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act) const {
+void GatedProjections::apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act,
+                             const std::optional<InputRmsNorm>& inputNorm) const {
   if (m_stacked) {
-    gatedLinear(ctx, x, m_stacked->view(), y, {.activation = act});
+    gatedLinear(ctx, x, m_stacked->view(), y, {.activation = act, .inputNorm = inputNorm});
     return;
   }
   const TensorView up = ctx.scratch(y.shape, y.dtype);
-  m_gate.apply(ctx, x, y);
-  m_up.apply(ctx, x, up);
+  m_gate.apply(ctx, x, y, std::nullopt, inputNorm);
+  m_up.apply(ctx, x, up, std::nullopt, inputNorm);
   gatedActivation(ctx, act, y, up, y);
 }
 

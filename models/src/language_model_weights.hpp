@@ -14,6 +14,7 @@
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/io/ggml_types.hpp"
 #include "vkattn/ops/activation.hpp"
+#include "vkattn/ops/linear.hpp"
 
 namespace vkattn {
 class GgufFile;
@@ -38,10 +39,14 @@ class RowBlockMatrix {
   RowBlockMatrix() = default;
   RowBlockMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols,
                  uint64_t maxBytes);
-  // y[..., rows] = x[..., cols] W^T (+ residual, shaped like y).
+  // y[..., rows] = x[..., cols] W^T (+ residual, shaped like y); x normalized by `inputNorm`
+  // first where given (LinearOptions::inputNorm).
   void apply(Context& ctx, const TensorView& x, const TensorView& y,
-             const std::optional<TensorView>& residual = std::nullopt) const;
+             const std::optional<TensorView>& residual = std::nullopt,
+             const std::optional<InputRmsNorm>& inputNorm = std::nullopt) const;
   std::size_t blocks() const noexcept { return m_blocks.size(); }
+  // The first block, whose kernel decides whether an input norm folds into these products.
+  const Tensor& first() const { return m_blocks.front(); }
 
  private:
   std::vector<Tensor> m_blocks;
@@ -57,7 +62,10 @@ class GatedProjections {
                    int64_t rows, int64_t cols, uint64_t maxBytes);
   // x [..., cols] into y [..., rows] (contiguous); call inside a Batch (the unstacked path takes
   // scratch).
-  void apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act) const;
+  void apply(Context& ctx, const TensorView& x, const TensorView& y, Activation act,
+             const std::optional<InputRmsNorm>& inputNorm = std::nullopt) const;
+  // The weight whose kernel decides whether an input norm folds into these products.
+  const Tensor& first() const { return m_stacked ? *m_stacked : m_gate.first(); }
 
  private:
   std::optional<Tensor> m_stacked;

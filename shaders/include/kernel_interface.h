@@ -31,6 +31,7 @@
 #define MATMUL_SPEC_SPAN 10      // uint: block-format matvec, consecutive pieces of a unit per invocation
 #define MATMUL_SPEC_GATED 11     // bool: block-format matvec, y = act(x W_gate^T) * (x W_up^T) from W = [W_gate; W_up]
 #define MATMUL_SPEC_X_ROWS 12    // uint: block-format matvec, the rows of x a dispatch holds at most (1 or 8)
+#define MATMUL_SPEC_X_NORM 13    // bool: block-format matvec, x normalized by RMSNorm as it loads
 
 // Fragment layer (fragment.glsl, FRAG_KHR build): the device's cooperative-matrix shape,
 // A M x K, B K x N, accumulator M x N (the NV and emulated builds are fixed at 16 x 16 x 16).
@@ -148,6 +149,10 @@
 // kernel before it, which bind one more buffer than the other matmul kernels.
 #define MATMUL_BINDING_X_Q8 6
 #define MATMUL_INT8_BINDING_COUNT 7
+// The RMSNorm weight the block-format matrix-vector kernel (linear_q_matvec) normalizes x by
+// (MATMUL_SPEC_X_NORM): that kernel binds one more buffer than the other matmul kernels.
+#define MATMUL_BINDING_X_NORM 6
+#define MATMUL_X_NORM_BINDING_COUNT 7
 
 // the fused attention kernels: attention_rows, attention_tiled, attention_coopmat
 #define ATTN_BINDING_Q 0

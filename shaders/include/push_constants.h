@@ -155,6 +155,11 @@ struct MatmulParams {
   uint activation;   // VKATTN_ACT_*
   uint hasBias;
   uint hasResidual;
+  // linear_q_matvec.comp built with MATMUL_SPEC_X_NORM: x normalized by RMSNorm before the
+  // product, x / sqrt(mean_k x^2 + inputNormEps) * w[k] with w at inputNormOffset of
+  // MATMUL_BINDING_X_NORM (the other kernels ignore these).
+  uint inputNormOffset;
+  float inputNormEps;
 };
 
 // activation.comp / swiglu.comp / add.comp: `count` elements; invocation i covers elements

@@ -2,13 +2,16 @@
 // are launched by matmul_kernel.cpp.
 #include "vkattn/ops/linear.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "checks.hpp"
 #include "matmul_kernel.hpp"
+#include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/row_ops.hpp"
 #include "weight_kernel.hpp"
 
 namespace vkattn {
@@ -156,12 +159,61 @@ detail::MatmulCall linearCall(Context& ctx, const TensorView& x, const TensorVie
   return call;
 }
 
+// Checks an input norm against x: its weight [K] of x's dtype, a finite eps >= 0.
+void requireInputNorm(const Context& ctx, const InputRmsNorm& norm, const TensorView& x) {
+  using namespace detail;
+  requireOperand(ctx, "inputNorm.weight", norm.weight);
+  requireContiguous("inputNorm.weight", norm.weight);
+  requireShape("inputNorm.weight", norm.weight, {x.dim(-1)});
+  requireSameDtype("inputNorm.weight", norm.weight, "x", x);
+  if (!(norm.eps >= 0.0f) || !std::isfinite(norm.eps))
+    throw InvalidArgument("inputNorm.eps", "must be a finite value >= 0");
+}
+
+// x normalized by rmsNorm() into scratch (for the kernels that do not normalize as they load).
+TensorView normalizedCopy(Context& ctx, const TensorView& x, const InputRmsNorm& norm) {
+  if (!x.contiguous() || x.offset != 0)
+    throw InvalidArgument("x",
+                          "must be contiguous from its buffer's start where inputNorm is not folded into the "
+                          "product (normalizesInProduct() is false here: rmsNorm() makes a normalized copy)");
+  const TensorView out = ctx.scratch(x.shape, x.dtype);
+  detail::rmsNormNaming(ctx, x, out, {.weight = norm.weight, .eps = norm.eps}, {"x", "inputNorm.weight", "residual"});
+  return out;
+}
+
+// Puts a checked input norm into the call for the matrix-vector kernel to apply.
+void foldInputNorm(const InputRmsNorm& norm, detail::MatmulCall& call) {
+  call.params.inputNormOffset = detail::checkedU32("inputNorm.weight", norm.weight.offset);
+  call.params.inputNormEps = norm.eps;
+  call.inputNorm = norm.weight.buffer;
+}
+
 }  // namespace
+
+bool normalizesInProduct(const Context& ctx, const TensorView& x, const TensorView& weight, WeightKernel requested) {
+  using namespace detail;
+  if (!x.buffer || !weight.buffer || x.rank() < 1 || !isWeightKernelPair(weight.dtype, x.dtype)) return false;
+  const int64_t rows = x.numel() / std::max<int64_t>(x.dim(-1), 1);
+  return weightKernelFor(ctx, rows, weight.dtype, requested) == WeightKernel::Matvec;
+}
 
 void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
             const LinearOptions& options) {
   using namespace detail;
   MatmulCall call = linearCall(ctx, x, weight, y, false);
+  if (options.inputNorm) {
+    requireInputNorm(ctx, *options.inputNorm, x);
+    if (normalizesInProduct(ctx, x, weight, options.weightKernel)) {
+      foldInputNorm(*options.inputNorm, call);
+    } else {
+      Batch batch(ctx);
+      LinearOptions rest = options;
+      rest.inputNorm.reset();
+      linear(ctx, normalizedCopy(ctx, x, *options.inputNorm), weight, y, rest);
+      batch.submit();
+      return;
+    }
+  }
   pc::MatmulParams& p = call.params;
   const int64_t n = weight.dim(0);
   const bool blocks = isWeightKernelPair(weight.dtype, x.dtype);
@@ -202,19 +254,32 @@ void gatedLinear(Context& ctx, const TensorView& x, const TensorView& weight, co
   requireContiguous("y", y);
   const int64_t f = weight.dim(0) / 2;
   call.activation = options.activation;
-  const WeightKernel kernel = resolveWeightKernel(ctx, call.params.m, options.weightKernel);
-  if (isWeightKernelPair(weight.dtype, x.dtype) &&
-      (kernel == WeightKernel::Matvec || kernel == WeightKernel::MatvecInt8)) {
+  const bool blocks = isWeightKernelPair(weight.dtype, x.dtype);
+  const WeightKernel kernel =
+      blocks ? weightKernelFor(ctx, call.params.m, weight.dtype, options.weightKernel) : WeightKernel::Tiled;
+  if (options.inputNorm) requireInputNorm(ctx, *options.inputNorm, x);
+  const bool fold = options.inputNorm && kernel == WeightKernel::Matvec;
+  if (kernel == WeightKernel::Matvec || (kernel == WeightKernel::MatvecInt8 && !options.inputNorm)) {
+    if (fold) foldInputNorm(*options.inputNorm, call);
     runWeightLinear(ctx, call, weight.dtype, kernel, true);  // both products and the gate in one dispatch
     return;
   }
-  // Any other kernel: the two products, then the gated activation.
   Batch batch(ctx);
+  // The integer-dot kernel under a norm: the normalized copy first, then that kernel.
+  const TensorView in = options.inputNorm ? normalizedCopy(ctx, x, *options.inputNorm) : x;
+  if (kernel == WeightKernel::MatvecInt8) {
+    MatmulCall normalized = linearCall(ctx, in, weight, y, true);
+    normalized.activation = options.activation;
+    runWeightLinear(ctx, normalized, weight.dtype, kernel, true);
+    batch.submit();
+    return;
+  }
+  // Any other kernel: the two products, then the gated activation.
   const Shape half = linearOutputShape(x, f);
   const TensorView gate = ctx.scratch(half, x.dtype), up = ctx.scratch(half, x.dtype);
   const LinearOptions products{.variant = options.variant, .weightKernel = options.weightKernel};
-  linear(ctx, x, weight.sliced(0, 0, f), gate, products);
-  linear(ctx, x, weight.sliced(0, f, f), up, products);
+  linear(ctx, in, weight.sliced(0, 0, f), gate, products);
+  linear(ctx, in, weight.sliced(0, f, f), up, products);
   gatedActivation(ctx, options.activation, gate, up, y);
   batch.submit();
 }

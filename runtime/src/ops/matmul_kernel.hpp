@@ -25,6 +25,9 @@ struct MatmulCall {
   const Buffer* c = nullptr;
   const Buffer* bias = nullptr;      // nullptr: none
   const Buffer* residual = nullptr;  // nullptr: none
+  // The RMSNorm weight the matrix-vector weight kernel normalizes x by (params.inputNormOffset,
+  // inputNormEps); nullptr: none.
+  const Buffer* inputNorm = nullptr;
 };
 
 // Records the product (and submits unless a batch is open). `op` and `statusNames` (the names

@@ -57,6 +57,11 @@ Tensor layerNorm(Context& ctx, const TensorView& x, const LayerNormOptions& opti
 }
 
 void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNormOptions& options) {
+  detail::rmsNormNaming(ctx, x, y, options, {"x", "weight", "residual"});
+}
+
+void detail::rmsNormNaming(Context& ctx, const TensorView& x, const TensorView& y, const RmsNormOptions& options,
+                           std::vector<std::string> names) {
   using namespace detail;
   pc::NormParams p = checkNormArguments(ctx, x, y, options.eps);
   const Buffer* weight = checkParameter(ctx, "weight", options.weight, x, p.hasWeight);
@@ -75,7 +80,7 @@ void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNo
                 {RMS_NORM_BINDING_Y, y.buffer},
                 {RMS_NORM_BINDING_WEIGHT, weight},
                 {RMS_NORM_BINDING_RESIDUAL, residual}},
-               p, {"x", "weight", "residual"}, RMS_NORM_BINDING_STATUS);
+               p, std::move(names), RMS_NORM_BINDING_STATUS);
 }
 
 Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options) {

@@ -13,6 +13,7 @@
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/recorder.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::detail {
 
@@ -38,6 +39,11 @@ RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes);
 // The checks every row op makes of its input x (f32 or f16, contiguous, rank 1..maxRank) and its
 // output y (x's shape and dtype, contiguous), each fitting the device.
 void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorView& y, int64_t maxRank);
+
+// rmsNorm() whose NaN reports name x, its weight and its residual as `names` says (linear()'s
+// inputNorm names the weight after its own argument).
+void rmsNormNaming(Context& ctx, const TensorView& x, const TensorView& y, const RmsNormOptions& options,
+                   std::vector<std::string> names);
 
 // A row kernel over p.rows rows of p.cols columns: laid out for `passes` walks of a row, recorded
 // with a status slot naming `inputs`, then flushed. `op` is the report's name, `modules` the kernel's

@@ -87,13 +87,20 @@ uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
   return best;
 }
 
-// One dispatch of `module` for the rows in p; `xQ8` the 8-bit x of the integer-dot kernels.
+// The seventh buffer some weight modules bind: x in 8 bits (the integer-dot kernel and its
+// quantizing kernel) or the RMSNorm weight x is normalized by (the float matrix-vector kernel).
+struct ExtraBuffer {
+  uint32_t binding;
+  const Buffer* buffer;
+};
+
+// One dispatch of `module` for the rows in p.
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId module, const SpecConstants& constants,
-            GroupCount groups, const Buffer* xQ8 = nullptr) {
+            GroupCount groups, std::optional<ExtraBuffer> extra = std::nullopt) {
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  const StatusReport report{"linear", {"x", "weight", "bias", "residual"}, MATMUL_BINDING_STATUS};
-  if (xQ8 == nullptr) {
+  const StatusReport report{"linear", {"x", "weight", "bias", "residual", "inputNorm.weight"}, MATMUL_BINDING_STATUS};
+  if (!extra) {
     recordOp(ctx, {module, MATMUL_BINDING_COUNT, constants, 0},
              {{MATMUL_BINDING_A, call.a},
               {MATMUL_BINDING_B, call.b},
@@ -103,13 +110,14 @@ void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId m
              p, groups, report);
     return;
   }
+  static_assert(MATMUL_INT8_BINDING_COUNT == MATMUL_X_NORM_BINDING_COUNT);
   recordOp(ctx, {module, MATMUL_INT8_BINDING_COUNT, constants, 0},
            {{MATMUL_BINDING_A, call.a},
             {MATMUL_BINDING_B, call.b},
             {MATMUL_BINDING_C, call.c},
             {MATMUL_BINDING_BIAS, bias},
             {MATMUL_BINDING_RESIDUAL, residual},
-            {MATMUL_BINDING_X_Q8, xQ8}},
+            {extra->binding, extra->buffer}},
            p, groups, report);
 }
 
@@ -120,6 +128,12 @@ uint64_t xQ8Bytes(uint64_t rows, uint64_t k) {
 }
 
 }  // namespace
+
+WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested) {
+  const WeightKernel kernel = resolveWeightKernel(ctx, rows, requested);
+  // f16 weights have no quants to take integer dot products with.
+  return kernel == WeightKernel::MatvecInt8 && !isWeightFormat(weight) ? WeightKernel::Matvec : kernel;
+}
 
 bool isWeightKernelPair(DType weight, DType x) noexcept {
   return isWeightFormat(weight) || (weight == DType::F16 && x == DType::F32);
@@ -136,9 +150,9 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
   p.hasBias = call.bias != nullptr;
   p.hasResidual = call.residual != nullptr;
   const uint32_t unit = weightKernelUnit(weightDtype);
-  WeightKernel kernel = resolveWeightKernel(ctx, p.m, requested);
-  // f16 weights have no quants to take integer dot products with.
-  if (kernel == WeightKernel::MatvecInt8 && !isWeightFormat(weightDtype)) kernel = WeightKernel::Matvec;
+  const WeightKernel kernel = weightKernelFor(ctx, p.m, weightDtype, requested);
+  if (call.inputNorm != nullptr && kernel != WeightKernel::Matvec)
+    throw Error("linear: only the float matrix-vector kernel normalizes x");  // linear() decides
   // The NaN report walks K elements of x and K / unit units of W (twice: a gate and an up row).
   const uint64_t report = (uint64_t{p.k} + p.k / unit) * (gated ? 2 : 1);
   SpecConstants constants;
@@ -190,7 +204,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     constants.set(SPEC_WORKGROUP_SIZE, workgroup)
         .set(MATMUL_SPEC_COLS, columns * (gated ? 2 : 1))
         .set(MATMUL_SPEC_SPAN, span)
-        .set(MATMUL_SPEC_GATED, gated);
+        .set(MATMUL_SPEC_GATED, gated)
+        .set(MATMUL_SPEC_X_NORM, call.inputNorm != nullptr);
     // CPU drivers take the one-subgroup module's twin whose loop over a unit's pieces stays
     // rolled: it compiles in a fraction of the time (shaders/CMakeLists.txt).
     const WeightModules& kernel = int8                 ? kMatvecInt8
@@ -202,7 +217,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     const auto step = static_cast<uint32_t>(kWeightMatvecMaxRows);
     // The integer-dot kernel's x in 8 bits, one chunk of rows at a time (the recorder orders the
     // dispatches).
-    const Buffer* xQ8 = nullptr;
+    std::optional<ExtraBuffer> extra;
+    if (!int8) extra = ExtraBuffer{MATMUL_BINDING_X_NORM, call.inputNorm ? call.inputNorm : call.a};
     constexpr uint32_t kQuantizeWorkgroup = 64;
     SpecConstants quantizeConstants;
     quantizeConstants.set(SPEC_WORKGROUP_SIZE, kQuantizeWorkgroup);
@@ -211,7 +227,8 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       if (bytes > info.maxStorageBufferRange)
         throw Unsupported("linear: x in 8 bits needs " + std::to_string(bytes) + " bytes, past " + info.name +
                           "'s storage buffer limit (VKATTN_WEIGHT_KERNEL=matvec runs the float kernel)");
-      xQ8 = &ctx.recorder().scratch(static_cast<std::size_t>(bytes), "linear's x in 8 bits");
+      extra = ExtraBuffer{MATMUL_BINDING_X_Q8,
+                          &ctx.recorder().scratch(static_cast<std::size_t>(bytes), "linear's x in 8 bits")};
     }
     for (uint32_t m0 = 0; m0 < rows; m0 += step) {
       pc::MatmulParams chunk = p;
@@ -219,13 +236,13 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       chunk.aOffset = checkedU32("x", int64_t{p.aOffset} + int64_t{m0} * p.aStrideM);
       chunk.cOffset = checkedU32("y", int64_t{p.cOffset} + int64_t{m0} * p.cStrideM);
       chunk.resOffset = checkedU32("residual", int64_t{p.resOffset} + int64_t{m0} * p.resStrideM);
-      if (xQ8 != nullptr)
+      if (int8)
         record(ctx, call, chunk, shaders::quantize_x_q8.of(call.dtype), quantizeConstants,
-               groupsFor(ctx.device(), uint64_t{chunk.m} * (p.k / 32), kQuantizeWorkgroup), xQ8);
+               groupsFor(ctx.device(), uint64_t{chunk.m} * (p.k / 32), kQuantizeWorkgroup), extra);
       // A single row (a decoded token) gets a module whose registers hold one row's sums.
       SpecConstants chunkConstants = constants;
       chunkConstants.set(MATMUL_SPEC_X_ROWS, chunk.m == 1 ? 1u : step);
-      record(ctx, call, chunk, module, chunkConstants, groupsFor(ctx.device(), p.n, columns), xQ8);
+      record(ctx, call, chunk, module, chunkConstants, groupsFor(ctx.device(), p.n, columns), extra);
     }
   } else {
     const uint32_t workgroup = kTile * kTile / 16;

@@ -13,13 +13,16 @@ namespace vkattn::detail {
 // Whether linear() runs weights of this dtype under x of that one through these kernels: block
 // formats under f32 or f16 x, f16 under f32 x (half the bytes of f32 weights).
 bool isWeightKernelPair(DType weight, DType x) noexcept;
+// The kernel runWeightLinear() runs for `rows` rows of x against these weights.
+WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested);
 // Weights per unit, the kernels' step along K (weight_formats.glsl): K must be a multiple.
 uint32_t weightKernelUnit(DType weight) noexcept;
 
 // Records y = act(x W^T + bias) + residual for call.params.m rows of x (more than
 // kWeightMatvecMaxRows take several matvec dispatches) and submits unless a batch is open. With
 // `gated` (the matrix-vector kernels only; gatedLinear), W holds 2N rows and y = act(x W[:N]^T) *
-// (x W[N:]^T), call.params.n = N.
+// (x W[N:]^T), call.params.n = N. With call.inputNorm (the Matvec kernel only; linear() decides),
+// x is normalized by RMSNorm in the kernel by that weight (params.inputNormOffset, inputNormEps).
 void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, WeightKernel requested,
                      bool gated = false);
 

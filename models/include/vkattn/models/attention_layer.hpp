@@ -12,6 +12,7 @@
 
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/ops/linear.hpp"
 #include "vkattn/ops/rope.hpp"
 
 namespace vkattn {
@@ -90,6 +91,9 @@ struct AttentionLayerCall {
   // The query heads whose probabilities `weights` receives, in this order (all when empty).
   // InvalidArgument("weightHeads") for a head out of range or named twice.
   std::vector<int64_t> weightHeads;
+  // x is normalized by this RMSNorm before the query projection (a decoder's pre-norm; see
+  // LinearOptions::inputNorm: folded into the projection where its kernel takes it).
+  std::optional<InputRmsNorm> inputNorm;
 };
 
 class MultiHeadAttention {
@@ -103,13 +107,16 @@ class MultiHeadAttention {
                const AttentionLayerCall& call = {});
   Tensor forward(Context& ctx, const TensorView& x, const TensorView& source, const AttentionLayerCall& call = {});
 
-  // Projects source's keys and values (RoPE at positions cache.length() ...) onto the cache's end.
-  void append(Context& ctx, const TensorView& source, KeyValueCache& cache);
+  // Projects source's keys and values (RoPE at positions cache.length() ...) onto the cache's end;
+  // source normalized by `inputNorm` first where given (as AttentionLayerCall::inputNorm).
+  void append(Context& ctx, const TensorView& source, KeyValueCache& cache,
+              const std::optional<InputRmsNorm>& inputNorm = std::nullopt);
   // Queries of x (the newest positions when causal) against every key the cache holds.
   void attend(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& out,
               const AttentionLayerCall& call = {});
 
   KeyValueCache makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format = DType::F32) const;
+  const AttentionLayerWeights& weights() const noexcept { return m_weights; }
 
  private:
   AttentionLayerConfig m_config;

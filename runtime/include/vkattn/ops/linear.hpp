@@ -31,6 +31,13 @@
 
 namespace vkattn {
 
+// x normalized by RMSNorm before the product: x / sqrt(mean(x^2) + eps) * weight, row by row (a
+// decoder's pre-norm, as rmsNorm() computes it).
+struct InputRmsNorm {
+  TensorView weight;  // [K], contiguous, x's dtype
+  float eps = 1e-6f;  // finite, >= 0
+};
+
 struct LinearOptions {
   std::optional<TensorView> bias;  // [N], contiguous
   Activation activation = Activation::None;
@@ -39,6 +46,10 @@ struct LinearOptions {
   std::optional<TensorView> residual;
   MatmulVariant variant = MatmulVariant::Auto;
   WeightKernel weightKernel = WeightKernel::Auto;  // block-format weights, and f16 weights under f32 x
+  // Where normalizesInProduct() holds, the matrix-vector kernel normalizes x as it reads it (one
+  // dispatch, no normalized copy); elsewhere rmsNorm() writes a normalized copy of x first, which
+  // needs x contiguous from its buffer's start.
+  std::optional<InputRmsNorm> inputNorm;
 };
 
 // x: [..., K] with a contiguous last dim whose leading dims flatten to M rows of one stride (any
@@ -56,7 +67,14 @@ struct GatedLinearOptions {
   Activation activation = Activation::Silu;  // the gate's: SiLU (SwiGLU), tanh GELU (GeGLU), ...
   MatmulVariant variant = MatmulVariant::Auto;
   WeightKernel weightKernel = WeightKernel::Auto;
+  std::optional<InputRmsNorm> inputNorm;  // as LinearOptions::inputNorm
 };
+
+// Whether linear() and gatedLinear() with an inputNorm normalize x inside the product's kernel:
+// the float matrix-vector weight kernel (block-format weights, or f16 under f32 x, that kernel
+// chosen for x's rows). Where it holds, a decoder's pre-norm costs no dispatch of its own.
+bool normalizesInProduct(const Context& ctx, const TensorView& x, const TensorView& weight,
+                         WeightKernel requested = WeightKernel::Auto);
 
 // The gated input of a LLaMA-family feed-forward layer: y[..., F] = act(x Wg^T) * (x Wu^T), where
 // weight [2F, K] holds the gate projection's F rows, then the up projection's (one tensor, so
