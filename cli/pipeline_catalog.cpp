@@ -104,6 +104,18 @@ std::vector<CatalogEntry> pipelineCatalog() {
     entries.push_back({"rope" + suffix, [dtype](Context& ctx) {
                          rope(ctx, ctx.tensor({1, 32, 1024, 128}, dtype), ctx.tensor({1, 32, 1024, 128}, dtype));
                        }});
+    // A decoded token's queries and keys rotated, its keys and values appended to the cache
+    // (32 query heads, 8 K/V heads of 128, after the stacked projection).
+    entries.push_back(
+        {"rope append" + suffix, [dtype](Context& ctx) {
+           Tensor rows = ctx.tensor({1, 1, 48 * 128}, dtype);
+           Tensor keys = ctx.tensor({1, 8, 4096, 128}, dtype), values = ctx.tensor({1, 8, 4096, 128}, dtype);
+           const auto heads = [&](int64_t first, int64_t count) {
+             return rows.view().reshaped({1, 1, 48, 128}).sliced(2, first, count).permuted({0, 2, 1, 3});
+           };
+           ropeAppend(ctx, heads(0, 32), heads(32, 8), heads(40, 8), keys.view().sliced(2, 100, 1),
+                      values.view().sliced(2, 100, 1), {.positionOffset = 100});
+         }});
   }
   return entries;
 }

@@ -15,6 +15,7 @@
 #include "common.glsl"
 #include "kernel_interface.h"
 #include "push_constants.h"
+#include "rope_angle.glsl"
 
 layout(local_size_x_id = SPEC_WORKGROUP_SIZE) in;
 layout(push_constant) uniform Push { RopeParams p; };
@@ -23,19 +24,6 @@ layout(std430, set = 0, binding = ROPE_BINDING_Y) writeonly buffer Y { ELEM y[];
 layout(std430, set = 0, binding = ROPE_BINDING_PHASE_STEP) readonly buffer Step { uvec2 phaseStep[]; };
 layout(std430, set = 0, binding = ROPE_BINDING_POSITIONS) readonly buffer Positions { int positions[]; };
 STATUS_BUFFER(ROPE_BINDING_STATUS)
-
-const float TWO_PI = 6.28318530717958647692;
-
-// Angle in [-pi, pi) of position * step, with step a 64-bit fraction of a turn.
-float rotationAngle(int position, uvec2 step) {
-  uint n = uint(abs(position));
-  uint carry, low;
-  umulExtended(n, step.y, carry, low);
-  uint high = n * step.x + carry;  // wraps mod 2^32: whole turns drop out
-  float turns = float(int(high)) * (1.0 / 4294967296.0) + float(low) * (1.0 / 18446744073709551616.0);
-  float angle = turns * TWO_PI;
-  return position < 0 ? -angle : angle;
-}
 
 void main() {
   const uint halfDim = p.headDim / 2;
@@ -49,16 +37,7 @@ void main() {
   const uint rotaryPairs = p.rotaryDim / 2;
 
   uint i0, i1;
-  if (pair >= rotaryPairs) {  // pass-through features, two per invocation
-    i0 = p.rotaryDim + 2 * (pair - rotaryPairs);
-    i1 = i0 + 1;
-  } else if (p.interleaved != 0) {
-    i0 = 2 * pair;
-    i1 = i0 + 1;
-  } else {
-    i0 = pair;
-    i1 = pair + rotaryPairs;
-  }
+  ropePairFeatures(pair, rotaryPairs, p.rotaryDim, p.interleaved != 0u, i0, i1);
   float cs = 1.0, sn = 0.0;
   if (pair < rotaryPairs) {
     int position;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "support/compare.hpp"
+#include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/models/attention_layer.hpp"
@@ -181,6 +182,78 @@ TEST_F(VkattnTest, IncrementalDecodingMatchesFullPass) {
   }
   EXPECT_EQ(cache.length(), c.len);
   EXPECT_TRUE(allClose(got, expected, kAtol, kRtol));
+}
+
+// The same layer with q, k and v stacked into one weight (AttentionLayerWeights::qkv).
+MultiHeadAttention makeStackedLayer(Context& ctx, const LayerCase& c, const HostWeights& w) {
+  const int64_t dh = c.d / c.heads, qw = c.heads * dh, kvw = c.kvHeads * dh;
+  AttentionLayerConfig config{.modelDim = c.d, .heads = c.heads, .kvHeads = c.kvHeads};
+  if (c.rope) config.rope = RopeOptions{};
+  std::vector<float> qkv = w.q, bias = w.qb;
+  qkv.insert(qkv.end(), w.k.begin(), w.k.end());
+  qkv.insert(qkv.end(), w.v.begin(), w.v.end());
+  bias.insert(bias.end(), w.kb.begin(), w.kb.end());
+  bias.insert(bias.end(), w.vb.begin(), w.vb.end());
+  AttentionLayerWeights weights{.o = ctx.tensor({c.d, qw}, w.o),
+                                .oBias = ctx.tensor({c.d}, w.ob),
+                                .qkv = ctx.tensor({qw + 2 * kvw, c.d}, qkv),
+                                .qkvBias = ctx.tensor({qw + 2 * kvw}, bias)};
+  return MultiHeadAttention(ctx, config, std::move(weights));
+}
+
+// selfAttend over a prompt chunk, then one token at a time, gives the rows of one causal pass:
+// with RoPE one product and one RoPE-and-append dispatch a step (ropeAppend; cache rows of two
+// sequences apart), without it the separate path over views of the stacked weight.
+TEST_F(VkattnTest, SelfAttendWithStackedWeightsMatchesFullPass) {
+  for (bool rope : {true, false}) {
+    SCOPED_TRACE(rope ? "rope" : "no rope");
+    LayerCase c = causal(2, rope);
+    c.len = c.sourceLen = 6;
+    const HostWeights w = makeWeights(c, 78);
+    MultiHeadAttention layer = makeStackedLayer(ctx(), c, w);
+    const auto x = randomValues(c.batch * c.len * c.d, 22);
+    const std::vector<double> expected = attentionLayerRef(c, w, x, x, nullptr);
+    KeyValueCache cache = layer.makeCache(ctx(), c.batch, c.len + 2);
+    std::vector<float> got(x.size());
+    for (int64_t t = 0, n = 3; t < c.len; t += n, n = 1) {
+      std::vector<float> chunk;  // positions t .. t + n of every sequence: [B, n, d]
+      for (int64_t b = 0; b < c.batch; ++b)
+        chunk.insert(chunk.end(), x.begin() + (b * c.len + t) * c.d, x.begin() + (b * c.len + t + n) * c.d);
+      Tensor out = ctx().tensor({c.batch, n, c.d});
+      layer.selfAttend(ctx(), ctx().tensor({c.batch, n, c.d}, chunk), cache, out, {.causal = true});
+      const auto r = out.download();
+      for (int64_t b = 0; b < c.batch; ++b)
+        std::copy_n(r.begin() + b * n * c.d, n * c.d, got.begin() + (b * c.len + t) * c.d);
+    }
+    EXPECT_EQ(cache.length(), c.len);
+    EXPECT_TRUE(allClose(got, expected, kAtol, kRtol));
+  }
+}
+
+TEST_F(VkattnTest, StackedWeightsBadInput) {
+  const LayerCase c = causal(2, true);
+  const HostWeights w = makeWeights(c, 79);
+  const int64_t dh = c.d / c.heads, qw = c.heads * dh, kvw = c.kvHeads * dh;
+  const AttentionLayerConfig config{.modelDim = c.d, .heads = c.heads, .kvHeads = c.kvHeads};
+  const auto layerWith = [&](AttentionLayerWeights weights) { MultiHeadAttention(ctx(), config, std::move(weights)); };
+  EXPECT_EQ(invalidArgumentOf([&] {
+              layerWith({.o = ctx().tensor({c.d, qw}), .qkv = ctx().tensor({qw + kvw, c.d})});
+            }),
+            "qkv");
+  EXPECT_EQ(
+      invalidArgumentOf([&] {
+        layerWith(
+            {.q = ctx().tensor({qw, c.d}), .o = ctx().tensor({c.d, qw}), .qkv = ctx().tensor({qw + 2 * kvw, c.d})});
+      }),
+      "q");
+  EXPECT_EQ(invalidArgumentOf([&] {
+              layerWith({.q = ctx().tensor({qw, c.d}, w.q),
+                         .k = ctx().tensor({kvw, c.d}, w.k),
+                         .v = ctx().tensor({kvw, c.d}, w.v),
+                         .o = ctx().tensor({c.d, qw}),
+                         .qkvBias = ctx().tensor({qw + 2 * kvw})});
+            }),
+            "qkvBias");
 }
 
 TEST_F(VkattnTest, ResidualIsAdded) {

@@ -350,17 +350,24 @@ TEST_F(VkattnTest, DecodingStepsMatchFullForwardPasses) {
 }
 
 // Block-format matrices: the pre-norms fold into the products that read them (no RMSNorm
-// dispatch at all on the CPU profile, where prompts run the matrix-vector kernel too); on the GPU
+// dispatch at all on the CPU profile, where prompts run the matrix-vector kernel too), and q, k
+// and v are one product followed by one RoPE-and-append dispatch (no plain RoPE); on the GPU
 // profile a prompt's tiled products read a normalized copy and the decoded tokens fold.
-TEST_F(VkattnTest, PreNormsFoldIntoTheProducts) {
+TEST_F(VkattnTest, DecoderStepsFoldNormsAndStackProjections) {
   const ModelSpec spec{.modelDim = 64, .ffnDim = 96, .matrices = GgmlType::Q8_0};
   const BuiltModel built = ModelBuilder(spec, 6).write("prenorm");
   {
     Context fresh;
     LanguageModel model(fresh, built.path);
     expectStepsMatchFullPasses(model, built, someIds(11, 6), 3);
-    for (const auto& pipeline : fresh.pipelines().all())
-      EXPECT_NE(pipeline->name().rfind("rms_norm", 0), 0u) << pipeline->name();
+    std::vector<std::string> names;
+    for (const auto& pipeline : fresh.pipelines().all()) names.push_back(pipeline->name());
+    const auto has = [&](const std::string& prefix) {
+      return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+    };
+    EXPECT_FALSE(has("rms_norm"));
+    EXPECT_FALSE(has("rope_f32"));
+    EXPECT_TRUE(has("rope_append"));
   }
   Context gpu({.profile = KernelProfile::Gpu});
   LanguageModel model(gpu, built.path);

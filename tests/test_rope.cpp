@@ -1,8 +1,13 @@
 // RoPE conformance against the double reference: both pair layouts, partial rotary dims, GQA
 // head counts, position tensors and offsets, large positions, strided [B, L, H, D] views, f16.
+#include <limits>
+#include <vector>
+
 #include "support/compare.hpp"
+#include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/half.hpp"
 #include "vkattn/ops/rope.hpp"
 #include "vkattn/reference/reference.hpp"
 #include "vkattn/reference/tolerances.hpp"
@@ -142,6 +147,101 @@ TEST_F(VkattnTest, RopeOnBatchSeqHeadLayoutInPlace) {
       for (int64_t h = 0; h < H; ++h)
         for (int64_t d = 0; d < D; ++d) ref[((b * L + l) * H + h) * D + d] = reft[((b * H + h) * L + l) * D + d];
   EXPECT_TRUE(allClose(t.download(), ref, kAtolF32, 0.0));
+}
+
+// ropeAppend: a stacked projection's rows [B, L, (Hq + 2 Hkv) D] (queries, keys, values), its
+// queries rotated in place, keys rotated into rows start .. start + L of a cache [B, capacity,
+// Hkv D] and values copied there; the rest of each buffer untouched.
+struct StackedRows {
+  int64_t B, L, Hq, Hkv, D;
+  int64_t width() const { return (Hq + 2 * Hkv) * D; }
+  // Heads first .. first + count of the rows as [B, count, L, D] (strided view and host copy).
+  TensorView heads(const Tensor& t, int64_t first, int64_t count) const {
+    return {&t.buffer(), t.dtype(), {B, count, L, D}, {L * width(), D, width(), 1}, first * D};
+  }
+  std::vector<float> gather(const std::vector<float>& rows, int64_t first, int64_t count) const {
+    std::vector<float> out;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < count; ++h)
+        for (int64_t l = 0; l < L; ++l)
+          for (int64_t d = 0; d < D; ++d)
+            out.push_back(rows[static_cast<std::size_t>((b * L + l) * width() + (first + h) * D + d)]);
+    return out;
+  }
+};
+
+void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const RopeOptions& options, double atol) {
+  const int64_t capacity = s.L + 6, start = 4, kvWidth = s.Hkv * s.D;
+  std::vector<float> rows = randomValues(static_cast<std::size_t>(s.B * s.L * s.width()), 71);
+  if (dtype == DType::F16) rows = roundToHalf(rows);  // what the f16 rows hold
+  Tensor t = ctx.tensor({s.B, s.L, s.width()}, rows, dtype);
+  const std::vector<float> before(static_cast<std::size_t>(s.B * capacity * kvWidth), 5.0f);
+  Tensor keys = ctx.tensor({s.B, capacity, kvWidth}, before, dtype),
+         values = ctx.tensor({s.B, capacity, kvWidth}, before, dtype);
+  const auto cacheHeads = [&](const Tensor& cache) {
+    return TensorView{
+        &cache.buffer(), dtype, {s.B, s.Hkv, s.L, s.D}, {capacity * kvWidth, s.D, kvWidth, 1}, start * kvWidth};
+  };
+  ropeAppend(ctx, s.heads(t, 0, s.Hq), s.heads(t, s.Hq, s.Hkv), s.heads(t, s.Hq + s.Hkv, s.Hkv), cacheHeads(keys),
+             cacheHeads(values), options);
+  const int64_t rotary = options.rotaryDim ? options.rotaryDim : s.D;
+  const auto positions =
+      offsetPositions(static_cast<std::size_t>(s.B), static_cast<std::size_t>(s.L), options.positionOffset);
+  const auto ref = [&](const std::vector<float>& x, int64_t heads) {
+    return ropeRef(x, s.B, heads, s.L, s.D, rotary, options.interleaved, options.theta, positions,
+                   options.frequencyDivisors);
+  };
+  const std::vector<float> got = t.download();
+  EXPECT_TRUE(allClose(s.gather(got, 0, s.Hq), ref(s.gather(rows, 0, s.Hq), s.Hq), atol, 0.0)) << "queries";
+  const std::vector<float> valuesIn = s.gather(rows, s.Hq + s.Hkv, s.Hkv);
+  EXPECT_EQ(s.gather(got, s.Hq, 2 * s.Hkv), s.gather(rows, s.Hq, 2 * s.Hkv)) << "keys and values stay in the rows";
+  // The cache's rows start .. start + L as [B, Hkv, L, D], and every other row untouched.
+  const auto cacheRows = [&](const std::vector<float>& cache, bool inside) {
+    std::vector<float> out;
+    for (int64_t b = 0; b < s.B; ++b)
+      for (int64_t h = 0; h < s.Hkv; ++h)
+        for (int64_t r = 0; r < capacity; ++r)
+          if ((r >= start && r < start + s.L) == inside)
+            for (int64_t d = 0; d < s.D; ++d)
+              out.push_back(cache[static_cast<std::size_t>((b * capacity + r) * kvWidth + h * s.D + d)]);
+    return out;
+  };
+  const std::vector<float> k = keys.download(), v = values.download();
+  EXPECT_TRUE(allClose(cacheRows(k, true), ref(s.gather(rows, s.Hq, s.Hkv), s.Hkv), atol, 0.0)) << "keys";
+  EXPECT_EQ(cacheRows(v, true), valuesIn) << "values";
+  for (const auto* cache : {&k, &v})
+    for (float x : cacheRows(*cache, false)) ASSERT_EQ(x, 5.0f) << "a row outside start .. start + L changed";
+}
+
+TEST_F(VkattnTest, RopeAppendRotatesQueriesAndKeysAndCopiesValues) {
+  checkRopeAppend(ctx(), {.B = 2, .L = 3, .Hq = 4, .Hkv = 2, .D = 16}, DType::F32, {.positionOffset = 7}, kAtolF32);
+  checkRopeAppend(ctx(), {.B = 1, .L = 1, .Hq = 6, .Hkv = 1, .D = 32}, DType::F32,
+                  {.theta = 500000.0,
+                   .interleaved = true,
+                   .rotaryDim = 16,
+                   .positionOffset = 100000,
+                   .frequencyDivisors = std::vector<double>(8, 4.0)},
+                  kAtolF32);
+  checkRopeAppend(ctx(), {.B = 1, .L = 5, .Hq = 2, .Hkv = 2, .D = 8}, DType::F16, {.positionOffset = 3}, kAtolF16);
+}
+
+TEST_F(VkattnTest, RopeAppendBadArgumentsAreNamed) {
+  const StackedRows s{.B = 1, .L = 2, .Hq = 2, .Hkv = 1, .D = 8};
+  Tensor t = ctx().tensor({1, 2, s.width()}, randomValues(static_cast<std::size_t>(2 * s.width()), 81));
+  Tensor other = ctx().tensor({1, 2, s.width()}, randomValues(static_cast<std::size_t>(2 * s.width()), 82));
+  Tensor cache = ctx().tensor({1, 1, 2, 8}), cache2 = ctx().tensor({1, 1, 2, 8});
+  const TensorView q = s.heads(t, 0, 2), k = s.heads(t, 2, 1), v = s.heads(t, 3, 1);
+  EXPECT_EQ(invalidArgumentOf([&] { ropeAppend(ctx(), q, k, v, cache, cache2, {.positions = cache.view()}); }),
+            "positions");
+  EXPECT_EQ(invalidArgumentOf([&] { ropeAppend(ctx(), q, s.heads(other, 2, 1), v, cache, cache2); }), "k");
+  EXPECT_EQ(invalidArgumentOf([&] { ropeAppend(ctx(), q, k, v, s.heads(t, 3, 1), cache2); }), "keysOut");
+  EXPECT_EQ(invalidArgumentOf([&] { ropeAppend(ctx(), q, k, s.heads(other, 3, 1), cache, cache2); }), "v");
+  std::vector<float> rows = randomValues(static_cast<std::size_t>(2 * s.width()), 83);
+  rows[static_cast<std::size_t>(s.width() + 3 * 8 + 2)] = std::numeric_limits<float>::quiet_NaN();  // a value
+  Tensor nan = ctx().tensor({1, 2, s.width()}, rows);
+  EXPECT_EQ(invalidArgumentOf(
+                [&] { ropeAppend(ctx(), s.heads(nan, 0, 2), s.heads(nan, 2, 1), s.heads(nan, 3, 1), cache, cache2); }),
+            "v");
 }
 
 TEST_F(VkattnTest, RopePhaseStepsAreFractionsOfATurn) {

@@ -35,11 +35,8 @@ void requireBias(const char* name, const std::optional<Tensor>& b, int64_t size)
     throw InvalidArgument(name, "must be [" + std::to_string(size) + "], got " + toString(b->shape()));
 }
 
-LinearOptions withBias(const std::optional<Tensor>& bias, const std::optional<InputRmsNorm>& inputNorm = {}) {
-  LinearOptions options;
-  if (bias) options.bias = bias->view();
-  options.inputNorm = inputNorm;
-  return options;
+LinearOptions withBias(const std::optional<TensorView>& bias, const std::optional<InputRmsNorm>& inputNorm = {}) {
+  return {.bias = bias, .inputNorm = inputNorm};
 }
 
 // [B, L, heads*headDim] seen as [B, heads, L, headDim].
@@ -185,9 +182,20 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
     m_config.headDim = m_config.modelDim / m_config.heads;
   }
   const int64_t d = m_config.modelDim, q = m_config.heads * m_config.headDim, kv = m_config.kvHeads * m_config.headDim;
-  requireWeight("q", m_weights.q, q, d);
-  requireWeight("k", m_weights.k, kv, d);
-  requireWeight("v", m_weights.v, kv, d);
+  if (m_weights.qkv) {
+    requireWeight("qkv", *m_weights.qkv, q + 2 * kv, d);
+    requireBias("qkvBias", m_weights.qkvBias, q + 2 * kv);
+    for (const auto& [name, w] : {std::pair{"q", &m_weights.q}, {"k", &m_weights.k}, {"v", &m_weights.v}})
+      if (!w->shape().empty()) throw InvalidArgument(name, "must be empty when q, k and v are stacked in qkv");
+    for (const auto& [name, b] :
+         {std::pair{"qBias", &m_weights.qBias}, {"kBias", &m_weights.kBias}, {"vBias", &m_weights.vBias}})
+      if (*b) throw InvalidArgument(name, "must be absent when q, k and v are stacked in qkv (give qkvBias)");
+  } else {
+    if (m_weights.qkvBias) throw InvalidArgument("qkvBias", "needs q, k and v stacked in qkv");
+    requireWeight("q", m_weights.q, q, d);
+    requireWeight("k", m_weights.k, kv, d);
+    requireWeight("v", m_weights.v, kv, d);
+  }
   requireWeight("o", m_weights.o, d, q);
   requireBias("qBias", m_weights.qBias, q);
   requireBias("kBias", m_weights.kBias, kv);
@@ -195,6 +203,28 @@ MultiHeadAttention::MultiHeadAttention(const Context&, const AttentionLayerConfi
   requireBias("oBias", m_weights.oBias, d);
   requireBias("qNorm", m_weights.qNorm, m_config.headDim);
   requireBias("kNorm", m_weights.kNorm, m_config.headDim);
+}
+
+TensorView MultiHeadAttention::projection(int64_t first, int64_t rows, const Tensor& own) const {
+  return m_weights.qkv ? m_weights.qkv->view().sliced(0, first, rows) : own.view();
+}
+
+std::optional<TensorView> MultiHeadAttention::projectionBias(int64_t first, int64_t rows,
+                                                             const std::optional<Tensor>& own) const {
+  if (m_weights.qkvBias) return m_weights.qkvBias->view().sliced(0, first, rows);
+  if (own) return own->view();
+  return std::nullopt;
+}
+
+TensorView MultiHeadAttention::qWeight() const {
+  return projection(0, m_config.heads * m_config.headDim, m_weights.q);
+}
+TensorView MultiHeadAttention::kWeight() const {
+  return projection(m_config.heads * m_config.headDim, m_config.kvHeads * m_config.headDim, m_weights.k);
+}
+TensorView MultiHeadAttention::vWeight() const {
+  return projection((m_config.heads + m_config.kvHeads) * m_config.headDim, m_config.kvHeads * m_config.headDim,
+                    m_weights.v);
 }
 
 KeyValueCache MultiHeadAttention::makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format) const {
@@ -224,7 +254,7 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
   // Projects into the cache's rows, or into f32 rows that are then encoded into them. Normalized
   // keys are projected apart too: the norm runs on rows of their own, RoPE then writes them into
   // the cache.
-  const auto project = [&](const Tensor& weight, const std::optional<Tensor>& bias, const TensorView& store,
+  const auto project = [&](const TensorView& weight, const std::optional<TensorView>& bias, const TensorView& store,
                            bool rotate) {
     const bool apart = encoded || (rotate && m_weights.kNorm);
     const TensorView rows = apart ? ctx.scratch({batch, count, store.dim(2)}) : cache.rows(store, start, count);
@@ -248,29 +278,45 @@ void MultiHeadAttention::append(Context& ctx, const TensorView& sourceIn, KeyVal
       for (int64_t b = 0; b < batch; ++b)
         encodeStorage(ctx, sequenceRows(rows, b), sequenceRows(cache.rows(store, start, count), b));
   };
-  project(m_weights.k, m_weights.kBias, cache.m_keys, true);
-  project(m_weights.v, m_weights.vBias, cache.m_values, false);
+  const int64_t q = m_config.heads * m_config.headDim, kv = m_config.kvHeads * m_config.headDim;
+  project(kWeight(), projectionBias(q, kv, m_weights.kBias), cache.m_keys, true);
+  project(vWeight(), projectionBias(q + kv, kv, m_weights.vBias), cache.m_values, false);
   run.submit();
   cache.m_length += count;
 }
+
+namespace {
+
+// x [B, L, d] and out checked against each other and the cache (attend and selfAttend).
+void checkAttendArguments(const TensorView& x, const TensorView& out, int64_t cacheBatch, bool causal,
+                          int64_t cacheLength) {
+  if (out.shape != x.shape) throw InvalidArgument("out", "must have x's shape " + toString(x.shape));
+  if (x.dim(0) != cacheBatch)
+    throw InvalidArgument(
+        "x", "batch " + std::to_string(x.dim(0)) + " differs from the cache's " + std::to_string(cacheBatch));
+  if (cacheLength == 0) throw InvalidArgument("cache", "holds no keys");
+  if (causal && x.dim(1) > cacheLength) throw InvalidArgument("x", "has more causal queries than the cache holds keys");
+}
+
+}  // namespace
 
 void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyValueCache& cache,
                                 const TensorView& outIn, const AttentionLayerCall& call) {
   const TensorView x = batched("x", xIn, m_config.modelDim);
   const TensorView out = batched("out", outIn, m_config.modelDim);
-  const int64_t batch = x.dim(0), len = x.dim(1);
-  if (out.shape != x.shape) throw InvalidArgument("out", "must have x's shape " + toString(x.shape));
-  if (batch != cache.m_batch)
-    throw InvalidArgument(
-        "x", "batch " + std::to_string(batch) + " differs from the cache's " + std::to_string(cache.m_batch));
-  if (cache.length() == 0) throw InvalidArgument("cache", "holds no keys");
-  if (call.causal && len > cache.length())
-    throw InvalidArgument("x", "has more causal queries than the cache holds keys");
-
-  const int64_t width = m_config.heads * m_config.headDim;
+  checkAttendArguments(x, out, cache.m_batch, call.causal, cache.length());
   Batch run(ctx);  // the scratch below lives until this submits
-  const TensorView queries = ctx.scratch({batch, len, width});
-  linear(ctx, x, m_weights.q, queries, withBias(m_weights.qBias, call.inputNorm));
+  const TensorView queries = ctx.scratch({x.dim(0), x.dim(1), m_config.heads * m_config.headDim});
+  projectQueries(ctx, x, cache, queries, call);
+  attendQueries(ctx, headsView(queries, m_config.heads, m_config.headDim), cache, out, outIn, call);
+  run.submit();
+}
+
+void MultiHeadAttention::projectQueries(Context& ctx, const TensorView& x, const KeyValueCache& cache,
+                                        const TensorView& queries, const AttentionLayerCall& call) {
+  const int64_t len = x.dim(1);
+  linear(ctx, x, qWeight(), queries,
+         withBias(projectionBias(0, m_config.heads * m_config.headDim, m_weights.qBias), call.inputNorm));
   if (m_weights.qNorm) normalizeHeads(ctx, queries, *m_weights.qNorm, m_config.headDim, m_config.headNormEps);
   const TensorView q = headsView(queries, m_config.heads, m_config.headDim);
   if (m_config.rope) {
@@ -278,7 +324,11 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
     rope.positionOffset += cache.length() - len;  // the queries are the newest positions
     vkattn::rope(ctx, q, q, rope);
   }
+}
 
+void MultiHeadAttention::attendQueries(Context& ctx, const TensorView& q, const KeyValueCache& cache,
+                                       const TensorView& out, const TensorView& outIn, const AttentionLayerCall& call) {
+  const int64_t batch = q.dim(0), len = q.dim(2), width = m_config.heads * m_config.headDim;
   AttentionOptions options;
   options.scale = m_config.scale;
   options.softcap = m_config.softcap;
@@ -296,13 +346,54 @@ void MultiHeadAttention::attend(Context& ctx, const TensorView& xIn, const KeyVa
   else
     attention(ctx, q, cache.keys(), cache.values(), contextHeads, options);
 
-  LinearOptions project = withBias(m_weights.oBias);
+  LinearOptions project = withBias(m_weights.oBias ? std::optional<TensorView>(m_weights.oBias->view()) : std::nullopt);
   if (call.residual) {
     if (call.residual->shape != outIn.shape)
       throw InvalidArgument("residual", "must have out's shape " + toString(outIn.shape));
     project.residual = batched("residual", *call.residual, m_config.modelDim);
   }
   linear(ctx, context, m_weights.o, out, project);
+}
+
+void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValueCache& cache, const TensorView& outIn,
+                                    const AttentionLayerCall& call) {
+  const bool fused = m_weights.qkv && m_config.rope && !m_config.rope->positions && !m_weights.qNorm &&
+                     !m_weights.kNorm && cache.format() == DType::F32;
+  if (!fused) {
+    Batch run(ctx);
+    append(ctx, xIn, cache, call.inputNorm);
+    attend(ctx, xIn, cache, outIn, call);
+    run.submit();
+    return;
+  }
+  const TensorView x = batched("x", xIn, m_config.modelDim);
+  const TensorView out = batched("out", outIn, m_config.modelDim);
+  const int64_t batch = x.dim(0), len = x.dim(1), start = cache.m_length;
+  if (cache.m_kvHeads != m_config.kvHeads || cache.m_headDim != m_config.headDim)
+    throw InvalidArgument("cache", "was made for another layer shape");
+  if (start + len > cache.m_capacity)
+    throw InvalidArgument("x", std::to_string(len) + " more positions overflow the cache (" + std::to_string(start) +
+                                   " of " + std::to_string(cache.m_capacity) + " used)");
+  checkAttendArguments(x, out, cache.m_batch, call.causal, start + len);
+  const int64_t heads = m_config.heads, kvHeads = m_config.kvHeads, dim = m_config.headDim;
+  Batch run(ctx);
+  // One product for q, k and v: rows [B, L, (heads + 2 kvHeads) dim]; then RoPE on q in place
+  // and on k into the cache, v copied into the cache, in one dispatch.
+  const TensorView rows = ctx.scratch({batch, len, (heads + 2 * kvHeads) * dim});
+  linear(ctx, x, m_weights.qkv->view(), rows,
+         withBias(m_weights.qkvBias ? std::optional<TensorView>(m_weights.qkvBias->view()) : std::nullopt,
+                  call.inputNorm));
+  const auto part = [&](int64_t first, int64_t count) {
+    return headsView(rows.sliced(2, first * dim, count * dim), count, dim);
+  };
+  RopeOptions rope = *m_config.rope;
+  rope.positionOffset += start;
+  const TensorView q = part(0, heads);
+  ropeAppend(ctx, q, part(heads, kvHeads), part(heads + kvHeads, kvHeads),
+             headsView(cache.rows(cache.m_keys, start, len), kvHeads, dim),
+             headsView(cache.rows(cache.m_values, start, len), kvHeads, dim), rope);
+  cache.m_length += len;
+  attendQueries(ctx, q, cache, out, outIn, call);
   run.submit();
 }
 

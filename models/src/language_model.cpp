@@ -103,16 +103,36 @@ struct LanguageModel::Impl {
       const auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
         return detail::deviceMatrix(ctx, file, p + name, rows, cols);
       };
-      AttentionLayerWeights weights{matrix("attn_q.weight", q, m.modelDim),
-                                    matrix("attn_k.weight", kv, m.modelDim),
-                                    matrix("attn_v.weight", kv, m.modelDim),
-                                    matrix("attn_output.weight", m.modelDim, q),
-                                    detail::optionalVector(ctx, file, p + "attn_q.bias", q),
-                                    detail::optionalVector(ctx, file, p + "attn_k.bias", kv),
-                                    detail::optionalVector(ctx, file, p + "attn_v.bias", kv),
-                                    std::nullopt};
-      if (m.attentionBiases && !(weights.qBias && weights.kBias && weights.vBias))
+      AttentionLayerWeights weights{.o = matrix("attn_output.weight", m.modelDim, q)};
+      // q, k and v stacked into one weight where they share a type and fit one buffer (one
+      // product projects all three), else kept apart.
+      weights.qkv = detail::stackedMatrix(ctx, file, {p + "attn_q.weight", p + "attn_k.weight", p + "attn_v.weight"},
+                                          {q, kv, kv}, m.modelDim, maxBytes);
+      if (!weights.qkv) {
+        weights.q = matrix("attn_q.weight", q, m.modelDim);
+        weights.k = matrix("attn_k.weight", kv, m.modelDim);
+        weights.v = matrix("attn_v.weight", kv, m.modelDim);
+      }
+      std::vector<std::optional<std::vector<float>>> biases;
+      for (const auto& [name, size] : {std::pair{"attn_q.bias", q}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
+        const std::string full = p + name;
+        biases.push_back(file.contains(full) ? std::optional(detail::hostVector(file, full, size)) : std::nullopt);
+      }
+      if (m.attentionBiases && !(biases[0] && biases[1] && biases[2]))
         throw InvalidArgument(p + "attn_q.bias", "a " + m.architecture + " model needs q, k and v biases");
+      if (weights.qkv && (biases[0] || biases[1] || biases[2])) {  // stacked too, zeros where one is absent
+        std::vector<float> stacked;
+        for (std::size_t i = 0; i < 3; ++i)
+          if (biases[i])
+            stacked.insert(stacked.end(), biases[i]->begin(), biases[i]->end());
+          else
+            stacked.resize(stacked.size() + static_cast<std::size_t>(i == 0 ? q : kv), 0.0f);
+        weights.qkvBias = ctx.tensor({q + 2 * kv}, stacked);
+      } else if (!weights.qkv) {
+        for (const auto& [bias, i, size] :
+             {std::tuple{&weights.qBias, 0, q}, {&weights.kBias, 1, kv}, {&weights.vBias, 2, kv}})
+          if (biases[static_cast<std::size_t>(i)]) *bias = ctx.tensor({size}, *biases[static_cast<std::size_t>(i)]);
+      }
       if (m.headNorms) {
         weights.qNorm = detail::deviceVector(ctx, file, p + "attn_q_norm.weight", m.headDim);
         weights.kNorm = detail::deviceVector(ctx, file, p + "attn_k_norm.weight", m.headDim);
@@ -151,7 +171,7 @@ struct LanguageModel::Impl {
     TensorView x;
     std::optional<InputRmsNorm> norm;
   };
-  NormedInput preNorm(const TensorView& x, const Tensor& weight, const Tensor& reader) {
+  NormedInput preNorm(const TensorView& x, const Tensor& weight, const TensorView& reader) {
     if (normalizesInProduct(ctx, x, reader)) return {x, InputRmsNorm{weight.view(), config.normEps}};
     return {rmsNorm(x, weight), std::nullopt};
   }
@@ -170,17 +190,17 @@ struct LanguageModel::Impl {
     TensorView x{&embedded, DType::F32, {1, length, d}, contiguousStrides({1, length, d}), 0};
     for (std::size_t l = 0; l < layers.size(); ++l) {
       DecoderLayer& layer = layers[l];
-      const NormedInput h = preNorm(x, layer.attentionNorm, layer.attention.weights().q);
-      layer.attention.append(ctx, h.x, caches[l], h.norm);
+      const NormedInput h = preNorm(x, layer.attentionNorm, layer.attention.qWeight());
       const TensorView attended = ctx.scratch(x.shape);
       Tensor* map = maps ? &(*maps)[l] : nullptr;
       if (config.postNorms) {  // x + norm(attention): the residual joins the norm, not o
-        layer.attention.attend(ctx, h.x, caches[l], attended, {.causal = true, .weights = map, .inputNorm = h.norm});
+        layer.attention.selfAttend(ctx, h.x, caches[l], attended,
+                                   {.causal = true, .weights = map, .inputNorm = h.norm});
         vkattn::rmsNorm(ctx, attended, attended,
                         {.weight = layer.postAttentionNorm.view(), .eps = config.normEps, .residual = x});
       } else {
-        layer.attention.attend(ctx, h.x, caches[l], attended,
-                               {.causal = true, .residual = x, .weights = map, .inputNorm = h.norm});
+        layer.attention.selfAttend(ctx, h.x, caches[l], attended,
+                                   {.causal = true, .residual = x, .weights = map, .inputNorm = h.norm});
       }
       const NormedInput h2 = preNorm(attended, layer.ffnNorm, layer.gateUp.first());
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});

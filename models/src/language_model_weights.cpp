@@ -79,29 +79,39 @@ void RowBlockMatrix::apply(Context& ctx, const TensorView& x, const TensorView& 
   }
 }
 
-GatedProjections::GatedProjections(const Context& ctx, const GgufFile& file, const std::string& gate,
-                                   const std::string& up, int64_t rows, int64_t cols, uint64_t maxBytes) {
-  const GgmlType type = shaped(file, gate, {rows, cols}).type;
+std::optional<Tensor> stackedMatrix(const Context& ctx, const GgufFile& file, const std::vector<std::string>& names,
+                                    const std::vector<int64_t>& rows, int64_t cols, uint64_t maxBytes) {
+  const GgmlType type = shaped(file, names.front(), {rows.front(), cols}).type;
   const std::optional<DType> kept = linearWeightType(type, cols);
   const uint64_t rowBytes =
       kept ? ggmlStorageBytes(type, static_cast<uint64_t>(cols)) : static_cast<uint64_t>(cols) * sizeof(float);
-  if (shaped(file, up, {rows, cols}).type == type && 2 * static_cast<uint64_t>(rows) * rowBytes <= maxBytes) {
-    // The file's bytes where linear reads its type, else the values decoded to f32.
-    std::vector<uint8_t> bytes;
-    for (const std::string& name : {gate, up}) {
-      if (kept) {
-        const std::span<const uint8_t> part = file.tensorBytes(name);
-        bytes.insert(bytes.end(), part.begin(), part.end());
-      } else {
-        const std::vector<float> part = file.dequantize(name);
-        const auto* first = reinterpret_cast<const uint8_t*>(part.data());
-        bytes.insert(bytes.end(), first, first + part.size() * sizeof(float));
-      }
-    }
-    m_stacked = ctx.tensor({2 * rows, cols}, kept.value_or(DType::F32));
-    m_stacked->uploadBytes(bytes.data(), bytes.size());
-    return;
+  int64_t total = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (shaped(file, names[i], {rows[i], cols}).type != type) return std::nullopt;
+    total += rows[i];
   }
+  if (static_cast<uint64_t>(total) * rowBytes > maxBytes) return std::nullopt;
+  // The file's bytes where linear reads its type, else the values decoded to f32.
+  std::vector<uint8_t> bytes;
+  for (const std::string& name : names) {
+    if (kept) {
+      const std::span<const uint8_t> part = file.tensorBytes(name);
+      bytes.insert(bytes.end(), part.begin(), part.end());
+    } else {
+      const std::vector<float> part = file.dequantize(name);
+      const auto* first = reinterpret_cast<const uint8_t*>(part.data());
+      bytes.insert(bytes.end(), first, first + part.size() * sizeof(float));
+    }
+  }
+  Tensor stacked = ctx.tensor({total, cols}, kept.value_or(DType::F32));
+  stacked.uploadBytes(bytes.data(), bytes.size());
+  return stacked;
+}
+
+GatedProjections::GatedProjections(const Context& ctx, const GgufFile& file, const std::string& gate,
+                                   const std::string& up, int64_t rows, int64_t cols, uint64_t maxBytes)
+    : m_stacked(stackedMatrix(ctx, file, {gate, up}, {rows, rows}, cols, maxBytes)) {
+  if (m_stacked) return;
   m_gate = RowBlockMatrix(ctx, file, gate, rows, cols, maxBytes);
   m_up = RowBlockMatrix(ctx, file, up, rows, cols, maxBytes);
 }
@@ -118,10 +128,13 @@ void GatedProjections::apply(Context& ctx, const TensorView& x, const TensorView
   gatedActivation(ctx, act, y, up, y);
 }
 
-Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size) {
+std::vector<float> hostVector(const GgufFile& file, const std::string& name, int64_t size) {
   shaped(file, name, {size});
-  const std::vector<float> values = file.dequantize(name);
-  return ctx.tensor({size}, values);
+  return file.dequantize(name);
+}
+
+Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size) {
+  return ctx.tensor({size}, hostVector(file, name, size));
 }
 
 std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size) {

@@ -31,6 +31,12 @@ Tensor deviceRows(const Context& ctx, const GgufFile& file, const std::string& n
 // `name` as an [rows, cols] weight matrix (InvalidArgument naming the tensor for another shape).
 Tensor deviceMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols);
 
+// The matrices `names` ([rows[i], cols] each) stacked into one weight [sum of rows, cols], where
+// they share a type and fit `maxBytes` together (nullopt otherwise), kept as deviceMatrix keeps
+// each.
+std::optional<Tensor> stackedMatrix(const Context& ctx, const GgufFile& file, const std::vector<std::string>& names,
+                                    const std::vector<int64_t>& rows, int64_t cols, uint64_t maxBytes);
+
 // A weight matrix [rows, cols] kept as blocks of whole rows of at most `maxBytes` each, so that a
 // matrix larger than one storage buffer (a large vocabulary's output projection on a device whose
 // buffers stop at 128 MiB) still runs: each block writes its own columns of y.
@@ -72,6 +78,8 @@ class GatedProjections {
   RowBlockMatrix m_gate, m_up;
 };
 
+// `name`'s values, checked to be a [size] vector.
+std::vector<float> hostVector(const GgufFile& file, const std::string& name, int64_t size);
 // `name` as an f32 [size] vector.
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
 std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);

@@ -73,6 +73,28 @@ struct RopeParams {
   uint statusSlot;
 };
 
+// rope_append.comp: a decoder step's queries rotated in place, its keys rotated into the key
+// cache and its values copied into the value cache. Each of q, k, v, keysOut, valuesOut is a
+// [batch, heads, seq, headDim] view (q with qHeads heads, the others kvHeads) at its offset with
+// element strides B, H, L (the head dim contiguous); q, k and v lie in one buffer (a stacked
+// projection's rows). Positions are positionOffset + l.
+struct RopeAppendParams {
+  uint batch;
+  uint qHeads;
+  uint kvHeads;
+  uint seq;
+  uint headDim;
+  uint rotaryDim;
+  uint qOffset, qStrideB, qStrideH, qStrideL;
+  uint kOffset, kStrideB, kStrideH, kStrideL;
+  uint vOffset, vStrideB, vStrideH, vStrideL;
+  uint keysOffset, keysStrideB, keysStrideH, keysStrideL;
+  uint valuesOffset, valuesStrideB, valuesStrideH, valuesStrideL;
+  int positionOffset;
+  uint interleaved;
+  uint statusSlot;
+};
+
 // attention_*.comp: O[b, h, i, :] = softmax(scale * Q K^T + mask) V for query head h, kv head
 // h / kvGroup. Q, K, V, O are [batch, heads, len, dim] views with element strides (dim stride 1).
 // Logits are kept in log2 units: scaleLog2 = scale * log2(e). Key j is in the band of query row i

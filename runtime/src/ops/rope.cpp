@@ -168,4 +168,62 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
   batch.submit();
 }
 
+void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
+                const TensorView& valuesOut, const RopeOptions& options) {
+  using detail::checkedU32;
+  if (options.positions)
+    throw InvalidArgument("positions",
+                          "ropeAppend rotates at positionOffset + l; rotate by a positions tensor with rope()");
+  const RopePlan qPlan = planRope(ctx, q, q, options, "q", "q");
+  const RopePlan kPlan = planRope(ctx, k, keysOut, options, "k", "keysOut");
+  const RopePlan vPlan = planRope(ctx, v, valuesOut, options, "v", "valuesOut");
+  if (k.shape != v.shape)
+    throw InvalidArgument("v", "shape " + toString(v.shape) + " differs from k's " + toString(k.shape));
+  if (q.dim(0) != k.dim(0) || q.dim(2) != k.dim(2) || q.dim(3) != k.dim(3))
+    throw InvalidArgument(
+        "k", "shape " + toString(k.shape) + " must match q's " + toString(q.shape) + " in batch, seq and head dim");
+  if (k.dtype != q.dtype || v.dtype != q.dtype)
+    throw InvalidArgument(k.dtype != q.dtype ? "k" : "v", "dtype differs from q's");
+  if (k.buffer != q.buffer || v.buffer != q.buffer)
+    throw InvalidArgument(k.buffer != q.buffer ? "k" : "v", "must lie in q's buffer (the stacked projection's rows)");
+  if (keysOut.buffer == q.buffer) throw InvalidArgument("keysOut", "must lie in another buffer than q, k and v");
+  if (valuesOut.buffer == q.buffer) throw InvalidArgument("valuesOut", "must lie in another buffer than q, k and v");
+  const uint32_t loopLimit = ctx.info().loopIterationLimit;
+  if (loopLimit && uint64_t{qPlan.params.heads} + kPlan.params.heads >= loopLimit)
+    throw Unsupported("argument 'q': " + std::to_string(qPlan.params.heads + kPlan.params.heads) +
+                      " heads exceed what " + ctx.info().name + " can loop over in one invocation");
+  pc::RopeAppendParams p{};
+  p.batch = qPlan.params.batch;
+  p.qHeads = qPlan.params.heads;
+  p.kvHeads = kPlan.params.heads;
+  p.seq = qPlan.params.seq;
+  p.headDim = qPlan.params.headDim;
+  p.rotaryDim = qPlan.params.rotaryDim;
+  p.qOffset = qPlan.params.xOffset, p.qStrideB = qPlan.params.strideB, p.qStrideH = qPlan.params.strideH;
+  p.qStrideL = qPlan.params.strideL;
+  p.kOffset = kPlan.params.xOffset, p.kStrideB = kPlan.params.strideB, p.kStrideH = kPlan.params.strideH;
+  p.kStrideL = kPlan.params.strideL;
+  p.vOffset = vPlan.params.xOffset, p.vStrideB = vPlan.params.strideB, p.vStrideH = vPlan.params.strideH;
+  p.vStrideL = vPlan.params.strideL;
+  p.keysOffset = kPlan.params.outOffset, p.keysStrideB = kPlan.params.outStrideB;
+  p.keysStrideH = kPlan.params.outStrideH, p.keysStrideL = kPlan.params.outStrideL;
+  p.valuesOffset = vPlan.params.outOffset, p.valuesStrideB = vPlan.params.outStrideB;
+  p.valuesStrideH = vPlan.params.outStrideH, p.valuesStrideL = vPlan.params.outStrideL;
+  p.positionOffset = qPlan.params.positionOffset;
+  p.interleaved = qPlan.params.interleaved;
+  Batch batch(ctx);
+  const Buffer& steps = uploadSteps(ctx, options, p.rotaryDim);
+  const uint64_t pairs = uint64_t{p.batch} * p.seq * (p.headDim / 2);
+  detail::recordOp(ctx,
+                   {detail::shaders::rope_append.of(q.dtype), ROPE_APPEND_BINDING_COUNT,
+                    SpecConstants().set(SPEC_WORKGROUP_SIZE, kRopeWorkgroup)},
+                   {{ROPE_APPEND_BINDING_QKV, q.buffer},
+                    {ROPE_APPEND_BINDING_KEYS, keysOut.buffer},
+                    {ROPE_APPEND_BINDING_VALUES, valuesOut.buffer},
+                    {ROPE_APPEND_BINDING_PHASE_STEP, &steps}},
+                   p, groupsFor(ctx.device(), pairs, kRopeWorkgroup),
+                   {"ropeAppend", {"q", "k", "v"}, ROPE_APPEND_BINDING_STATUS});
+  batch.submit();
+}
+
 }  // namespace vkattn

@@ -36,10 +36,14 @@ struct AttentionLayerConfig {
 };
 
 // Weights in torch.nn.Linear layout: q [heads*headDim, modelDim], k and v [kvHeads*headDim,
-// modelDim], o [modelDim, heads*headDim]; biases optional.
+// modelDim], o [modelDim, heads*headDim]; biases optional. Or q, k and v stacked in `qkv`
+// [(heads + 2 kvHeads) headDim, modelDim] (q, k and v then left empty; their biases, if any,
+// stacked in qkvBias): one product projects all three, and selfAttend() runs a step in fewer
+// dispatches.
 struct AttentionLayerWeights {
   Tensor q, k, v, o;
   std::optional<Tensor> qBias, kBias, vBias, oBias;
+  std::optional<Tensor> qkv, qkvBias;
   // [headDim] each: RMSNorm of every query and key head after the projection, before the
   // rotation (Qwen3, Gemma 3).
   std::optional<Tensor> qNorm, kNorm;
@@ -114,11 +118,31 @@ class MultiHeadAttention {
   // Queries of x (the newest positions when causal) against every key the cache holds.
   void attend(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& out,
               const AttentionLayerCall& call = {});
+  // A decoder's self-attention step: x's rows become the cache's newest positions and attend to
+  // everything it holds, as append(x, call.inputNorm) then attend(x, call) do. With stacked
+  // weights, RoPE, an f32 cache and no head norms, that is one product for q, k and v and one
+  // dispatch for RoPE and the cache append (ropeAppend) before the attention and o.
+  void selfAttend(Context& ctx, const TensorView& x, KeyValueCache& cache, const TensorView& out,
+                  const AttentionLayerCall& call = {});
 
   KeyValueCache makeCache(const Context& ctx, int64_t batch, int64_t capacity, DType format = DType::F32) const;
   const AttentionLayerWeights& weights() const noexcept { return m_weights; }
+  // The q, k and v projections' weights (views of qkv where stacked).
+  TensorView qWeight() const;
+  TensorView kWeight() const;
+  TensorView vWeight() const;
 
  private:
+  // The projections' weights and biases, as views of the stacked ones where they are stacked.
+  TensorView projection(int64_t first, int64_t rows, const Tensor& own) const;
+  std::optional<TensorView> projectionBias(int64_t first, int64_t rows, const std::optional<Tensor>& own) const;
+  // The rotated (and head-normed) queries of x into queries [B, L, heads * headDim].
+  void projectQueries(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& queries,
+                      const AttentionLayerCall& call);
+  // Attention of q [B, heads, L, headDim] over the cache, then o into out.
+  void attendQueries(Context& ctx, const TensorView& q, const KeyValueCache& cache, const TensorView& out,
+                     const TensorView& outIn, const AttentionLayerCall& call);
+
   AttentionLayerConfig m_config;
   AttentionLayerWeights m_weights;
 };

@@ -36,6 +36,15 @@ Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options = {});
 void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,
             const RopeOptions& options = {});
 
+// A decoder step after its stacked q/k/v projection, in one dispatch: q rotated in place, k
+// rotated into keysOut, v copied into valuesOut (a key/value cache's newest rows). q
+// [B, Hq, L, D] and k, v [B, Hkv, L, D] (any Hq, Hkv) are views of one f32 or f16 buffer, the
+// projection's rows; keysOut and valuesOut have k's shape and dtype and lie in other buffers.
+// Positions are options.positionOffset + l (options.positions must be absent). Every view's head
+// dim is contiguous. NaN in q, k or v is reported naming it.
+void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
+                const TensorView& valuesOut, const RopeOptions& options = {});
+
 // The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / divisor_i / 2pi) * 2^64,
 // split into (high, low) 32-bit words. Exposed for tests.
 std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim, std::span<const double> divisors = {});
