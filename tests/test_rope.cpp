@@ -1,6 +1,7 @@
 // RoPE conformance against the double reference: both pair layouts, partial rotary dims, GQA
 // head counts, position tensors and offsets, large positions, strided [B, L, H, D] views, f16.
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "support/compare.hpp"
@@ -170,7 +171,15 @@ struct StackedRows {
   }
 };
 
-void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const RopeOptions& options, double atol) {
+// RMSNorm of each D-long head of [B, H, L, D] by weight (double), rounded to float.
+std::vector<float> headNormed(const std::vector<float>& heads, int64_t D, const std::vector<float>& weight,
+                              double eps) {
+  const std::vector<double> d = rmsNormRef(heads, static_cast<std::size_t>(D), &weight, eps);
+  return {d.begin(), d.end()};
+}
+
+void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const RopeOptions& options, double atol,
+                     bool headNorms = false) {
   const int64_t capacity = s.L + 6, start = 4, kvWidth = s.Hkv * s.D;
   std::vector<float> rows = randomValues(static_cast<std::size_t>(s.B * s.L * s.width()), 71);
   if (dtype == DType::F16) rows = roundToHalf(rows);  // what the f16 rows hold
@@ -182,8 +191,14 @@ void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const Rope
     return TensorView{
         &cache.buffer(), dtype, {s.B, s.Hkv, s.L, s.D}, {capacity * kvWidth, s.D, kvWidth, 1}, start * kvWidth};
   };
+  std::vector<float> qw = randomValues(static_cast<std::size_t>(s.D), 72, 0.5f, 1.5f);
+  std::vector<float> kw = randomValues(static_cast<std::size_t>(s.D), 73, -1.5f, 1.5f);
+  if (dtype == DType::F16) qw = roundToHalf(qw), kw = roundToHalf(kw);
+  Tensor tqw = ctx.tensor({s.D}, qw, dtype), tkw = ctx.tensor({s.D}, kw, dtype);
+  std::optional<HeadNorms> norms;
+  if (headNorms) norms = HeadNorms{tqw.view(), tkw.view(), 1e-5f};
   ropeAppend(ctx, s.heads(t, 0, s.Hq), s.heads(t, s.Hq, s.Hkv), s.heads(t, s.Hq + s.Hkv, s.Hkv), cacheHeads(keys),
-             cacheHeads(values), options);
+             cacheHeads(values), options, norms);
   const int64_t rotary = options.rotaryDim ? options.rotaryDim : s.D;
   const auto positions =
       offsetPositions(static_cast<std::size_t>(s.B), static_cast<std::size_t>(s.L), options.positionOffset);
@@ -191,8 +206,11 @@ void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const Rope
     return ropeRef(x, s.B, heads, s.L, s.D, rotary, options.interleaved, options.theta, positions,
                    options.frequencyDivisors);
   };
+  const auto normed = [&](std::vector<float> heads, const std::vector<float>& w) {
+    return headNorms ? headNormed(heads, s.D, w, 1e-5) : heads;
+  };
   const std::vector<float> got = t.download();
-  EXPECT_TRUE(allClose(s.gather(got, 0, s.Hq), ref(s.gather(rows, 0, s.Hq), s.Hq), atol, 0.0)) << "queries";
+  EXPECT_TRUE(allClose(s.gather(got, 0, s.Hq), ref(normed(s.gather(rows, 0, s.Hq), qw), s.Hq), atol, 0.0)) << "queries";
   const std::vector<float> valuesIn = s.gather(rows, s.Hq + s.Hkv, s.Hkv);
   EXPECT_EQ(s.gather(got, s.Hq, 2 * s.Hkv), s.gather(rows, s.Hq, 2 * s.Hkv)) << "keys and values stay in the rows";
   // The cache's rows start .. start + L as [B, Hkv, L, D], and every other row untouched.
@@ -207,7 +225,7 @@ void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const Rope
     return out;
   };
   const std::vector<float> k = keys.download(), v = values.download();
-  EXPECT_TRUE(allClose(cacheRows(k, true), ref(s.gather(rows, s.Hq, s.Hkv), s.Hkv), atol, 0.0)) << "keys";
+  EXPECT_TRUE(allClose(cacheRows(k, true), ref(normed(s.gather(rows, s.Hq, s.Hkv), kw), s.Hkv), atol, 0.0)) << "keys";
   EXPECT_EQ(cacheRows(v, true), valuesIn) << "values";
   for (const auto* cache : {&k, &v})
     for (float x : cacheRows(*cache, false)) ASSERT_EQ(x, 5.0f) << "a row outside start .. start + L changed";
@@ -223,6 +241,15 @@ TEST_F(VkattnTest, RopeAppendRotatesQueriesAndKeysAndCopiesValues) {
                    .frequencyDivisors = std::vector<double>(8, 4.0)},
                   kAtolF32);
   checkRopeAppend(ctx(), {.B = 1, .L = 5, .Hq = 2, .Hkv = 2, .D = 8}, DType::F16, {.positionOffset = 3}, kAtolF16);
+}
+
+// With Qwen3's and Gemma 3's head norms before the rotation (heads of 128: 64 pairs, several
+// subgroups meeting in shared memory on most devices; and of 16).
+TEST_F(VkattnTest, RopeAppendNormalizesHeadsFirst) {
+  const double atol = 5e-6;  // the norm's 1e-5 relative on O(1) values, then the rotation's 2e-6
+  checkRopeAppend(ctx(), {.B = 2, .L = 3, .Hq = 4, .Hkv = 2, .D = 128}, DType::F32, {.positionOffset = 9}, atol, true);
+  checkRopeAppend(ctx(), {.B = 1, .L = 1, .Hq = 3, .Hkv = 1, .D = 16}, DType::F32, {.rotaryDim = 8}, atol, true);
+  checkRopeAppend(ctx(), {.B = 1, .L = 2, .Hq = 2, .Hkv = 1, .D = 64}, DType::F16, {}, 4e-3, true);
 }
 
 TEST_F(VkattnTest, RopeAppendBadArgumentsAreNamed) {
@@ -242,6 +269,15 @@ TEST_F(VkattnTest, RopeAppendBadArgumentsAreNamed) {
   EXPECT_EQ(invalidArgumentOf(
                 [&] { ropeAppend(ctx(), s.heads(nan, 0, 2), s.heads(nan, 2, 1), s.heads(nan, 3, 1), cache, cache2); }),
             "v");
+  Tensor norm = ctx().tensor({8}, randomValues(8, 84)), shortNorm = ctx().tensor({7}, randomValues(7, 85));
+  EXPECT_EQ(invalidArgumentOf([&] {
+              ropeAppend(ctx(), q, k, v, cache, cache2, {}, HeadNorms{shortNorm, norm});
+            }),
+            "headNorms.q");
+  EXPECT_EQ(invalidArgumentOf([&] {
+              ropeAppend(ctx(), q, k, v, cache, cache2, {}, HeadNorms{norm, norm, -1.0f});
+            }),
+            "headNorms.eps");
 }
 
 TEST_F(VkattnTest, RopePhaseStepsAreFractionsOfATurn) {

@@ -357,8 +357,8 @@ void MultiHeadAttention::attendQueries(Context& ctx, const TensorView& q, const 
 
 void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValueCache& cache, const TensorView& outIn,
                                     const AttentionLayerCall& call) {
-  const bool fused = m_weights.qkv && m_config.rope && !m_config.rope->positions && !m_weights.qNorm &&
-                     !m_weights.kNorm && cache.format() == DType::F32;
+  const bool fused = m_weights.qkv && m_config.rope && !m_config.rope->positions &&
+                     m_weights.qNorm.has_value() == m_weights.kNorm.has_value() && cache.format() == DType::F32;
   if (!fused) {
     Batch run(ctx);
     append(ctx, xIn, cache, call.inputNorm);
@@ -389,9 +389,11 @@ void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValu
   RopeOptions rope = *m_config.rope;
   rope.positionOffset += start;
   const TensorView q = part(0, heads);
+  std::optional<HeadNorms> norms;
+  if (m_weights.qNorm) norms = HeadNorms{m_weights.qNorm->view(), m_weights.kNorm->view(), m_config.headNormEps};
   ropeAppend(ctx, q, part(heads, kvHeads), part(heads + kvHeads, kvHeads),
              headsView(cache.rows(cache.m_keys, start, len), kvHeads, dim),
-             headsView(cache.rows(cache.m_values, start, len), kvHeads, dim), rope);
+             headsView(cache.rows(cache.m_values, start, len), kvHeads, dim), rope, norms);
   cache.m_length += len;
   attendQueries(ctx, q, cache, out, outIn, call);
   run.submit();

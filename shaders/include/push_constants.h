@@ -77,7 +77,9 @@ struct RopeParams {
 // cache and its values copied into the value cache. Each of q, k, v, keysOut, valuesOut is a
 // [batch, heads, seq, headDim] view (q with qHeads heads, the others kvHeads) at its offset with
 // element strides B, H, L (the head dim contiguous); q, k and v lie in one buffer (a stacked
-// projection's rows). Positions are positionOffset + l.
+// projection's rows). Positions are positionOffset + l. With hasHeadNorms, each query head is
+// first normalized by RMSNorm with the weight qNorm[headDim], each key head with kNorm (Qwen3's
+// and Gemma 3's head norms), epsilon headNormEps.
 struct RopeAppendParams {
   uint batch;
   uint qHeads;
@@ -92,6 +94,8 @@ struct RopeAppendParams {
   uint valuesOffset, valuesStrideB, valuesStrideH, valuesStrideL;
   int positionOffset;
   uint interleaved;
+  uint hasHeadNorms;
+  float headNormEps;
   uint statusSlot;
 };
 

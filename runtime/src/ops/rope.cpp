@@ -3,6 +3,7 @@
 #include <kernel_interface.h>
 #include <push_constants.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -169,7 +170,7 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
 }
 
 void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
-                const TensorView& valuesOut, const RopeOptions& options) {
+                const TensorView& valuesOut, const RopeOptions& options, const std::optional<HeadNorms>& headNorms) {
   using detail::checkedU32;
   if (options.positions)
     throw InvalidArgument("positions",
@@ -192,6 +193,24 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
   if (loopLimit && uint64_t{qPlan.params.heads} + kPlan.params.heads >= loopLimit)
     throw Unsupported("argument 'q': " + std::to_string(qPlan.params.heads + kPlan.params.heads) +
                       " heads exceed what " + ctx.info().name + " can loop over in one invocation");
+  if (headNorms) {
+    for (const auto& [name, w] : {std::pair{"headNorms.q", &headNorms->q}, {"headNorms.k", &headNorms->k}}) {
+      detail::requireTensor(name, *w);
+      detail::requireContiguous(name, *w);
+      detail::requireShape(name, *w, {q.dim(3)});
+      detail::requireSameDtype(name, *w, "q", q);
+      detail::requireFitsDevice(ctx, name, *w);
+    }
+    if (!(headNorms->eps >= 0.0f) || !std::isfinite(headNorms->eps))
+      throw InvalidArgument("headNorms.eps", "must be a finite value >= 0");
+  }
+  // A workgroup per (b, l) whose invocation i owns pair i of every head.
+  const uint32_t subgroup = std::max<uint32_t>(ctx.info().subgroupSize, 1);
+  const uint64_t workgroup = std::max<uint64_t>((q.dim(3) / 2 + subgroup - 1) / subgroup * subgroup, subgroup);
+  if (workgroup > ctx.info().maxWorkgroupInvocations)
+    throw Unsupported("argument 'q': head dim " + std::to_string(q.dim(3)) + " needs workgroups of " +
+                      std::to_string(workgroup) + " invocations; " + ctx.info().name + " allows " +
+                      std::to_string(ctx.info().maxWorkgroupInvocations));
   pc::RopeAppendParams p{};
   p.batch = qPlan.params.batch;
   p.qHeads = qPlan.params.heads;
@@ -211,18 +230,21 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
   p.valuesStrideH = vPlan.params.outStrideH, p.valuesStrideL = vPlan.params.outStrideL;
   p.positionOffset = qPlan.params.positionOffset;
   p.interleaved = qPlan.params.interleaved;
+  p.hasHeadNorms = headNorms ? 1 : 0;
+  p.headNormEps = headNorms ? headNorms->eps : 0.0f;
   Batch batch(ctx);
   const Buffer& steps = uploadSteps(ctx, options, p.rotaryDim);
-  const uint64_t pairs = uint64_t{p.batch} * p.seq * (p.headDim / 2);
   detail::recordOp(ctx,
                    {detail::shaders::rope_append.of(q.dtype), ROPE_APPEND_BINDING_COUNT,
-                    SpecConstants().set(SPEC_WORKGROUP_SIZE, kRopeWorkgroup)},
+                    SpecConstants().set(SPEC_WORKGROUP_SIZE, static_cast<uint32_t>(workgroup))},
                    {{ROPE_APPEND_BINDING_QKV, q.buffer},
                     {ROPE_APPEND_BINDING_KEYS, keysOut.buffer},
                     {ROPE_APPEND_BINDING_VALUES, valuesOut.buffer},
-                    {ROPE_APPEND_BINDING_PHASE_STEP, &steps}},
-                   p, groupsFor(ctx.device(), pairs, kRopeWorkgroup),
-                   {"ropeAppend", {"q", "k", "v"}, ROPE_APPEND_BINDING_STATUS});
+                    {ROPE_APPEND_BINDING_PHASE_STEP, &steps},
+                    {ROPE_APPEND_BINDING_Q_NORM, headNorms ? headNorms->q.buffer : &steps},
+                    {ROPE_APPEND_BINDING_K_NORM, headNorms ? headNorms->k.buffer : &steps}},
+                   p, groupsFor(ctx.device(), uint64_t{p.batch} * p.seq),
+                   {"ropeAppend", {"q", "k", "v", "headNorms"}, ROPE_APPEND_BINDING_STATUS});
   batch.submit();
 }
 

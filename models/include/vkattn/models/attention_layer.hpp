@@ -120,8 +120,8 @@ class MultiHeadAttention {
               const AttentionLayerCall& call = {});
   // A decoder's self-attention step: x's rows become the cache's newest positions and attend to
   // everything it holds, as append(x, call.inputNorm) then attend(x, call) do. With stacked
-  // weights, RoPE, an f32 cache and no head norms, that is one product for q, k and v and one
-  // dispatch for RoPE and the cache append (ropeAppend) before the attention and o.
+  // weights, RoPE and an f32 cache, that is one product for q, k and v and one dispatch for the
+  // head norms (both or none), RoPE and the cache append (ropeAppend) before the attention and o.
   void selfAttend(Context& ctx, const TensorView& x, KeyValueCache& cache, const TensorView& out,
                   const AttentionLayerCall& call = {});
 

@@ -36,14 +36,24 @@ Tensor rope(Context& ctx, const TensorView& x, const RopeOptions& options = {});
 void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const TensorView& k, const TensorView& kOut,
             const RopeOptions& options = {});
 
+// RMSNorm of each query head by `q` and of each key head by `k` before the rotation (Qwen3's and
+// Gemma 3's head norms): weights [headDim] of the heads' dtype, contiguous from their buffers'
+// start.
+struct HeadNorms {
+  TensorView q, k;
+  float eps = 1e-6f;
+};
+
 // A decoder step after its stacked q/k/v projection, in one dispatch: q rotated in place, k
-// rotated into keysOut, v copied into valuesOut (a key/value cache's newest rows). q
-// [B, Hq, L, D] and k, v [B, Hkv, L, D] (any Hq, Hkv) are views of one f32 or f16 buffer, the
-// projection's rows; keysOut and valuesOut have k's shape and dtype and lie in other buffers.
-// Positions are options.positionOffset + l (options.positions must be absent). Every view's head
-// dim is contiguous. NaN in q, k or v is reported naming it.
+// rotated into keysOut, v copied into valuesOut (a key/value cache's newest rows); with
+// headNorms, q's and k's heads normalized first. q [B, Hq, L, D] and k, v [B, Hkv, L, D] (any
+// Hq, Hkv) are views of one f32 or f16 buffer, the projection's rows; keysOut and valuesOut have
+// k's shape and dtype and lie in other buffers. Positions are options.positionOffset + l
+// (options.positions must be absent). Every view's head dim is contiguous. NaN in q, k, v or the
+// norms' weights is reported naming it.
 void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
-                const TensorView& valuesOut, const RopeOptions& options = {});
+                const TensorView& valuesOut, const RopeOptions& options = {},
+                const std::optional<HeadNorms>& headNorms = std::nullopt);
 
 // The per-pair phase steps the kernel uses: frac(theta^(-2i/rotaryDim) / divisor_i / 2pi) * 2^64,
 // split into (high, low) 32-bit words. Exposed for tests.
