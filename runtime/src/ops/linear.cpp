@@ -161,13 +161,8 @@ detail::MatmulCall linearCall(Context& ctx, const TensorView& x, const TensorVie
 
 // Checks an input norm against x: its weight [K] of x's dtype, a finite eps >= 0.
 void requireInputNorm(const Context& ctx, const InputRmsNorm& norm, const TensorView& x) {
-  using namespace detail;
-  requireOperand(ctx, "inputNorm.weight", norm.weight);
-  requireContiguous("inputNorm.weight", norm.weight);
-  requireShape("inputNorm.weight", norm.weight, {x.dim(-1)});
-  requireSameDtype("inputNorm.weight", norm.weight, "x", x);
-  if (!(norm.eps >= 0.0f) || !std::isfinite(norm.eps))
-    throw InvalidArgument("inputNorm.eps", "must be a finite value >= 0");
+  detail::requireNormParameter(ctx, "inputNorm.weight", norm.weight, x.dim(-1), "x", x);
+  detail::requireNormEps("inputNorm.eps", norm.eps);
 }
 
 // x normalized by rmsNorm() into scratch (for the kernels that do not normalize as they load).

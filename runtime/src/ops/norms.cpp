@@ -15,7 +15,7 @@ namespace {
 pc::NormParams checkNormArguments(Context& ctx, const TensorView& x, const TensorView& y, float eps) {
   using namespace detail;
   requireRowOpTensors(ctx, x, y, 8);
-  if (!(eps >= 0.0f) || !std::isfinite(eps)) throw InvalidArgument("eps", "must be a finite value >= 0");
+  requireNormEps("eps", eps);
   pc::NormParams p{};
   p.cols = static_cast<uint32_t>(x.dim(-1));
   p.rows = static_cast<uint32_t>(x.numel() / x.dim(-1));
@@ -28,11 +28,7 @@ const Buffer* checkParameter(Context& ctx, const std::string& name, const std::o
                              const TensorView& x, uint32_t& flag) {
   using namespace detail;
   if (!v) return x.buffer;
-  requireTensor(name, *v);
-  requireContiguous(name, *v);
-  requireShape(name, *v, {x.dim(-1)});
-  requireSameDtype(name, *v, "x", x);
-  requireFitsDevice(ctx, name, *v);
+  requireNormParameter(ctx, name, *v, x.dim(-1), "x", x);
   flag = 1;
   return v->buffer;
 }

@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 
 namespace vkattn {
@@ -194,15 +195,9 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
     throw Unsupported("argument 'q': " + std::to_string(qPlan.params.heads + kPlan.params.heads) +
                       " heads exceed what " + ctx.info().name + " can loop over in one invocation");
   if (headNorms) {
-    for (const auto& [name, w] : {std::pair{"headNorms.q", &headNorms->q}, {"headNorms.k", &headNorms->k}}) {
-      detail::requireTensor(name, *w);
-      detail::requireContiguous(name, *w);
-      detail::requireShape(name, *w, {q.dim(3)});
-      detail::requireSameDtype(name, *w, "q", q);
-      detail::requireFitsDevice(ctx, name, *w);
-    }
-    if (!(headNorms->eps >= 0.0f) || !std::isfinite(headNorms->eps))
-      throw InvalidArgument("headNorms.eps", "must be a finite value >= 0");
+    detail::requireNormParameter(ctx, "headNorms.q", headNorms->q, q.dim(3), "q", q);
+    detail::requireNormParameter(ctx, "headNorms.k", headNorms->k, q.dim(3), "q", q);
+    detail::requireNormEps("headNorms.eps", headNorms->eps);
   }
   // A workgroup per (b, l) whose invocation i owns pair i of every head.
   const uint32_t subgroup = std::max<uint32_t>(ctx.info().subgroupSize, 1);

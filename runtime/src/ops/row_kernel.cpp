@@ -1,6 +1,7 @@
 #include "row_kernel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "checks.hpp"
@@ -29,6 +30,19 @@ void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorVi
   requireDtypeSupported(ctx, "x", x);
   requireFitsDevice(ctx, "x", x);
   requireFitsDevice(ctx, "y", y);
+}
+
+void requireNormParameter(const Context& ctx, const std::string& name, const TensorView& v, int64_t cols,
+                          const std::string& likeName, const TensorView& like) {
+  requireTensor(name, v);
+  requireContiguous(name, v);
+  requireShape(name, v, {cols});
+  requireSameDtype(name, v, likeName, like);
+  requireFitsDevice(ctx, name, v);
+}
+
+void requireNormEps(const std::string& name, float eps) {
+  if (!(eps >= 0.0f) || !std::isfinite(eps)) throw InvalidArgument(name, "must be a finite value >= 0");
 }
 
 RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes) {

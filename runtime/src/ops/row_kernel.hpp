@@ -39,6 +39,12 @@ RowLayout chooseRowLayout(const Context& ctx, uint64_t cols, uint32_t passes);
 // The checks every row op makes of its input x (f32 or f16, contiguous, rank 1..maxRank) and its
 // output y (x's shape and dtype, contiguous), each fitting the device.
 void requireRowOpTensors(const Context& ctx, const TensorView& x, const TensorView& y, int64_t maxRank);
+// A norm's weight or bias `name`: [cols] of `like`'s dtype (named likeName), contiguous from its
+// buffer's start (layerNorm, rmsNorm, and the norms linear() and ropeAppend() fold in).
+void requireNormParameter(const Context& ctx, const std::string& name, const TensorView& v, int64_t cols,
+                          const std::string& likeName, const TensorView& like);
+// A norm's epsilon `name`: finite and >= 0.
+void requireNormEps(const std::string& name, float eps);
 
 // rmsNorm() whose NaN reports name x, its weight and its residual as `names` says (linear()'s
 // inputNorm names the weight after its own argument).
