@@ -5,7 +5,9 @@
 // FRAG_EMULATED), fp32 accumulation and softmax.
 // A workgroup is ROWS subgroups and owns FM ROWS consecutive query rows of one (batch, head); each
 // subgroup owns FM of them. Q (as DKP / FK A fragments) and the output accumulator O (DVP / FN
-// fragments) stay in fragments for the whole key loop. K/V tiles of KEY_BLOCK keys are staged in
+// fragments) stay in fragments for the whole key loop; with SHARED_Q (large head dims, where Q's
+// fragments and O's would not both fit the registers: AMD's compiler spilled 76 VGPRs at D 256 on
+// RDNA3) Q stays in shared memory instead and each tile loads its fragments from there. K/V tiles of KEY_BLOCK keys are staged in
 // shared memory with 4-element loads (vec4: 16 bytes for f32, f16vec4 for f16; scalar when a view
 // is unaligned), double-buffered (STAGES = 2: one workgroup barrier per tile; the next tile is
 // loaded into registers before this tile's math and stored into the other buffer after it, f16
@@ -29,7 +31,7 @@
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (a multiple of FN
 // and FK), 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20
-// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 LOCKSTEP_SUBGROUPS, and
+// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 LOCKSTEP_SUBGROUPS, 27 SHARED_Q, and
 // FRAG_SPEC_M/N/K in the KHR build. LOCKSTEP_SUBGROUPS (CPU drivers, whose subgroups are one SIMD
 // vector run in lockstep): subgroupSync is a memory barrier alone. lavapipe (Mesa 23.3 and later)
 // turns every control barrier, subgroup-scoped ones too, into a workgroup barrier, which only some
@@ -78,11 +80,13 @@ STATUS_BUFFER(ATTN_BINDING_STATUS)
 #include "fragment.glsl"
 
 layout(constant_id = ATTN_SPEC_LOCKSTEP_SUBGROUPS) const bool LOCKSTEP_SUBGROUPS = false;
+layout(constant_id = ATTN_SPEC_SHARED_Q) const uint SHARED_Q = 0;  // 1: Q's fragments from sQ each tile
 
 const uint LANES = SUBGROUP_SIZE;
 const uint DKP = (DK + FK - 1) / FK * FK, DVP = (DV + FN - 1) / FN * FN;
 const uint LDK = ATTN_COOPMAT_LD_KV(DKP, PAD), LDV = ATTN_COOPMAT_LD_KV(DVP, PAD);
 const uint LDS = ATTN_COOPMAT_LD_S(KEY_BLOCK), LDP = ATTN_COOPMAT_LD_P(KEY_BLOCK, PAD);
+const uint LDQ = ATTN_COOPMAT_LD_Q(DKP, PAD);
 const uint ALPHA_COL = KEY_BLOCK, SUM_COL = KEY_BLOCK + 1;  // sS padding columns
 const uint LPR = LANES >= FM ? LANES / FM : 1;  // lanes per row in the softmax
 const uint RPL = FM * LPR / LANES;              // rows per lane
@@ -99,6 +103,7 @@ shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
 #endif
 shared float sS[FM * ROWS * LDS];
 shared FRAG_IN sP[FM * ROWS * LDP];
+shared FRAG_IN sQ[SHARED_Q * FM * ROWS * LDQ + PAD];
 
 #include "attention_kv_stage.glsl"
 
@@ -133,10 +138,19 @@ void main() {
   bool nanQ = false, nanK = false, nanV = false, nanBias = false;
 
   // Q fragments, FK columns at a time through this subgroup's rows of sP (rows past Lq repeat the
-  // last row; they are never written).
+  // last row; they are never written). SHARED_Q: this subgroup's rows of Q into sQ whole.
   FragA qf[DKP / FK];
   const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
-  FRAG_LOOP for (uint d = 0; d < DKP / FK; ++d) {
+  if (SHARED_Q != 0u) {
+    for (uint x = lane; x < FM * DKP; x += LANES) {
+      const uint c = x % DKP, i = min(first + r0 + x / DKP, last);
+      const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
+      nanQ = nanQ || isnan(val);
+      sQ[(r0 + x / DKP) * LDQ + c] = FRAG_IN(val);
+    }
+    subgroupSync();  // the subgroup's rows of Q are whole before any tile loads them
+  }
+  FRAG_LOOP for (uint d = 0; d < (SHARED_Q != 0u ? 0u : DKP / FK); ++d) {
     [[unroll]] for (uint it = 0; it < (FM * FK + LANES - 1) / LANES; ++it) {
       const uint x = lane + it * LANES, c = d * FK + x % FK;
       if (x < FM * FK) {
@@ -200,7 +214,13 @@ void main() {
         FRAG_LOOP for (uint d = 0; d < DKP / FK; ++d) {
           FragB kf;
           FRAG_LOAD_B(kf, sK, STAGE_INDEX((stage * KEY_BLOCK + c * FN) * LDK + d * FK), STAGE_INDEX(LDK), true);
-          s = fragMulAdd(qf[d], kf, s);
+          if (SHARED_Q != 0u) {
+            FragA qd;
+            FRAG_LOAD_A(qd, sQ, r0 * LDQ + d * FK, LDQ, false);
+            s = fragMulAdd(qd, kf, s);
+          } else {
+            s = fragMulAdd(qf[d], kf, s);
+          }
         }
         FRAG_STORE_ACC(s, sS, r0 * LDS + c * FN, LDS);
       }

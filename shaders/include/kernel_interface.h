@@ -65,6 +65,7 @@
 #define ATTN_SPEC_VARLEN 24         // bool: rows kernel and its combine, a packed batch of sequences (binding SEQS)
 #define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements
 #define ATTN_SPEC_LOCKSTEP_SUBGROUPS 26  // bool: fragment kernels, subgroups run in lockstep (CPU drivers): subgroup barriers are memory barriers alone
+#define ATTN_SPEC_SHARED_Q 27        // uint 0 or 1: fragment kernel, Q's fragments reloaded from shared memory each tile instead of held in registers (large head dims)
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

@@ -7,13 +7,16 @@
 
 // attention_coopmat.comp: K and V tiles (STAGES x KEYS rows of DKP or DVP, head dims padded to the
 // fragment shape), S in fp32 (FM x ROWS rows of KEYS, plus a row's rescale factor and final scale)
-// and P in the staged type (FM x ROWS rows of KEYS).
+// and P in the staged type (FM x ROWS rows of KEYS); with SHARED_Q (1) Q too (FM x ROWS rows of
+// DKP, the staged type), else a placeholder of PAD elements.
 #define ATTN_COOPMAT_LD_KV(DP, PAD) ((DP) + (PAD))
 #define ATTN_COOPMAT_LD_S(KEYS) ((KEYS) + 4)
 #define ATTN_COOPMAT_LD_P(KEYS, PAD) ((KEYS) + (PAD))
-#define ATTN_COOPMAT_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS)                          \
+#define ATTN_COOPMAT_LD_Q(DKP, PAD) ((DKP) + (PAD))
+#define ATTN_COOPMAT_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS, SHARED_Q)                \
   ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
-   (FM) * (ROWS) * ATTN_COOPMAT_LD_S(KEYS) * 4 + (FM) * (ROWS) * ATTN_COOPMAT_LD_P(KEYS, PAD) * (ELEM_BYTES))
+   (FM) * (ROWS) * ATTN_COOPMAT_LD_S(KEYS) * 4 + (FM) * (ROWS) * ATTN_COOPMAT_LD_P(KEYS, PAD) * (ELEM_BYTES) + \
+   ((SHARED_Q) * (FM) * (ROWS) * ATTN_COOPMAT_LD_Q(DKP, PAD) + (PAD)) * (ELEM_BYTES))
 
 // attention_coopmat2.comp: K and V tiles as above (head dims padded to the flexible granularity),
 // and one fp32 block of FM x ROWS rows that stages Q before the key loop and the output after it.

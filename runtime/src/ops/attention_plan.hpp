@@ -78,6 +78,7 @@ struct AttentionKernelShape {
   uint32_t subgroup = 32;                       // fragment kernel: the (fixed) subgroup size
   uint32_t fragM = 16, fragN = 16, fragK = 16;  // fragment kernel: the matrix fragments' shape
   bool lockstepSubgroups = false;               // fragment kernels: subgroup barriers as memory barriers (CPU drivers)
+  bool sharedQ = false;                         // fragment kernel: Q's fragments from shared memory each tile
   uint32_t requiredSubgroupSize = 0;            // pipeline requires this subgroup size (0: the device's own)
   uint32_t rowLanes = 1;                        // tiled kernel: lanes sharing one query row's head dim
 };

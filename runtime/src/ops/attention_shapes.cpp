@@ -95,7 +95,10 @@ constexpr uint32_t kEmulatedFragment = 16;
 // Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of FM
 // query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
 // the configurations below, in order of expected speed, whose shared memory (shared_layout.h's
-// count, the one the shader declares its arrays with) fits the device.
+// count, the one the shader declares its arrays with) fits the device. On GPUs double-buffered
+// tiles come first: a single buffer loads and stores each tile inside the key loop, and AMD's
+// compiler waits for memory once per load there (RDNA3, D 256: 16 waits a tile at 2x32x1, 1 at
+// 2x16x2). CPU drivers, where staging overlaps nothing, keep larger key tiles first.
 AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan, bool emulated) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {
@@ -128,18 +131,26 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   }
   const uint64_t e = plan.dtype == DType::F16 ? 2 : 4, pad = 16 / e;
   const uint64_t dk = roundUp(plan.dk, fk), dv = roundUp(plan.dv, fn);
+  // Q's fragments stay in registers up to 128 columns; past that Q stays in shared memory and each
+  // tile reloads them: at D 256 Q's and O's fragments together would fill the registers (AMD's
+  // compiler, RDNA3 wave64: 76 VGPRs spilled, reloaded 9 times a key tile).
+  const bool sharedQ = dk > 128;
   struct Option {
     uint32_t rows, keys, stages;
   };
-  constexpr Option kOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
-                                 {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  constexpr Option kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 16, 2}, {2, 16, 2}, {4, 64, 1},
+                                    {4, 32, 1}, {2, 32, 1}, {4, 16, 1}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  constexpr Option kCpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
+                                    {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  const std::span<const Option> options =
+      info.kind == DeviceKind::Cpu ? std::span<const Option>(kCpuOptions) : std::span<const Option>(kGpuOptions);
   const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
   const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}
                                         : Option{}};
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
-  for (const Option& o : forced ? std::span<const Option>(forcedOption) : std::span<const Option>(kOptions)) {
-    const uint64_t bytes =
-        ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm}, uint64_t{o.rows});
+  for (const Option& o : forced ? std::span<const Option>(forcedOption) : options) {
+    const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm},
+                                                     uint64_t{o.rows}, uint64_t{sharedQ});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
     if (o.keys % fn != 0 || o.keys % fk != 0) continue;
     smallest = std::min(smallest, bytes);
@@ -152,6 +163,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
       // CPU drivers run each subgroup as one SIMD vector; lavapipe makes every control barrier a
       // workgroup barrier, which subgroups that skip a tile would not all reach (docs/attention.md).
       s.lockstepSubgroups = info.kind == DeviceKind::Cpu;
+      s.sharedQ = sharedQ;
       s.workgroup = o.rows * lanes;
       s.rows = o.rows;
       s.keyBlock = o.keys;
