@@ -31,7 +31,8 @@
 // Bindings: as attention_tiled.comp. Spec: attention_common.glsl (0 workgroup = ROWS x LANES,
 // 1 DK, 2 DV, 3-7 mask/lse flags, 8 ROWS = subgroups per workgroup, 9 KEY_BLOCK (a multiple of FN
 // and FK), 11 ALIGNED, 12 SPLIT, 15 STAGES, 16 LANES = subgroup size, which must be fixed, 17-20
-// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 LOCKSTEP_SUBGROUPS, 27 SHARED_Q, and
+// softcap, sinks, ALiBi; head dims 16..256 in steps of 8), 26 LOCKSTEP_SUBGROUPS, 27 SHARED_Q,
+// 28 V_TRANSPOSED, and
 // FRAG_SPEC_M/N/K in the KHR build. LOCKSTEP_SUBGROUPS (CPU drivers, whose subgroups are one SIMD
 // vector run in lockstep): subgroupSync is a memory barrier alone. lavapipe (Mesa 23.3 and later)
 // turns every control barrier, subgroup-scoped ones too, into a workgroup barrier, which only some
@@ -81,12 +82,13 @@ STATUS_BUFFER(ATTN_BINDING_STATUS)
 
 layout(constant_id = ATTN_SPEC_LOCKSTEP_SUBGROUPS) const bool LOCKSTEP_SUBGROUPS = false;
 layout(constant_id = ATTN_SPEC_SHARED_Q) const uint SHARED_Q = 0;  // 1: Q's fragments from sQ each tile
+layout(constant_id = ATTN_SPEC_V_TRANSPOSED) const uint V_TRANSPOSED = 0;  // 1: V tiles in sVT, [d][key]
 
 const uint LANES = SUBGROUP_SIZE;
 const uint DKP = (DK + FK - 1) / FK * FK, DVP = (DV + FN - 1) / FN * FN;
 const uint LDK = ATTN_COOPMAT_LD_KV(DKP, PAD), LDV = ATTN_COOPMAT_LD_KV(DVP, PAD);
 const uint LDS = ATTN_COOPMAT_LD_S(KEY_BLOCK), LDP = ATTN_COOPMAT_LD_P(KEY_BLOCK, PAD);
-const uint LDQ = ATTN_COOPMAT_LD_Q(DKP, PAD);
+const uint LDQ = ATTN_COOPMAT_LD_Q(DKP, PAD), LDVT = ATTN_COOPMAT_LD_VT(KEY_BLOCK, PAD);
 const uint ALPHA_COL = KEY_BLOCK, SUM_COL = KEY_BLOCK + 1;  // sS padding columns
 const uint LPR = LANES >= FM ? LANES / FM : 1;  // lanes per row in the softmax
 const uint RPL = FM * LPR / LANES;              // rows per lane
@@ -96,11 +98,16 @@ const float LAZY_RESCALE = 8.0;
 #if defined(STORAGE_F16) && defined(FRAG_KHR)
 #define STAGE_WORDS  // K/V tiles as 16-byte words (attention_kv_stage.glsl); FK and FN are multiples of 8
 shared uvec4 sK[STAGES * KEY_BLOCK * LDK / 8];
-shared uvec4 sV[STAGES * KEY_BLOCK * LDV / 8];
+shared uvec4 sV[(1u - V_TRANSPOSED) * STAGES * KEY_BLOCK * LDV / 8 + V_TRANSPOSED];
 #else
 shared FRAG_IN sK[STAGES * KEY_BLOCK * LDK];
-shared FRAG_IN sV[STAGES * KEY_BLOCK * LDV];
+shared FRAG_IN sV[(1u - V_TRANSPOSED) * STAGES * KEY_BLOCK * LDV + V_TRANSPOSED * PAD];
 #endif
+// V_TRANSPOSED: each stage's V tile as DVP rows of KEY_BLOCK keys, so that a P V B fragment's
+// column (one output feature over FK keys) lies in one row: AMD's matrix loads then read it in
+// words instead of one 2-byte load per key (RDNA3).
+shared FRAG_IN sVT[V_TRANSPOSED * STAGES * DVP * LDVT + (1u - V_TRANSPOSED) * PAD];
+#define STAGE_VT sVT
 shared float sS[FM * ROWS * LDS];
 shared FRAG_IN sP[FM * ROWS * LDP];
 shared FRAG_IN sQ[SHARED_Q * FM * ROWS * LDQ + PAD];
@@ -291,7 +298,11 @@ void main() {
         FRAG_LOAD_A(pf, sP, r0 * LDP + c * FK, LDP, false);
         FRAG_LOOP for (uint d = 0; d < DVP / FN; ++d) {
           FragB vf;
-          FRAG_LOAD_B(vf, sV, STAGE_INDEX((stage * KEY_BLOCK + c * FK) * LDV + d * FN), STAGE_INDEX(LDV), false);
+          if (V_TRANSPOSED != 0u) {
+            FRAG_LOAD_B(vf, sVT, (stage * DVP + d * FN) * LDVT + c * FK, LDVT, true);
+          } else {
+            FRAG_LOAD_B(vf, sV, STAGE_INDEX((stage * KEY_BLOCK + c * FK) * LDV + d * FN), STAGE_INDEX(LDV), false);
+          }
           of[d] = fragMulAdd(pf, vf, of[d]);
         }
       }

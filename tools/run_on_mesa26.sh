@@ -109,8 +109,11 @@ done
 # lavapipe's 32 KiB of shared memory; GPUs take 64 keys with more rows and two stages).
 forced attention_coopmat 1 VKATTN_ATTENTION_TILE=1x64x1 'Kernels/Attention.LongKeyRange/kernel_coopmat'
 # The KHR matmul kernel at lavapipe's default tile (4 fragments a side) stores each slice word as
-# it loads; with 2 fragments and one stage (FRAGSxBKxSTAGES) it holds the next slice in registers.
-forced linear_coopmat 20 VKATTN_MATMUL_TILE=2x32x1 '*FragmentMatmul*/kernel_coopmat__*'
+# it loads; with 2 fragments and one stage (FRAGSxBKxSTAGES) it holds the next slice in registers;
+# 4 fragments and one stage is the tile AMD GPUs get.
+for tile in 2x32x1 4x32x1; do
+  forced linear_coopmat 20 "VKATTN_MATMUL_TILE=$tile" '*FragmentMatmul*/kernel_coopmat__*'
+done
 # The cooperative-matrix-2 row reductions (docs/attention.md): the attention kernel's own row count
 # (the device's granularity) must reduce right; two and four times it are printed, not required
 # (Mesa 26.2's lavapipe reduces only the first granule of rows right).

@@ -8,7 +8,8 @@
 // STAGE_WORDS, where DKP, DVP, LDK and LDV are multiples of 8), and the constants DKP, DVP, LDK and
 // LDV; `p` is the AttentionParams push constant. An includer that keeps K and V in one array of
 // words defines both names as that array and STAGE_V_BASE as the element where V's tiles begin
-// (a multiple of STAGE_ELEMS; STAGE_WORDS only).
+// (a multiple of STAGE_ELEMS; STAGE_WORDS only). An includer that may stage V transposed defines
+// STAGE_VT as a FRAG_IN array of STAGES x DVP rows LDVT apart, and the constant V_TRANSPOSED.
 #ifndef VKATTN_ATTENTION_KV_STAGE_GLSL
 #define VKATTN_ATTENTION_KV_STAGE_GLSL
 
@@ -51,6 +52,7 @@ uvec4 loadVWord(uint at) {
   return uvec4(packHalves(v[at], v[at + 1]), packHalves(v[at + 2], v[at + 3]), packHalves(v[at + 4], v[at + 5]),
                packHalves(v[at + 6], v[at + 7]));
 }
+float wordElement(uvec4 w, uint e) { return unpackHalf2x16(w[e / 2u])[e % 2u]; }
 bool wordHasNaN(uvec4 w) {
   return any(isnan(unpackHalf2x16(w.x))) || any(isnan(unpackHalf2x16(w.y))) || any(isnan(unpackHalf2x16(w.z))) ||
          any(isnan(unpackHalf2x16(w.w)));
@@ -58,6 +60,7 @@ bool wordHasNaN(uvec4 w) {
 #else
 ELEM4 loadKWord(uint at) { return ALIGNED ? k4[at / 4] : ELEM4(k[at], k[at + 1], k[at + 2], k[at + 3]); }
 ELEM4 loadVWord(uint at) { return ALIGNED ? v4[at / 4] : ELEM4(v[at], v[at + 1], v[at + 2], v[at + 3]); }
+float wordElement(ELEM4 w, uint e) { return float(w[e]); }
 bool wordHasNaN(ELEM4 w) { return any(isnan(w)); }
 #endif
 
@@ -107,6 +110,15 @@ void storeTile(TileWords w, uint stage, inout bool nanK, inout bool nanV) {
     const uint s = gl_LocalInvocationID.x + it * WG_SIZE;
     const STAGE_WORD x = w.vInside[it] ? w.v[it] : STAGE_WORD(0);
     nanV = nanV || wordHasNaN(x);
+#ifdef STAGE_VT
+    if (V_TRANSPOSED != 0u) {  // the word's elements go down one column: feature d + e, key s / DVW
+      if (s < KEY_BLOCK * DVW) {
+        const uint at = (stage * DVP + (s % DVW) * STAGE_ELEMS) * LDVT + s / DVW;
+        [[unroll]] for (uint e = 0; e < STAGE_ELEMS; ++e) STAGE_VT[at + e * LDVT] = FRAG_IN(wordElement(x, e));
+      }
+      continue;
+    }
+#endif
     if (s < KEY_BLOCK * DVW) {
       const uint at = (stage * KEY_BLOCK + s / DVW) * LDV + (s % DVW) * STAGE_ELEMS;
 #ifdef STAGE_WORDS

@@ -66,6 +66,7 @@
 #define ATTN_SPEC_QO_ALIGNED 25     // bool: rows kernel, Q and O rows start at multiples of 4 elements
 #define ATTN_SPEC_LOCKSTEP_SUBGROUPS 26  // bool: fragment kernels, subgroups run in lockstep (CPU drivers): subgroup barriers are memory barriers alone
 #define ATTN_SPEC_SHARED_Q 27        // uint 0 or 1: fragment kernel, Q's fragments reloaded from shared memory each tile instead of held in registers (large head dims)
+#define ATTN_SPEC_V_TRANSPOSED 28    // uint 0 or 1: fragment kernel, V tiles staged transposed ([d][key]) so P V's B fragments load along keys
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp

@@ -8,13 +8,19 @@
 // attention_coopmat.comp: K and V tiles (STAGES x KEYS rows of DKP or DVP, head dims padded to the
 // fragment shape), S in fp32 (FM x ROWS rows of KEYS, plus a row's rescale factor and final scale)
 // and P in the staged type (FM x ROWS rows of KEYS); with SHARED_Q (1) Q too (FM x ROWS rows of
-// DKP, the staged type), else a placeholder of PAD elements.
+// DKP, the staged type), else a placeholder of PAD elements. V's tiles are KEYS rows of DVP, or
+// with V_TRANSPOSED (1) DVP rows of KEYS per stage; the layout not used keeps PAD elements.
 #define ATTN_COOPMAT_LD_KV(DP, PAD) ((DP) + (PAD))
 #define ATTN_COOPMAT_LD_S(KEYS) ((KEYS) + 4)
 #define ATTN_COOPMAT_LD_P(KEYS, PAD) ((KEYS) + (PAD))
 #define ATTN_COOPMAT_LD_Q(DKP, PAD) ((DKP) + (PAD))
-#define ATTN_COOPMAT_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS, SHARED_Q)                \
-  ((STAGES) * (KEYS) * (ATTN_COOPMAT_LD_KV(DKP, PAD) + ATTN_COOPMAT_LD_KV(DVP, PAD)) * (ELEM_BYTES) +         \
+#define ATTN_COOPMAT_LD_VT(KEYS, PAD) ((KEYS) + (PAD))
+#define ATTN_COOPMAT_V_ELEMS(STAGES, KEYS, DVP, PAD, V_TRANSPOSED)                                            \
+  ((V_TRANSPOSED) ? (STAGES) * (DVP) * ATTN_COOPMAT_LD_VT(KEYS, PAD) + (PAD)                                  \
+                  : (STAGES) * (KEYS) * ATTN_COOPMAT_LD_KV(DVP, PAD) + (PAD))
+#define ATTN_COOPMAT_SHARED_BYTES(STAGES, KEYS, DKP, DVP, PAD, ELEM_BYTES, FM, ROWS, SHARED_Q, V_TRANSPOSED)  \
+  ((STAGES) * (KEYS) * ATTN_COOPMAT_LD_KV(DKP, PAD) * (ELEM_BYTES) +                                         \
+   ATTN_COOPMAT_V_ELEMS(STAGES, KEYS, DVP, PAD, V_TRANSPOSED) * (ELEM_BYTES) +                               \
    (FM) * (ROWS) * ATTN_COOPMAT_LD_S(KEYS) * 4 + (FM) * (ROWS) * ATTN_COOPMAT_LD_P(KEYS, PAD) * (ELEM_BYTES) + \
    ((SHARED_Q) * (FM) * (ROWS) * ATTN_COOPMAT_LD_Q(DKP, PAD) + (PAD)) * (ELEM_BYTES))
 

@@ -352,6 +352,7 @@ SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKerne
       .set(FRAG_SPEC_K, shape.fragK)
       .set(ATTN_SPEC_LOCKSTEP_SUBGROUPS, shape.lockstepSubgroups)
       .set(ATTN_SPEC_SHARED_Q, shape.sharedQ ? 1u : 0u)
+      .set(ATTN_SPEC_V_TRANSPOSED, shape.vTransposed ? 1u : 0u)
       .set(ATTN_SPEC_SOFTCAP, plan.softcap)
       .set(ATTN_SPEC_HAS_SINKS, plan.hasSinks)
       .set(ATTN_SPEC_HAS_ALIBI, plan.hasAlibi)

@@ -79,6 +79,7 @@ struct AttentionKernelShape {
   uint32_t fragM = 16, fragN = 16, fragK = 16;  // fragment kernel: the matrix fragments' shape
   bool lockstepSubgroups = false;               // fragment kernels: subgroup barriers as memory barriers (CPU drivers)
   bool sharedQ = false;                         // fragment kernel: Q's fragments from shared memory each tile
+  bool vTransposed = false;                     // fragment kernel: V tiles staged [d][key]
   uint32_t requiredSubgroupSize = 0;            // pipeline requires this subgroup size (0: the device's own)
   uint32_t rowLanes = 1;                        // tiled kernel: lanes sharing one query row's head dim
 };

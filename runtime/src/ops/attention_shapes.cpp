@@ -135,6 +135,10 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   // tile reloads them: at D 256 Q's and O's fragments together would fill the registers (AMD's
   // compiler, RDNA3 wave64: 76 VGPRs spilled, reloaded 9 times a key tile).
   const bool sharedQ = dk > 128;
+  // V tiles staged transposed, so that P V's B fragments load along keys from one shared-memory
+  // row: AMD's compiler read row-major V two bytes at a time (RDNA3). NVIDIA keeps the row-major
+  // tiles it was measured with; the emulated fragments read element by element either way.
+  const bool vTransposed = !emulated && info.vendorId != kVendorNvidia;
   struct Option {
     uint32_t rows, keys, stages;
   };
@@ -150,7 +154,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : forced ? std::span<const Option>(forcedOption) : options) {
     const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm},
-                                                     uint64_t{o.rows}, uint64_t{sharedQ});
+                                                     uint64_t{o.rows}, uint64_t{sharedQ}, uint64_t{vTransposed});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
     if (o.keys % fn != 0 || o.keys % fk != 0) continue;
     smallest = std::min(smallest, bytes);
@@ -164,6 +168,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
       // workgroup barrier, which subgroups that skip a tile would not all reach (docs/attention.md).
       s.lockstepSubgroups = info.kind == DeviceKind::Cpu;
       s.sharedQ = sharedQ;
+      s.vTransposed = vTransposed;
       s.workgroup = o.rows * lanes;
       s.rows = o.rows;
       s.keyBlock = o.keys;
