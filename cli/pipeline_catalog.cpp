@@ -49,7 +49,7 @@ std::vector<CatalogEntry> pipelineCatalog() {
   std::vector<CatalogEntry> entries;
   // Prefill attention as Auto runs it: the cooperative-matrix kernel for f16 where there are
   // matrix units, the tiled kernel otherwise.
-  for (int64_t dim : {64, 128, 256})
+  for (int64_t dim : {64, 80, 96, 128, 160, 192, 256})
     for (bool causal : {false, true})
       entries.push_back(attentionEntry("attention f16 D" + std::to_string(dim) + (causal ? " causal" : ""), DType::F16,
                                        dim, causal, 8, 8, 1024, 1024));
