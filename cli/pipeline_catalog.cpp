@@ -89,6 +89,30 @@ std::vector<CatalogEntry> pipelineCatalog() {
     entries.push_back(linearEntry("linear " + weights, DType::F32, format, 1, 4096, 4096, WeightKernel::Auto, true));
     entries.push_back(gatedEntry("gated linear " + weights, format, 4096, 4096, true));
   }
+  // A decoded token's step after its product, run by the product's last workgroup
+  // (LinearOptions::ropeAppend, postNorm): 32 query and 8 K/V heads of 128 with head norms from a
+  // stacked q/k/v product, and a post-norm after a 4096-wide product.
+  entries.push_back({"linear Q4_K weights 1x4096x6144 then RoPE and cache append", [](Context& ctx) {
+                       Tensor x = ctx.tensor({1, 1, 4096}), w = ctx.tensor({6144, 4096}, DType::Q4_K),
+                              rows = ctx.tensor({1, 1, 6144}), norm = ctx.tensor({128});
+                       Tensor keys = ctx.tensor({1, 8, 4096, 128}), values = ctx.tensor({1, 8, 4096, 128});
+                       const auto heads = [&](int64_t first, int64_t count) {
+                         return rows.view().reshaped({1, 1, 48, 128}).sliced(2, first, count).permuted({0, 2, 1, 3});
+                       };
+                       linear(ctx, x, w, rows,
+                              {.ropeAppend = RopeAppendStep{heads(0, 32),
+                                                            heads(32, 8),
+                                                            heads(40, 8),
+                                                            keys.view().sliced(2, 100, 1),
+                                                            values.view().sliced(2, 100, 1),
+                                                            {.positionOffset = 100},
+                                                            HeadNorms{norm.view(), norm.view()}}});
+                     }});
+  entries.push_back({"linear Q4_K weights 1x4096x4096 then post-norm", [](Context& ctx) {
+                       Tensor x = ctx.tensor({1, 4096}), w = ctx.tensor({4096, 4096}, DType::Q4_K),
+                              y = ctx.tensor({1, 4096}), norm = ctx.tensor({4096}), residual = ctx.tensor({1, 4096});
+                       linear(ctx, x, w, y, {.postNorm = PostNormStep{norm.view(), 1e-6f, residual.view()}});
+                     }});
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

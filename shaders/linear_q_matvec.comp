@@ -30,8 +30,10 @@
 // reference over the host-decoded weights.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#define C_QUALIFIER coherent  // the last workgroup reads the rows (linear_tail.glsl)
 #include "linear_q_common.glsl"
 #include "linear_q_matvec_sums.glsl"
+#include "linear_tail.glsl"
 
 layout(constant_id = MATMUL_SPEC_SPAN) const uint SPAN = 1;
 layout(std430, set = 0, binding = MATMUL_BINDING_X_NORM) readonly buffer XNorm { ELEM xNorm[]; };
@@ -89,4 +91,5 @@ void main() {
     }
   }
   storeColumnSums(acc, squares, n0, lane);
+  finishRows((p.n + OUT_COLS - 1u) / OUT_COLS);
 }

@@ -18,6 +18,7 @@
 #include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/recorder.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/io/gguf_writer.hpp"
 #include "vkattn/models/language_model.hpp"
@@ -373,6 +374,41 @@ TEST_F(VkattnTest, DecoderStepsFoldNormsAndStackProjections) {
   LanguageModel model(gpu, built.path);
   expectStepsMatchFullPasses(model, built, someIds(11, 7), 3);
   std::filesystem::remove(built.path);
+}
+
+// A decoded token takes at most five dispatches a layer on every architecture (the q/k/v product
+// with RoPE, head norms and the cache append in its last workgroup; attention; o with its
+// residual or post-norm; the gated product with the pre-norm folded; down likewise) and two at
+// most for the output (its norm folds into the product where the matrix is in a block format, not
+// where a tied embedding is kept in f32), with Q8_0 matrices; and the fused steps keep the logits
+// on the reference.
+TEST_F(VkattnTest, DecodedTokensTakeFiveDispatchesALayerOnEveryArchitecture) {
+  for (const std::string arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3"}) {
+    const bool gemma = arch.rfind("gemma", 0) == 0;
+    const ModelSpec spec{.arch = arch,
+                         .modelDim = 64,
+                         .ffnDim = 96,
+                         .heads = 4,
+                         .kvHeads = 2,
+                         .headDim = 32,
+                         .rotaryDim = 32,
+                         .tied = gemma,
+                         .matrices = GgmlType::Q8_0,
+                         .neverEndsSequence = true};
+    const BuiltModel built = ModelBuilder(spec, 15).write("dispatches_" + arch);
+    LanguageModel model(ctx(), built.path);
+    expectStepsMatchFullPasses(model, built, someIds(3, 15), 3);
+    const auto dispatchesFor = [&](int64_t tokens) {
+      GenerateOptions options;
+      options.maxTokens = tokens;
+      const uint64_t before = ctx().recorder().dispatchesRecorded();
+      model.generate(someIds(3, 16), options);
+      return ctx().recorder().dispatchesRecorded() - before;
+    };
+    const uint64_t perToken = dispatchesFor(3) - dispatchesFor(2);
+    EXPECT_LE(perToken, 5u * static_cast<uint64_t>(model.config().layers) + 2u) << arch;
+    std::filesystem::remove(built.path);
+  }
 }
 
 TEST_F(VkattnTest, AttentionMapsMatchTheReferenceAndArriveStepByStep) {

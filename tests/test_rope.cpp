@@ -6,6 +6,7 @@
 
 #include "support/compare.hpp"
 #include "support/invalid_argument_of.hpp"
+#include "support/stacked_rows.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
@@ -19,13 +20,6 @@ namespace {
 
 const double kAtolF32 = toleranceFor(Checked::Rope, DType::F32).atol;
 const double kAtolF16 = toleranceFor(Checked::Rope, DType::F16).atol;
-
-std::vector<int64_t> offsetPositions(std::size_t B, std::size_t L, int64_t offset) {
-  std::vector<int64_t> p(B * L);
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t l = 0; l < L; ++l) p[b * L + l] = offset + static_cast<int64_t>(l);
-  return p;
-}
 
 struct RopeCase {
   int64_t B, H, L, D, rotaryDim;
@@ -150,34 +144,9 @@ TEST_F(VkattnTest, RopeOnBatchSeqHeadLayoutInPlace) {
   EXPECT_TRUE(allClose(t.download(), ref, kAtolF32, 0.0));
 }
 
-// ropeAppend: a stacked projection's rows [B, L, (Hq + 2 Hkv) D] (queries, keys, values), its
-// queries rotated in place, keys rotated into rows start .. start + L of a cache [B, capacity,
-// Hkv D] and values copied there; the rest of each buffer untouched.
-struct StackedRows {
-  int64_t B, L, Hq, Hkv, D;
-  int64_t width() const { return (Hq + 2 * Hkv) * D; }
-  // Heads first .. first + count of the rows as [B, count, L, D] (strided view and host copy).
-  TensorView heads(const Tensor& t, int64_t first, int64_t count) const {
-    return {&t.buffer(), t.dtype(), {B, count, L, D}, {L * width(), D, width(), 1}, first * D};
-  }
-  std::vector<float> gather(const std::vector<float>& rows, int64_t first, int64_t count) const {
-    std::vector<float> out;
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < count; ++h)
-        for (int64_t l = 0; l < L; ++l)
-          for (int64_t d = 0; d < D; ++d)
-            out.push_back(rows[static_cast<std::size_t>((b * L + l) * width() + (first + h) * D + d)]);
-    return out;
-  }
-};
-
-// RMSNorm of each D-long head of [B, H, L, D] by weight (double), rounded to float.
-std::vector<float> headNormed(const std::vector<float>& heads, int64_t D, const std::vector<float>& weight,
-                              double eps) {
-  const std::vector<double> d = rmsNormRef(heads, static_cast<std::size_t>(D), &weight, eps);
-  return {d.begin(), d.end()};
-}
-
+// ropeAppend: a stacked projection's rows (support/stacked_rows.hpp), its queries rotated in
+// place, keys rotated into rows start .. start + L of a cache [B, capacity, Hkv D] and values
+// copied there; the rest of each buffer untouched.
 void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const RopeOptions& options, double atol,
                      bool headNorms = false) {
   const int64_t capacity = s.L + 6, start = 4, kvWidth = s.Hkv * s.D;
@@ -215,14 +184,7 @@ void checkRopeAppend(Context& ctx, const StackedRows& s, DType dtype, const Rope
   EXPECT_EQ(s.gather(got, s.Hq, 2 * s.Hkv), s.gather(rows, s.Hq, 2 * s.Hkv)) << "keys and values stay in the rows";
   // The cache's rows start .. start + L as [B, Hkv, L, D], and every other row untouched.
   const auto cacheRows = [&](const std::vector<float>& cache, bool inside) {
-    std::vector<float> out;
-    for (int64_t b = 0; b < s.B; ++b)
-      for (int64_t h = 0; h < s.Hkv; ++h)
-        for (int64_t r = 0; r < capacity; ++r)
-          if ((r >= start && r < start + s.L) == inside)
-            for (int64_t d = 0; d < s.D; ++d)
-              out.push_back(cache[static_cast<std::size_t>((b * capacity + r) * kvWidth + h * s.D + d)]);
-    return out;
+    return s.cacheRows(cache, capacity, start, inside);
   };
   const std::vector<float> k = keys.download(), v = values.download();
   EXPECT_TRUE(allClose(cacheRows(k, true), ref(normed(s.gather(rows, s.Hq, s.Hkv), kw), s.Hkv), atol, 0.0)) << "keys";

@@ -352,6 +352,13 @@ void MultiHeadAttention::attendQueries(Context& ctx, const TensorView& q, const 
       throw InvalidArgument("residual", "must have out's shape " + toString(outIn.shape));
     project.residual = batched("residual", *call.residual, m_config.modelDim);
   }
+  if (call.postNorm) {
+    if (call.residual) throw InvalidArgument("postNorm", "excludes residual: it adds its own after the norm");
+    if (call.postNorm->residual.shape != outIn.shape)
+      throw InvalidArgument("postNorm.residual", "must have out's shape " + toString(outIn.shape));
+    project.postNorm = *call.postNorm;
+    project.postNorm->residual = batched("postNorm.residual", call.postNorm->residual, m_config.modelDim);
+  }
   linear(ctx, context, m_weights.o, out, project);
 }
 
@@ -378,11 +385,9 @@ void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValu
   const int64_t heads = m_config.heads, kvHeads = m_config.kvHeads, dim = m_config.headDim;
   Batch run(ctx);
   // One product for q, k and v: rows [B, L, (heads + 2 kvHeads) dim]; then RoPE on q in place
-  // and on k into the cache, v copied into the cache, in one dispatch.
+  // and on k into the cache, v copied into the cache: in the product's own dispatch for a decoded
+  // token (LinearOptions::ropeAppend), else one dispatch after it.
   const TensorView rows = ctx.scratch({batch, len, (heads + 2 * kvHeads) * dim});
-  linear(ctx, x, m_weights.qkv->view(), rows,
-         withBias(m_weights.qkvBias ? std::optional<TensorView>(m_weights.qkvBias->view()) : std::nullopt,
-                  call.inputNorm));
   const auto part = [&](int64_t first, int64_t count) {
     return headsView(rows.sliced(2, first * dim, count * dim), count, dim);
   };
@@ -391,9 +396,16 @@ void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValu
   const TensorView q = part(0, heads);
   std::optional<HeadNorms> norms;
   if (m_weights.qNorm) norms = HeadNorms{m_weights.qNorm->view(), m_weights.kNorm->view(), m_config.headNormEps};
-  ropeAppend(ctx, q, part(heads, kvHeads), part(heads + kvHeads, kvHeads),
-             headsView(cache.rows(cache.m_keys, start, len), kvHeads, dim),
-             headsView(cache.rows(cache.m_values, start, len), kvHeads, dim), rope, norms);
+  LinearOptions project =
+      withBias(m_weights.qkvBias ? std::optional<TensorView>(m_weights.qkvBias->view()) : std::nullopt, call.inputNorm);
+  project.ropeAppend = RopeAppendStep{q,
+                                      part(heads, kvHeads),
+                                      part(heads + kvHeads, kvHeads),
+                                      headsView(cache.rows(cache.m_keys, start, len), kvHeads, dim),
+                                      headsView(cache.rows(cache.m_values, start, len), kvHeads, dim),
+                                      rope,
+                                      norms};
+  linear(ctx, x, m_weights.qkv->view(), rows, project);
   cache.m_length += len;
   attendQueries(ctx, q, cache, out, outIn, call);
   run.submit();

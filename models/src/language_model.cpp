@@ -194,10 +194,12 @@ struct LanguageModel::Impl {
       const TensorView attended = ctx.scratch(x.shape);
       Tensor* map = maps ? &(*maps)[l] : nullptr;
       if (config.postNorms) {  // x + norm(attention): the residual joins the norm, not o
-        layer.attention.selfAttend(ctx, h.x, caches[l], attended,
-                                   {.causal = true, .weights = map, .inputNorm = h.norm});
-        vkattn::rmsNorm(ctx, attended, attended,
-                        {.weight = layer.postAttentionNorm.view(), .eps = config.normEps, .residual = x});
+        layer.attention.selfAttend(
+            ctx, h.x, caches[l], attended,
+            {.causal = true,
+             .postNorm = PostNormStep{layer.postAttentionNorm.view(), static_cast<float>(config.normEps), x},
+             .weights = map,
+             .inputNorm = h.norm});
       } else {
         layer.attention.selfAttend(ctx, h.x, caches[l], attended,
                                    {.causal = true, .residual = x, .weights = map, .inputNorm = h.norm});
@@ -207,8 +209,8 @@ struct LanguageModel::Impl {
       layer.gateUp.apply(ctx, h2.x, gate, config.gateActivation, h2.norm);
       const TensorView y = ctx.scratch(x.shape);
       if (config.postNorms) {
-        layer.down.apply(ctx, gate, y);
-        vkattn::rmsNorm(ctx, y, y, {.weight = layer.postFfnNorm.view(), .eps = config.normEps, .residual = attended});
+        layer.down.apply(ctx, gate, y, std::nullopt, std::nullopt,
+                         PostNormStep{layer.postFfnNorm.view(), static_cast<float>(config.normEps), attended});
       } else {
         layer.down.apply(ctx, gate, y, attended);
       }

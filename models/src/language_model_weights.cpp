@@ -8,6 +8,7 @@
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/ops/elementwise.hpp"
 #include "vkattn/ops/linear.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn::detail {
 namespace {
@@ -68,15 +69,20 @@ RowBlockMatrix::RowBlockMatrix(const Context& ctx, const GgufFile& file, const s
 }
 
 void RowBlockMatrix::apply(Context& ctx, const TensorView& x, const TensorView& y,
-                           const std::optional<TensorView>& residual,
-                           const std::optional<InputRmsNorm>& inputNorm) const {
+                           const std::optional<TensorView>& residual, const std::optional<InputRmsNorm>& inputNorm,
+                           const std::optional<PostNormStep>& postNorm) const {
   const int64_t last = y.rank() - 1;
+  if (postNorm && m_blocks.size() == 1) {  // the whole row in one product: the norm in its dispatch
+    linear(ctx, x, m_blocks.front(), y, {.inputNorm = inputNorm, .postNorm = postNorm});
+    return;
+  }
   for (std::size_t b = 0; b < m_blocks.size(); ++b) {
     const int64_t count = m_blocks[b].shape()[0];
     LinearOptions options{.inputNorm = inputNorm};
     if (residual) options.residual = residual->sliced(last, m_firstRows[b], count);
     linear(ctx, x, m_blocks[b], y.sliced(last, m_firstRows[b], count), options);
   }
+  if (postNorm) rmsNorm(ctx, y, y, {.weight = postNorm->weight, .eps = postNorm->eps, .residual = postNorm->residual});
 }
 
 std::optional<Tensor> stackedMatrix(const Context& ctx, const GgufFile& file, const std::vector<std::string>& names,

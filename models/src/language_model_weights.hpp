@@ -46,10 +46,13 @@ class RowBlockMatrix {
   RowBlockMatrix(const Context& ctx, const GgufFile& file, const std::string& name, int64_t rows, int64_t cols,
                  uint64_t maxBytes);
   // y[..., rows] = x[..., cols] W^T (+ residual, shaped like y); x normalized by `inputNorm`
-  // first where given (LinearOptions::inputNorm).
+  // first where given (LinearOptions::inputNorm); then y = postNorm.residual + rmsNorm(y) * weight
+  // where given (LinearOptions::postNorm: in the product's dispatch where one block holds W);
+  // call inside a Batch.
   void apply(Context& ctx, const TensorView& x, const TensorView& y,
              const std::optional<TensorView>& residual = std::nullopt,
-             const std::optional<InputRmsNorm>& inputNorm = std::nullopt) const;
+             const std::optional<InputRmsNorm>& inputNorm = std::nullopt,
+             const std::optional<PostNormStep>& postNorm = std::nullopt) const;
   std::size_t blocks() const noexcept { return m_blocks.size(); }
   // The first block, whose kernel decides whether an input norm folds into these products.
   const Tensor& first() const { return m_blocks.front(); }

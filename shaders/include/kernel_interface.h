@@ -32,6 +32,7 @@
 #define MATMUL_SPEC_GATED 11     // bool: block-format matvec, y = act(x W_gate^T) * (x W_up^T) from W = [W_gate; W_up]
 #define MATMUL_SPEC_X_ROWS 12    // uint: block-format matvec, the rows of x a dispatch holds at most (1 or 8)
 #define MATMUL_SPEC_X_NORM 13    // bool: block-format matvec, x normalized by RMSNorm as it loads
+#define MATMUL_SPEC_TAIL 14      // uint: block-format matvec, LINEAR_TAIL_*: the step its last workgroup runs
 
 // Fragment layer (fragment.glsl, FRAG_KHR build): the device's cooperative-matrix shape,
 // A M x K, B K x N, accumulator M x N (the NV and emulated builds are fixed at 16 x 16 x 16).
@@ -162,9 +163,21 @@
 #define MATMUL_BINDING_X_Q8 6
 #define MATMUL_INT8_BINDING_COUNT 7
 // The RMSNorm weight the block-format matrix-vector kernel (linear_q_matvec) normalizes x by
-// (MATMUL_SPEC_X_NORM): that kernel binds one more buffer than the other matmul kernels.
+// (MATMUL_SPEC_X_NORM).
 #define MATMUL_BINDING_X_NORM 6
-#define MATMUL_X_NORM_BINDING_COUNT 7
+// The step over whole output rows the float matrix-vector kernel's last workgroup runs
+// (linear_tail.glsl): that kernel binds these too.
+#define MATMUL_BINDING_TAIL_COUNTER 7
+#define MATMUL_BINDING_TAIL_PARAMS 8
+#define MATMUL_BINDING_TAIL_KEYS 9
+#define MATMUL_BINDING_TAIL_VALUES 10
+#define MATMUL_BINDING_TAIL_PHASE 11
+#define MATMUL_BINDING_TAIL_NORM 12
+#define MATMUL_BINDING_TAIL_K_NORM 13
+#define MATMUL_MATVEC_BINDING_COUNT 14
+#define LINEAR_TAIL_NONE 0
+#define LINEAR_TAIL_ROPE_APPEND 1
+#define LINEAR_TAIL_POST_NORM 2
 
 // the fused attention kernels: attention_rows, attention_tiled, attention_coopmat
 #define ATTN_BINDING_Q 0

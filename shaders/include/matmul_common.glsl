@@ -20,8 +20,12 @@ layout(constant_id = MATMUL_SPEC_ALIGNED_B) const bool ALIGNED_B = false;   // s
 layout(constant_id = MATMUL_SPEC_KC) const uint KC = 32;             // rows kernel: K per step, a multiple of 4
 
 // c has no qualifier: the residual may be bound to the same buffer, read then written by the
-// invocation that owns the element.
-layout(std430, set = 0, binding = MATMUL_BINDING_C) buffer C { ELEM c[]; };
+// invocation that owns the element. A kernel whose last workgroup reads what the others stored
+// (linear_tail.glsl) defines C_QUALIFIER as coherent.
+#ifndef C_QUALIFIER
+#define C_QUALIFIER
+#endif
+layout(std430, set = 0, binding = MATMUL_BINDING_C) C_QUALIFIER buffer C { ELEM c[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_BIAS) readonly buffer Bias { ELEM bias[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_RESIDUAL) readonly buffer Res { ELEM res[]; };
 STATUS_BUFFER(MATMUL_BINDING_STATUS)

@@ -188,6 +188,18 @@ struct MatmulParams {
   float inputNormEps;
 };
 
+// linear_tail.glsl (MATMUL_BINDING_TAIL_PARAMS, a storage buffer): the step the block-format
+// matrix-vector kernels' last workgroup runs over the output rows. rope for LINEAR_TAIL_ROPE_APPEND
+// (its views index the output buffer); for LINEAR_TAIL_POST_NORM the norm's weight at normOffset
+// of MATMUL_BINDING_TAIL_NORM, its eps, and the residual's row m at resOffset + m * resStrideM of
+// MATMUL_BINDING_RESIDUAL.
+struct LinearTailParams {
+  RopeAppendParams rope;
+  uint normOffset;
+  float normEps;
+  uint resOffset, resStrideM;
+};
+
 // activation.comp / swiglu.comp / add.comp: `count` elements; invocation i covers elements
 // 4i .. 4i + 3. add.comp's b has `bCols` elements repeated over a's rows (bCols == count when b is
 // a's shape).

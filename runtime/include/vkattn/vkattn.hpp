@@ -19,5 +19,6 @@
 #include "vkattn/ops/embedding.hpp"
 #include "vkattn/ops/kv_cache_attention.hpp"
 #include "vkattn/ops/linear.hpp"
+#include "vkattn/ops/linear_steps.hpp"
 #include "vkattn/ops/rope.hpp"
 #include "vkattn/ops/row_ops.hpp"

@@ -72,6 +72,7 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
       throw Unsupported(pipeline.name() + ": a buffer of " + std::to_string(b->size()) +
                         " bytes exceeds the device's maxStorageBufferRange of " +
                         std::to_string(limits.maxStorageBufferRange) + " bytes");
+  ++m_dispatchesRecorded;
   if (m_device.compileOnly()) {  // checked and compiled: nothing is recorded
     ++m_dispatches;
     return;

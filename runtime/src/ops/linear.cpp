@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "checks.hpp"
+#include "linear_tail.hpp"
 #include "matmul_kernel.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
@@ -192,6 +193,11 @@ bool normalizesInProduct(const Context& ctx, const TensorView& x, const TensorVi
   return weightKernelFor(ctx, rows, weight.dtype, requested) == WeightKernel::Matvec;
 }
 
+bool finishesRowsInProduct(const Context& ctx, const TensorView& x, const TensorView& weight, WeightKernel requested) {
+  const int64_t rows = x.buffer && x.rank() >= 1 ? x.numel() / std::max<int64_t>(x.dim(-1), 1) : 0;
+  return rows <= kWeightMatvecMaxRows && normalizesInProduct(ctx, x, weight, requested);
+}
+
 void linear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
             const LinearOptions& options) {
   using namespace detail;
@@ -235,6 +241,24 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
     if (!same && overlaps(y, r))
       throw InvalidArgument("residual", "partly overlaps y; pass y itself or a separate tensor");
     call.residual = r.buffer;
+  }
+  if (options.ropeAppend || options.postNorm) {
+    const LinearSteps steps{options.ropeAppend, options.postNorm};
+    const pc::LinearTailParams params = checkStep(ctx, steps, options.residual.has_value(), y);
+    if (!finishesRowsInProduct(ctx, x, weight, options.weightKernel) || !fitsOneWorkgroup(steps, params)) {
+      Batch batch(ctx);
+      LinearOptions product = options;
+      product.ropeAppend.reset();
+      product.postNorm.reset();
+      linear(ctx, x, weight, y, product);
+      runStepAfter(ctx, steps, y);
+      batch.submit();
+      return;
+    }
+    const LinearTail tail = linearTail(ctx, steps, params);
+    call.tail = &tail;
+    runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
+    return;
   }
   if (blocks)
     runWeightLinear(ctx, call, weight.dtype, options.weightKernel);

@@ -15,6 +15,8 @@
 
 namespace vkattn::detail {
 
+struct LinearTail;
+
 struct MatmulCall {
   pc::MatmulParams params{};  // everything but tilesM, tilesN, statusSlot
   DType dtype = DType::F32;
@@ -28,6 +30,8 @@ struct MatmulCall {
   // The RMSNorm weight the matrix-vector weight kernel normalizes x by (params.inputNormOffset,
   // inputNormEps); nullptr: none.
   const Buffer* inputNorm = nullptr;
+  // The step the matrix-vector weight kernel's last workgroup runs (linear_tail.hpp); nullptr: none.
+  const LinearTail* tail = nullptr;
 };
 
 // Records the product (and submits unless a batch is open). `op` and `statusNames` (the names

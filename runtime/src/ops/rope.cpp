@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "rope_append_plan.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 
@@ -170,9 +171,11 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
   batch.submit();
 }
 
-void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
-                const TensorView& valuesOut, const RopeOptions& options, const std::optional<HeadNorms>& headNorms) {
-  using detail::checkedU32;
+namespace detail {
+
+pc::RopeAppendParams planRopeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                                    const TensorView& keysOut, const TensorView& valuesOut, const RopeOptions& options,
+                                    const std::optional<HeadNorms>& headNorms) {
   if (options.positions)
     throw InvalidArgument("positions",
                           "ropeAppend rotates at positionOffset + l; rotate by a positions tensor with rope()");
@@ -195,17 +198,10 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
     throw Unsupported("argument 'q': " + std::to_string(qPlan.params.heads + kPlan.params.heads) +
                       " heads exceed what " + ctx.info().name + " can loop over in one invocation");
   if (headNorms) {
-    detail::requireNormParameter(ctx, "headNorms.q", headNorms->q, q.dim(3), "q", q);
-    detail::requireNormParameter(ctx, "headNorms.k", headNorms->k, q.dim(3), "q", q);
-    detail::requireNormEps("headNorms.eps", headNorms->eps);
+    requireNormParameter(ctx, "headNorms.q", headNorms->q, q.dim(3), "q", q);
+    requireNormParameter(ctx, "headNorms.k", headNorms->k, q.dim(3), "q", q);
+    requireNormEps("headNorms.eps", headNorms->eps);
   }
-  // A workgroup per (b, l) whose invocation i owns pair i of every head.
-  const uint32_t subgroup = std::max<uint32_t>(ctx.info().subgroupSize, 1);
-  const uint64_t workgroup = std::max<uint64_t>((q.dim(3) / 2 + subgroup - 1) / subgroup * subgroup, subgroup);
-  if (workgroup > ctx.info().maxWorkgroupInvocations)
-    throw Unsupported("argument 'q': head dim " + std::to_string(q.dim(3)) + " needs workgroups of " +
-                      std::to_string(workgroup) + " invocations; " + ctx.info().name + " allows " +
-                      std::to_string(ctx.info().maxWorkgroupInvocations));
   pc::RopeAppendParams p{};
   p.batch = qPlan.params.batch;
   p.qHeads = qPlan.params.heads;
@@ -227,6 +223,25 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
   p.interleaved = qPlan.params.interleaved;
   p.hasHeadNorms = headNorms ? 1 : 0;
   p.headNormEps = headNorms ? headNorms->eps : 0.0f;
+  return p;
+}
+
+const Buffer& uploadRopeSteps(Context& ctx, const RopeOptions& options, uint32_t rotaryDim) {
+  return uploadSteps(ctx, options, rotaryDim);
+}
+
+}  // namespace detail
+
+void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
+                const TensorView& valuesOut, const RopeOptions& options, const std::optional<HeadNorms>& headNorms) {
+  pc::RopeAppendParams p = detail::planRopeAppend(ctx, q, k, v, keysOut, valuesOut, options, headNorms);
+  // A workgroup per (b, l) whose invocation i owns pair i of every head.
+  const uint32_t subgroup = std::max<uint32_t>(ctx.info().subgroupSize, 1);
+  const uint64_t workgroup = std::max<uint64_t>((q.dim(3) / 2 + subgroup - 1) / subgroup * subgroup, subgroup);
+  if (workgroup > ctx.info().maxWorkgroupInvocations)
+    throw Unsupported("argument 'q': head dim " + std::to_string(q.dim(3)) + " needs workgroups of " +
+                      std::to_string(workgroup) + " invocations; " + ctx.info().name + " allows " +
+                      std::to_string(ctx.info().maxWorkgroupInvocations));
   Batch batch(ctx);
   const Buffer& steps = uploadSteps(ctx, options, p.rotaryDim);
   detail::recordOp(ctx,

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checks.hpp"
+#include "linear_tail.hpp"
 #include "op_dispatch.hpp"
 #include "tile_override.hpp"
 #include "vkattn/core/error.hpp"
@@ -92,14 +93,16 @@ uint32_t cpuMatvecSpan(uint32_t k, uint32_t unit, uint32_t lanes) {
 struct ExtraBuffer {
   uint32_t binding;
   const Buffer* buffer;
+  bool withTail = false;  // the float kernel's module, which also binds its tail's buffers
 };
 
-// One dispatch of `module` for the rows in p.
+// One dispatch of `module` for the rows in p. The float matrix-vector kernel also binds its tail's
+// buffers (x where it has no tail: the step's code is not specialized in).
 void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId module, const SpecConstants& constants,
             GroupCount groups, std::optional<ExtraBuffer> extra = std::nullopt) {
   const Buffer* bias = call.bias ? call.bias : call.a;
   const Buffer* residual = call.residual ? call.residual : call.a;
-  const StatusReport report{"linear", {"x", "weight", "bias", "residual", "inputNorm.weight"}, MATMUL_BINDING_STATUS};
+  StatusReport report{"linear", {"x", "weight", "bias", "residual", "inputNorm.weight"}, MATMUL_BINDING_STATUS};
   if (!extra) {
     recordOp(ctx, {module, MATMUL_BINDING_COUNT, constants, 0},
              {{MATMUL_BINDING_A, call.a},
@@ -110,14 +113,35 @@ void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId m
              p, groups, report);
     return;
   }
-  static_assert(MATMUL_INT8_BINDING_COUNT == MATMUL_X_NORM_BINDING_COUNT);
-  recordOp(ctx, {module, MATMUL_INT8_BINDING_COUNT, constants, 0},
+  if (extra->binding == MATMUL_BINDING_X_Q8 && !extra->withTail) {
+    recordOp(ctx, {module, MATMUL_INT8_BINDING_COUNT, constants, 0},
+             {{MATMUL_BINDING_A, call.a},
+              {MATMUL_BINDING_B, call.b},
+              {MATMUL_BINDING_C, call.c},
+              {MATMUL_BINDING_BIAS, bias},
+              {MATMUL_BINDING_RESIDUAL, residual},
+              {extra->binding, extra->buffer}},
+             p, groups, report);
+    return;
+  }
+  const LinearTail none;
+  const LinearTail& tail = call.tail ? *call.tail : none;
+  const auto or_ = [&](const Buffer* b) { return b ? b : call.a; };
+  report.inputs.insert(report.inputs.end(), tail.statusNames.begin(), tail.statusNames.end());
+  recordOp(ctx, {module, MATMUL_MATVEC_BINDING_COUNT, constants, 0},
            {{MATMUL_BINDING_A, call.a},
             {MATMUL_BINDING_B, call.b},
             {MATMUL_BINDING_C, call.c},
             {MATMUL_BINDING_BIAS, bias},
-            {MATMUL_BINDING_RESIDUAL, residual},
-            {extra->binding, extra->buffer}},
+            {MATMUL_BINDING_RESIDUAL, tail.kind == LINEAR_TAIL_POST_NORM ? call.tail->residual : residual},
+            {extra->binding, extra->buffer},
+            {MATMUL_BINDING_TAIL_COUNTER, or_(tail.counter)},
+            {MATMUL_BINDING_TAIL_PARAMS, or_(tail.params)},
+            {MATMUL_BINDING_TAIL_KEYS, or_(tail.keys)},
+            {MATMUL_BINDING_TAIL_VALUES, or_(tail.values)},
+            {MATMUL_BINDING_TAIL_PHASE, or_(tail.phase)},
+            {MATMUL_BINDING_TAIL_NORM, or_(tail.norm)},
+            {MATMUL_BINDING_TAIL_K_NORM, or_(tail.kNorm)}},
            p, groups, report);
 }
 
@@ -201,6 +225,9 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
                       "linear (matrix-vector weight kernel) with K = " + std::to_string(p.k));
     // Exactly one subgroup: a fixed subgroup size equal to the workgroup (the float kernel only).
     const bool oneSubgroup = !int8 && info.minSubgroupSize == info.maxSubgroupSize && info.subgroupSize == workgroup;
+    if (call.tail && (int8 || gated || p.m > kWeightMatvecMaxRows))
+      throw Error("linear: only the float matrix-vector kernel runs a step after the product, on one chunk of rows");
+    if (call.tail) constants.set(MATMUL_SPEC_TAIL, call.tail->kind);  // else unset: the same pipeline as before
     constants.set(SPEC_WORKGROUP_SIZE, workgroup)
         .set(MATMUL_SPEC_COLS, columns * (gated ? 2 : 1))
         .set(MATMUL_SPEC_SPAN, span)
@@ -218,7 +245,7 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
     // The integer-dot kernel's x in 8 bits, one chunk of rows at a time (the recorder orders the
     // dispatches).
     std::optional<ExtraBuffer> extra;
-    if (!int8) extra = ExtraBuffer{MATMUL_BINDING_X_NORM, call.inputNorm ? call.inputNorm : call.a};
+    if (!int8) extra = ExtraBuffer{MATMUL_BINDING_X_NORM, call.inputNorm ? call.inputNorm : call.a, true};
     constexpr uint32_t kQuantizeWorkgroup = 64;
     SpecConstants quantizeConstants;
     quantizeConstants.set(SPEC_WORKGROUP_SIZE, kQuantizeWorkgroup);

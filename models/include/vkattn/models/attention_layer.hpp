@@ -88,6 +88,10 @@ struct AttentionLayerCall {
   std::optional<TensorView> keyLengths;  // as AttentionOptions::keyLengths
   // out = layer output + residual (same shape as out): the block's skip connection, fused into o.
   std::optional<TensorView> residual;
+  // out = postNorm.residual + rmsNorm(layer output) * postNorm.weight: a post-norm model's skip
+  // connection (Gemma), run by o's product where its kernel allows (LinearOptions::postNorm).
+  // Excludes residual.
+  std::optional<PostNormStep> postNorm;
   // Receives the attention probabilities, f32 [B, weightHeads.size() or heads, Lq, Lk]. Those
   // heads' scores are computed once: their softmax is kept and multiplied by V for the output,
   // the other heads run the fused kernel.

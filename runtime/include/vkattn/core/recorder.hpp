@@ -83,6 +83,9 @@ class Recorder {
   // Writes a GPU timestamp after all earlier work; returns its slot for elapsedNs().
   uint32_t timestamp();
   bool empty() const noexcept { return m_dispatches == 0 && m_timestamps.used() == 0; }
+  // Dispatches recorded since the recorder was made (a decoded token's count, for tests and
+  // benchmarks).
+  uint64_t dispatchesRecorded() const noexcept { return m_dispatchesRecorded; }
 
   // Submits what was recorded, waits for it, reads the timestamps and starts recording afresh.
   // Throws InvalidArgument if a dispatch reported a NaN input.
@@ -104,6 +107,7 @@ class Recorder {
   ScratchArena m_scratch;
   std::unique_ptr<DispatchTrace> m_trace;  // with VKATTN_DISPATCH_TRACE (dispatch_trace.hpp)
   uint32_t m_dispatches = 0;
+  uint64_t m_dispatchesRecorded = 0;
   uint32_t m_partDispatches = 0;  // recorded since the last part was submitted
   uint32_t m_partSize;            // kPartDispatches or VKATTN_PART_DISPATCHES; 0: no parts
   bool m_recording = false;

@@ -27,6 +27,7 @@
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/ops/activation.hpp"
+#include "vkattn/ops/linear_steps.hpp"
 #include "vkattn/ops/matmul_variant.hpp"
 
 namespace vkattn {
@@ -50,6 +51,9 @@ struct LinearOptions {
   // dispatch, no normalized copy); elsewhere rmsNorm() writes a normalized copy of x first, which
   // needs x contiguous from its buffer's start.
   std::optional<InputRmsNorm> inputNorm;
+  // At most one step after the product; postNorm excludes residual (it brings its own).
+  std::optional<RopeAppendStep> ropeAppend;
+  std::optional<PostNormStep> postNorm;
 };
 
 // x: [..., K] with a contiguous last dim whose leading dims flatten to M rows of one stride (any
@@ -75,6 +79,12 @@ struct GatedLinearOptions {
 // chosen for x's rows). Where it holds, a decoder's pre-norm costs no dispatch of its own.
 bool normalizesInProduct(const Context& ctx, const TensorView& x, const TensorView& weight,
                          WeightKernel requested = WeightKernel::Auto);
+
+// Whether linear() runs a step after the product (LinearOptions::ropeAppend, postNorm) in the
+// product's own dispatch: the float matrix-vector weight kernel (as normalizesInProduct()) for at
+// most kWeightMatvecMaxRows rows of x.
+bool finishesRowsInProduct(const Context& ctx, const TensorView& x, const TensorView& weight,
+                           WeightKernel requested = WeightKernel::Auto);
 
 // The gated input of a LLaMA-family feed-forward layer: y[..., F] = act(x Wg^T) * (x Wu^T), where
 // weight [2F, K] holds the gate projection's F rows, then the up projection's (one tensor, so
