@@ -122,6 +122,10 @@ std::vector<CatalogEntry> pipelineCatalog() {
     entries.push_back({"layer_norm" + suffix, [dtype](Context& ctx) {
                          layerNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
                        }});
+    // A 1B-class model's greedy token: the argmax of one row of 32000 logits.
+    entries.push_back({"argmax" + suffix, [dtype](Context& ctx) {
+                         argmax(ctx, ctx.tensor({1, 32000}, dtype), ctx.tensor({1}, DType::I32));
+                       }});
     entries.push_back({"rms_norm" + suffix, [dtype](Context& ctx) {
                          rmsNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
                        }});

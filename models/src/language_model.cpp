@@ -177,9 +177,10 @@ struct LanguageModel::Impl {
   }
 
   // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
-  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions].
+  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions]; greedy
+  // ([logitRows], int32) receives each row's most likely token, in the same submission.
   void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
-               const Tensor& logits, std::vector<Tensor>* maps) {
+               const Tensor& logits, std::vector<Tensor>* maps, const Tensor* greedy = nullptr) {
     const auto length = static_cast<int64_t>(ids.size());
     const int64_t d = config.modelDim;
     std::vector<float> rows = embedding.rows(ids);
@@ -224,6 +225,8 @@ struct LanguageModel::Impl {
       output.apply(ctx, lastRows(x), logits, std::nullopt, InputRmsNorm{outputNorm.view(), config.normEps});
     else
       output.apply(ctx, lastRows(rmsNorm(x, outputNorm)), logits);
+    // The final softcap (Gemma 2) is monotonic: the uncapped logits' argmax is the capped ones'.
+    if (greedy) vkattn::argmax(ctx, logits, *greedy);
     batch.submit();
   }
 
@@ -265,6 +268,10 @@ struct LanguageModel::Impl {
     const int64_t capacity = std::min(context, static_cast<int64_t>(prompt.size()) + options.maxTokens);
     std::vector<KeyValueCache> kv = caches(capacity);
     Tensor logits = ctx.tensor({1, config.vocab});
+    // Greedy decoding without the logits asked for takes the argmax on the device: 4 bytes read
+    // back a token instead of the vocabulary's logits.
+    const bool greedyOnDevice = options.sampler.temperature == 0.0f && !options.logits;
+    Tensor greedy = ctx.tensor({1}, DType::I32);
     std::vector<Tensor> maps(layers.size());
     const bool hostMaps = options.attention && !options.attentionOnDevice;
     if (hostMaps)
@@ -280,8 +287,8 @@ struct LanguageModel::Impl {
     uint64_t waitedAfterPrompt = ctx.device().waitedNs();
     result.end = GenerationEnd::MaxTokens;
     while (true) {  // the prompt, then one sampled token per step
-      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr);
-      const std::vector<float> row = finalLogits(logits.download());
+      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr, greedyOnDevice ? &greedy : nullptr);
+      const std::vector<float> row = greedyOnDevice ? std::vector<float>() : finalLogits(logits.download());
       if (position == 0) {
         afterPrompt = std::chrono::steady_clock::now();
         waitedAfterPrompt = ctx.device().waitedNs();
@@ -302,7 +309,7 @@ struct LanguageModel::Impl {
         if (options.onStep) options.onStep(step);
         break;
       }
-      const int32_t next = sampler.next(row);
+      const int32_t next = greedyOnDevice ? greedy.downloadInt().front() : sampler.next(row);
       step.next = next;
       result.ids.push_back(next);
       const bool more = !options.onStep || options.onStep(step);

@@ -188,6 +188,14 @@ struct MatmulParams {
   float inputNormEps;
 };
 
+// argmax.comp: ids[r] = the lowest column holding row r's largest value, over `rows` rows of
+// `cols` values.
+struct ArgmaxParams {
+  uint rows;
+  uint cols;
+  uint statusSlot;
+};
+
 // linear_tail.glsl (MATMUL_BINDING_TAIL_PARAMS, a storage buffer): the step the block-format
 // matrix-vector kernels' last workgroup runs over the output rows. rope for LINEAR_TAIL_ROPE_APPEND
 // (its views index the output buffer); for LINEAR_TAIL_POST_NORM the norm's weight at normOffset

@@ -1,5 +1,6 @@
-// Row operations over the last dimension: softmax, LayerNorm, RMSNorm. Inputs are contiguous
-// f32 or f16 tensors; outputs have the input's shape and dtype (in place is allowed).
+// Row operations over the last dimension: softmax, LayerNorm, RMSNorm, argmax. Inputs are contiguous
+// f32 or f16 tensors; outputs have the input's shape and dtype (in place is allowed), argmax's
+// the input's shape without its last dim, in int32.
 #pragma once
 
 #include <optional>
@@ -38,6 +39,13 @@ Tensor layerNorm(Context& ctx, const TensorView& x, const LayerNormOptions& opti
 
 void rmsNorm(Context& ctx, const TensorView& x, const TensorView& y, const RmsNormOptions& options = {});
 Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options = {});
+
+// ids[...] = the index of the largest value along x's last dim, the lowest index among equal
+// values (a language model's greedy next token, as TokenSampler picks it); a row of -inf gives 0.
+// ids: int32 of x's shape without its last dim (a scalar shape [1] for a 1-d x), contiguous. NaN
+// in x is reported naming x.
+void argmax(Context& ctx, const TensorView& x, const TensorView& ids);
+Tensor argmax(Context& ctx, const TensorView& x);
 
 // y = x, elementwise, for same-sized tensors whose byte size is a multiple of 16: the memory
 // bandwidth baseline of the benchmarks.
