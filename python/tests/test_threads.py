@@ -10,20 +10,22 @@ import vkattn
 
 def call_spanning(seconds, rng):
     """Attention inputs whose call takes at least `seconds` on this device: the batch doubles
-    until it does (each size's first call builds its buffers and kernels; the second is timed)."""
+    until it does (each size's first call builds its buffers; the second is timed), up to 8 of
+    (8, 256, 64): past 2^23 key/query pairs CPU drivers take another kernel variant, which lavapipe
+    needs 9 s to build from empty caches."""
     batch = 1
     while True:
         q, k, v = (rng.standard_normal((batch, 8, 256, 64)).astype(np.float32) for _ in range(3))
         vkattn.scaled_dot_product_attention(q, k, v)
         start = time.perf_counter()
         vkattn.scaled_dot_product_attention(q, k, v)
-        if time.perf_counter() - start >= seconds or batch >= 64:
+        if time.perf_counter() - start >= seconds or batch >= 8:
             return q, k, v
         batch *= 2
 
 
 def test_other_threads_run_while_the_device_works(rng):
-    q, k, v = call_spanning(0.3, rng)
+    q, k, v = call_spanning(0.2, rng)
     done = threading.Event()
     span = {}
 
@@ -40,8 +42,9 @@ def test_other_threads_run_while_the_device_works(rng):
     while not done.is_set():  # this thread needs the GIL for every iteration
         now = time.perf_counter()
         longest_gap, last = max(longest_gap, now - last), now
+        time.sleep(0.001)  # leaves the cores to the device (lavapipe runs on them)
     worker.join()
-    assert span["call"] > 0.1, "the call must be long enough to tell the two cases apart"
+    assert span["call"] > 0.05, "the call must be long enough to tell the two cases apart"
     # Holding the GIL through the call would stop this loop for the whole call.
     assert longest_gap < 0.5 * span["call"], (longest_gap, span["call"])
 
