@@ -1,4 +1,4 @@
-// softmax, layer_norm, rms_norm and rope on NumPy arrays.
+// softmax, argmax, layer_norm, rms_norm and rope on NumPy arrays.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -55,9 +55,34 @@ py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
   }));
 }
 
+// numpy.argmax along one axis (the first index among equal values), for float arrays.
+py::object argmaxArray(const py::object& xValue, const py::object& axisValue) {
+  const SizeLimits limits = sizeLimits();
+  ArrayInput x = floatInput(xValue, "x", limits);
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0) throw py::value_error("'x' must have at least one dimension");
+  const int64_t a = intArgument(axisValue, "axis", -rank, rank - 1), axis = a < 0 ? a + rank : a;
+  if (x.shape[static_cast<std::size_t>(axis)] == 0) throw py::value_error("'x' has no values along 'axis'");
+  py::module_ np = py::module_::import("numpy");
+  if (axis != rank - 1)  // the rows are gathered on the host (a vkattn.Tensor goes there and back)
+    x = hostArray(np.attr("ascontiguousarray")(np.attr("moveaxis")(x.resident ? hostValue(xValue) : x.array, axis, -1)),
+                  x.dtype, "x");
+  Shape rest(x.shape.begin(), x.shape.end() - 1);
+  py::array ids = toNumpy(onDevice([&](Context& ctx) {
+    const DeviceInput t = upload(ctx, x);
+    const int64_t cols = x.shape.back();
+    return download(argmax(ctx, t.view().reshaped({elementCount(x.shape) / cols, cols})), rest);
+  }));
+  py::object out = ids.attr("astype")(np.attr("intp"));
+  return rank == 1 ? py::object(out[py::tuple()]) : out;  // a NumPy scalar for a 1-d x, as numpy.argmax
+}
+
 }  // namespace
 
 void bindRowOps(py::module_& m) {
+  m.def("argmax", &argmaxArray, py::arg("x"), py::arg("axis") = -1,
+        "The index of the largest value along one axis, the first among equal ones (numpy.argmax with an "
+        "axis); a language model's greedy token. NaN in x raises ValueError.");
   m.def("softmax", &softmaxArray, py::arg("x"), py::arg("axis") = -1,
         "softmax over one axis (exp(x - max) / sum). Rows of all -inf give zeros.");
   m.def(

@@ -194,6 +194,7 @@ def test_refusals_name_a_parameter_of_the_function_called(rng):
         (vkattn.flash_attn_func, (qf, qf, qf), dict(softcap=-1.0)),
         (vkattn.attention_weights, (q, q), dict(heads=[5])),
         (vkattn.softmax, (q,), dict(axis=7)),
+        (vkattn.argmax, (q,), dict(axis=-9)),
         (vkattn.layer_norm, (q,), dict(weight=np.ones(3, np.float32))),
         (vkattn.rms_norm, (q,), dict(eps=-1.0)),
     ]

@@ -1,4 +1,4 @@
-"""softmax, layer_norm, rms_norm and rope against float64 NumPy references and PyTorch."""
+"""softmax, argmax, layer_norm, rms_norm and rope against float64 NumPy references, NumPy and PyTorch."""
 import gc
 
 import numpy as np
@@ -56,6 +56,21 @@ def test_results_are_writable_arrays_that_outlive_their_inputs(rng):
     np.testing.assert_allclose(y, expected, atol=2e-6, rtol=1e-5)
     y[0, 0] = 7.0
     assert y[0, 0] == 7.0
+
+
+def test_argmax_is_numpys_along_an_axis(rng):
+    x = rng.standard_normal((3, 5, 1001)).astype(np.float32)
+    x[1, 2, [500, 10, 700]] = 9.0  # equal values: the first index wins, as in NumPy
+    for axis in (-1, 0, 1):
+        got = vkattn.argmax(x, axis=axis)
+        assert got.dtype == np.intp
+        np.testing.assert_array_equal(got, np.argmax(x, axis=axis))
+    h = x.astype(np.float16)
+    np.testing.assert_array_equal(vkattn.argmax(vkattn.asarray(h)), np.argmax(h, axis=-1))
+    one = vkattn.argmax(np.array([1.0, 3.0, 3.0, 2.0], np.float32))
+    assert one == 1 and isinstance(one, np.intp)
+    with pytest.raises(ValueError, match="'x'"):
+        vkattn.argmax(np.array([1.0, np.nan], np.float32))
 
 
 def test_softmax_other_axis_and_float16(rng):
