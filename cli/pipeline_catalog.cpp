@@ -113,6 +113,11 @@ std::vector<CatalogEntry> pipelineCatalog() {
                               y = ctx.tensor({1, 4096}), norm = ctx.tensor({4096}), residual = ctx.tensor({1, 4096});
                        linear(ctx, x, w, y, {.postNorm = PostNormStep{norm.view(), 1e-6f, residual.view()}});
                      }});
+  // A 1B-class model's sampled token: top k 40 and top p 0.95 over one row of 32000 logits.
+  entries.push_back({"sample_tokens", [](Context& ctx) {
+                       sampleTokens(ctx, ctx.tensor({1, 32000}), ctx.tensor({1}), ctx.tensor({1}, DType::I32),
+                                    {.temperature = 0.8f, .topK = 40, .topP = 0.95f});
+                     }});
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
     const std::string suffix = std::string(" ") + dtypeName(dtype);

@@ -433,6 +433,39 @@ TEST_F(VkattnTest, GreedyDecodingOnTheDeviceMatchesTheHostSampler) {
   std::filesystem::remove(built.path);
 }
 
+// Sampling draws on the device unless the logits are asked for; a seed gives the same tokens
+// both ways: top k and top p on the device's candidates, the whole vocabulary (3000 tokens: a
+// draw may land beyond the device's 1024 candidates and go to the host), Gemma 2's final softcap.
+TEST_F(VkattnTest, SampledDecodingOnTheDeviceMatchesTheHostSampler) {
+  struct Case {
+    ModelSpec spec;
+    SamplerOptions sampler;
+  };
+  const std::vector<Case> cases = {
+      {{.matrices = GgmlType::Q8_0, .neverEndsSequence = true}, {.temperature = 0.8f, .topK = 40, .topP = 0.9f}},
+      {{.matrices = GgmlType::Q8_0, .vocab = 3000, .neverEndsSequence = true}, {.temperature = 3.0f}},
+      {{.arch = "gemma2", .neverEndsSequence = true, .finalSoftcap = 0.5f}, {.temperature = 1.0f, .topP = 0.7f}},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const BuiltModel built = ModelBuilder(cases[i].spec, 23).write("sampled");
+    LanguageModel model(ctx(), built.path);
+    GenerateOptions options;
+    options.maxTokens = 8;
+    options.sampler = cases[i].sampler;
+    options.sampler.seed = 1000 + i;
+    const Generation device = model.generate(someIds(3, 23), options);
+    options.logits = true;
+    const Generation host = model.generate(someIds(3, 23), options);
+    EXPECT_EQ(device.ids, host.ids) << "case " << i;
+    // The host's tokens are the sampler's on the logits it saw.
+    TokenSampler sampler(options.sampler);
+    const auto vocab = static_cast<std::size_t>(cases[i].spec.vocab);
+    for (std::size_t step = 0; step < host.ids.size(); ++step)
+      EXPECT_EQ(host.ids[step], sampler.next(std::span<const float>(host.logits).subspan(step * vocab, vocab)));
+    std::filesystem::remove(built.path);
+  }
+}
+
 TEST_F(VkattnTest, AttentionMapsMatchTheReferenceAndArriveStepByStep) {
   const BuiltModel built = ModelBuilder(ModelSpec{.layers = 2, .heads = 4, .kvHeads = 2}, 6).write("maps");
   LanguageModel model(ctx(), built.path);

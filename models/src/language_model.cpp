@@ -176,11 +176,19 @@ struct LanguageModel::Impl {
     return {rmsNorm(x, weight), std::nullopt};
   }
 
+  // The next token drawn on the device, in the forward pass's own submission: ids ([1], int32)
+  // receives it (or -1 where sampleTokens leaves the draw to the host).
+  struct DeviceDraw {
+    const Tensor& ids;
+    TokenDraw draw;
+    float uniform = 0.0f;
+  };
+
   // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
-  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions]; greedy
-  // ([logitRows], int32) receives each row's most likely token, in the same submission.
+  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions]; `next`
+  // (with logitRows 1) draws the next token from them.
   void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
-               const Tensor& logits, std::vector<Tensor>* maps, const Tensor* greedy = nullptr) {
+               const Tensor& logits, std::vector<Tensor>* maps, const DeviceDraw* next = nullptr) {
     const auto length = static_cast<int64_t>(ids.size());
     const int64_t d = config.modelDim;
     std::vector<float> rows = embedding.rows(ids);
@@ -225,8 +233,13 @@ struct LanguageModel::Impl {
       output.apply(ctx, lastRows(x), logits, std::nullopt, InputRmsNorm{outputNorm.view(), config.normEps});
     else
       output.apply(ctx, lastRows(rmsNorm(x, outputNorm)), logits);
-    // The final softcap (Gemma 2) is monotonic: the uncapped logits' argmax is the capped ones'.
-    if (greedy) vkattn::argmax(ctx, logits, *greedy);
+    if (next && next->draw.temperature == 0.0f) {
+      // The final softcap (Gemma 2) is monotonic: the uncapped logits' argmax is the capped ones'.
+      vkattn::argmax(ctx, logits, next->ids);
+    } else if (next) {
+      const Buffer& u = ctx.recorder().upload(&next->uniform, sizeof(float), "the draw's uniform number");
+      vkattn::sampleTokens(ctx, logits, TensorView{&u, DType::F32, {1}, {1}, 0}, next->ids, next->draw);
+    }
     batch.submit();
   }
 
@@ -268,10 +281,13 @@ struct LanguageModel::Impl {
     const int64_t capacity = std::min(context, static_cast<int64_t>(prompt.size()) + options.maxTokens);
     std::vector<KeyValueCache> kv = caches(capacity);
     Tensor logits = ctx.tensor({1, config.vocab});
-    // Greedy decoding without the logits asked for takes the argmax on the device: 4 bytes read
-    // back a token instead of the vocabulary's logits.
-    const bool greedyOnDevice = options.sampler.temperature == 0.0f && !options.logits;
-    Tensor greedy = ctx.tensor({1}, DType::I32);
+    // Without the logits asked for, the next token is drawn on the device (the argmax, or
+    // sampleTokens with the sampler's next number): 4 bytes read back instead of the vocabulary's
+    // logits, which are read only where the draw lands beyond the device's candidates.
+    const bool tokenOnDevice = !options.logits;
+    Tensor drawn = ctx.tensor({1}, DType::I32);
+    const TokenDraw draw{options.sampler.temperature, options.sampler.topK, options.sampler.topP,
+                         static_cast<float>(config.finalSoftcap)};
     std::vector<Tensor> maps(layers.size());
     const bool hostMaps = options.attention && !options.attentionOnDevice;
     if (hostMaps)
@@ -287,8 +303,13 @@ struct LanguageModel::Impl {
     uint64_t waitedAfterPrompt = ctx.device().waitedNs();
     result.end = GenerationEnd::MaxTokens;
     while (true) {  // the prompt, then one sampled token per step
-      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr, greedyOnDevice ? &greedy : nullptr);
-      const std::vector<float> row = greedyOnDevice ? std::vector<float>() : finalLogits(logits.download());
+      const bool drawing = static_cast<int64_t>(result.ids.size()) < options.maxTokens;
+      const double u = drawing && options.sampler.temperature > 0.0f ? sampler.nextUniform() : 0.0;
+      // u as a float below 1 (rounding to float may not reach 1).
+      const DeviceDraw deviceDraw{drawn, draw, std::min(static_cast<float>(u), std::nextafter(1.0f, 0.0f))};
+      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr,
+              tokenOnDevice && drawing ? &deviceDraw : nullptr);
+      const std::vector<float> row = tokenOnDevice ? std::vector<float>() : finalLogits(logits.download());
       if (position == 0) {
         afterPrompt = std::chrono::steady_clock::now();
         waitedAfterPrompt = ctx.device().waitedNs();
@@ -309,7 +330,8 @@ struct LanguageModel::Impl {
         if (options.onStep) options.onStep(step);
         break;
       }
-      const int32_t next = greedyOnDevice ? greedy.downloadInt().front() : sampler.next(row);
+      int32_t next = tokenOnDevice ? drawn.downloadInt().front() : drawToken(row, options.sampler, u);
+      if (next < 0) next = drawToken(finalLogits(logits.download()), options.sampler, u);
       step.next = next;
       result.ids.push_back(next);
       const bool more = !options.onStep || options.onStep(step);

@@ -167,12 +167,6 @@ float biasAt(uint b, uint h, uint i, int j) {
   return bias[b * p.biasStrideB + h * p.biasStrideH + i * p.biasStrideL + uint(j)];
 }
 
-// tanh without the overflow of (e^x - e^-x) / (e^x + e^-x): |error| < 1e-7 absolute.
-float stableTanh(float x) {
-  const float e = exp(-2.0 * abs(x));
-  return sign(x) * (1.0 - e) / (1.0 + e);
-}
-
 // A visible key's logit after softcap and ALiBi, in the kernels' log2 units (s = logit * log2(e)).
 // ALiBi follows FlashAttention: -slope * |i + Lk - Lq - j| with Lk the batch's key count, whatever
 // the causal alignment.

@@ -20,6 +20,12 @@
 // Workgroups are spread over x then y (see groupsFor in the runtime).
 uint flatGroupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
+// tanh without the overflow of (e^x - e^-x) / (e^x + e^-x): |error| < 1e-7 absolute.
+float stableTanh(float x) {
+  const float e = exp(-2.0 * abs(x));
+  return sign(x) * (1.0 - e) / (1.0 + e);
+}
+
 // Bit i of status[slot] is set when the kernel met a NaN in its i-th input; the runtime turns it
 // into an error that names the argument.
 #define STATUS_BUFFER(binding_index) \

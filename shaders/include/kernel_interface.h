@@ -128,6 +128,16 @@
 #define ARGMAX_BINDING_STATUS 2
 #define ARGMAX_BINDING_COUNT 3
 
+// sample_tokens.comp
+#define SAMPLE_BINDING_LOGITS 0
+#define SAMPLE_BINDING_UNIFORMS 1
+#define SAMPLE_BINDING_IDS 2
+#define SAMPLE_BINDING_STATUS 3
+#define SAMPLE_BINDING_COUNT 4
+// The most likely tokens the kernel sorts per row; a draw that lands beyond them is left to the
+// host (ids[r] = -1).
+#define SAMPLE_CANDIDATES 1024
+
 // activation.comp
 #define ACTIVATION_BINDING_X 0
 #define ACTIVATION_BINDING_Y 1

@@ -196,6 +196,20 @@ struct ArgmaxParams {
   uint statusSlot;
 };
 
+// sample_tokens.comp: ids[r] = a token drawn from row r's logits with uniforms[r], as
+// TokenSampler draws it: logits softcapped (softcap > 0: softcap * tanh(l / softcap)), the topK
+// most likely kept (0: all), then the shortest prefix whose probability reaches topP; temperature
+// 0 takes the most likely token.
+struct SampleTokensParams {
+  uint rows;
+  uint cols;
+  uint statusSlot;
+  uint topK;
+  float temperature;
+  float topP;
+  float softcap;
+};
+
 // linear_tail.glsl (MATMUL_BINDING_TAIL_PARAMS, a storage buffer): the step the block-format
 // matrix-vector kernels' last workgroup runs over the output rows. rope for LINEAR_TAIL_ROPE_APPEND
 // (its views index the output buffer); for LINEAR_TAIL_POST_NORM the norm's weight at normOffset

@@ -21,12 +21,21 @@ struct SamplerOptions {
 // and take it back (`--seed`, `seed=`): a run that gives no seed samples differently each time.
 uint64_t freshSeed();
 
+// The token drawn from `logits` with the uniform number u in [0, 1) (unused at temperature 0): the
+// candidates by descending logit (ties: lower id first), cut to the top k and then to the nucleus,
+// and the first whose running weight exceeds u times the kept weight. Throws InvalidArgument
+// naming logits (empty, NaN), temperature, topK or topP.
+int32_t drawToken(std::span<const float> logits, const SamplerOptions& options, double u);
+
 class TokenSampler {
  public:
   // Throws InvalidArgument naming temperature, topK or topP when out of range.
   explicit TokenSampler(const SamplerOptions& options);
-  // Throws InvalidArgument("logits") for an empty row or one holding NaN.
+  // drawToken with the stream's next number (none is taken at temperature 0).
   int32_t next(std::span<const float> logits);
+  // The stream's next number in [0, 1), for a draw made elsewhere (on the device).
+  double nextUniform();
+  const SamplerOptions& options() const noexcept { return m_options; }
 
  private:
   SamplerOptions m_options;

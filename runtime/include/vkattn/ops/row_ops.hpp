@@ -1,6 +1,6 @@
-// Row operations over the last dimension: softmax, LayerNorm, RMSNorm, argmax. Inputs are contiguous
-// f32 or f16 tensors; outputs have the input's shape and dtype (in place is allowed), argmax's
-// the input's shape without its last dim, in int32.
+// Row operations over the last dimension: softmax, LayerNorm, RMSNorm, argmax, drawing tokens.
+// Inputs are contiguous f32 or f16 tensors; outputs have the input's shape and dtype (in place is
+// allowed), argmax's and sampleTokens' the input's shape without its last dim, in int32.
 #pragma once
 
 #include <optional>
@@ -46,6 +46,28 @@ Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options 
 // in x is reported naming x.
 void argmax(Context& ctx, const TensorView& x, const TensorView& ids);
 Tensor argmax(Context& ctx, const TensorView& x);
+
+// How sampleTokens draws (SamplerOptions without the seed, plus Gemma 2's final softcap).
+struct TokenDraw {
+  float temperature = 0.0f;  // 0: the most likely token (ties: the lowest id)
+  int64_t topK = 0;          // 0: every token
+  float topP = 1.0f;         // in (0, 1]
+  float softcap = 0.0f;      // > 0: logits l become softcap * tanh(l / softcap) first
+};
+
+// ids[r] = the token TokenSampler draws from logits row r with the uniform number uniforms[r]:
+// the softmax of logits / temperature over the topK most likely tokens, cut to the shortest prefix
+// (by descending logit, ties to the lower id) whose probability reaches topP, and the token where
+// u times the kept mass falls in that prefix's running sum (weights in f32: a draw within about
+// 1e-6 of a boundary between two tokens may pick the other one). logits: [rows, vocab] f32;
+// uniforms: [rows] f32 in [0, 1); ids: [rows] int32; each contiguous. The device sorts the
+// kSampleCandidates most likely tokens of a row: ids[r] = -1 where the draw lands beyond them, or
+// where 1024 < topK < vocab leaves the kept mass unknown; the caller then draws that row on the
+// host with the same number. NaN in logits is reported naming logits, a number outside [0, 1)
+// naming uniforms.
+inline constexpr int64_t kSampleCandidates = 1024;
+void sampleTokens(Context& ctx, const TensorView& logits, const TensorView& uniforms, const TensorView& ids,
+                  const TokenDraw& draw);
 
 // y = x, elementwise, for same-sized tensors whose byte size is a multiple of 16: the memory
 // bandwidth baseline of the benchmarks.
