@@ -39,10 +39,6 @@ CatalogEntry gatedEntry(std::string label, DType weights, int64_t f, int64_t k, 
           }};
 }
 
-const char* dtypeName(DType dtype) {
-  return dtype == DType::F16 ? "f16" : "f32";
-}
-
 }  // namespace
 
 std::vector<CatalogEntry> pipelineCatalog() {
@@ -54,7 +50,7 @@ std::vector<CatalogEntry> pipelineCatalog() {
       entries.push_back(attentionEntry("attention f16 D" + std::to_string(dim) + (causal ? " causal" : ""), DType::F16,
                                        dim, causal, 8, 8, 1024, 1024));
   for (DType dtype : {DType::F32, DType::F16})
-    entries.push_back(attentionEntry(std::string("attention tiled ") + dtypeName(dtype) + " D128", dtype, 128, false, 8,
+    entries.push_back(attentionEntry(std::string("attention tiled ") + toString(dtype) + " D128", dtype, 128, false, 8,
                                      8, 1024, 1024, AttentionVariant::Tiled));
   entries.push_back(attentionEntry("attention coopmat2 f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
                                    AttentionVariant::Coopmat2));
@@ -64,9 +60,9 @@ std::vector<CatalogEntry> pipelineCatalog() {
   // Dense layers: prompts (tiles; cooperative matrices for f16) and decode (one row).
   for (DType dtype : {DType::F16, DType::F32}) {
     entries.push_back(
-        linearEntry(std::string("linear ") + dtypeName(dtype) + " 512x4096x4096", dtype, dtype, 512, 4096, 4096));
+        linearEntry(std::string("linear ") + toString(dtype) + " 512x4096x4096", dtype, dtype, 512, 4096, 4096));
     entries.push_back(
-        linearEntry(std::string("linear ") + dtypeName(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
+        linearEntry(std::string("linear ") + toString(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
   }
   // Weights in block formats (and f16 under f32 x), decoded as they load: matrix-vector (decode)
   // and tiled (prompts); and the integer-dot matrix-vector kernel (not Auto's choice until a GPU
@@ -114,13 +110,19 @@ std::vector<CatalogEntry> pipelineCatalog() {
                        linear(ctx, x, w, y, {.postNorm = PostNormStep{norm.view(), 1e-6f, residual.view()}});
                      }});
   // A 1B-class model's sampled token: top k 40 and top p 0.95 over one row of 32000 logits.
+  // A decoded token's row of a 1B-class model's table, decoded from the file's format as it is gathered.
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
+    entries.push_back(
+        {std::string("embedding ") + toString(format) + " table 32000x2048", [format](Context& ctx) {
+           embedding(ctx, ctx.tensor({32000, 2048}, format), ctx.tensor({1, 1}, DType::I32), ctx.tensor({1, 1, 2048}));
+         }});
   entries.push_back({"sample_tokens", [](Context& ctx) {
                        sampleTokens(ctx, ctx.tensor({1, 32000}), ctx.tensor({1}), ctx.tensor({1}, DType::I32),
                                     {.temperature = 0.8f, .topK = 40, .topP = 0.95f});
                      }});
   // Row kernels.
   for (DType dtype : {DType::F32, DType::F16}) {
-    const std::string suffix = std::string(" ") + dtypeName(dtype);
+    const std::string suffix = std::string(" ") + toString(dtype);
     entries.push_back({"softmax" + suffix, [dtype](Context& ctx) {
                          softmax(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
                        }});

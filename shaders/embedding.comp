@@ -1,5 +1,5 @@
 #version 450
-// Embedding lookup: out[t, :] = table[ids[t], :] (+ positions[positionOffset + t % seq, :]) for
+// Embedding lookup: out[t, :] = scale * table[ids[t], :] (+ positions[positionOffset + t % seq, :]) for
 // each of `tokens` ids. An id outside [0, vocab) is never read: the row is written as zeros and
 // status bit 0 is set (the runtime names "ids"). NaN met in table / positions sets bit 1 / 2.
 // Bindings: 0 table (ELEM [vocab, dim]), 1 ids (int), 2 positions (ELEM [P, dim]; any buffer when
@@ -44,7 +44,7 @@ void main() {
     }
   }
   const bool nanT = any(isnan(v)), nanP = any(isnan(pos));
-  v += pos;
+  v = p.scale * v + pos;
   if (VEC4) {
     o4[(t * p.dim + d) / 4] = TO_ELEM4(v);
   } else {

@@ -1,12 +1,13 @@
 // Elementwise ops (activation, gated activations as swiglu and GeGLU, add) and the embedding lookup against double
 // references: odd sizes (vec4 and scalar paths), f16 storage, in place, broadcast add, learned positions with an
-// offset, and bad input (shapes, dtypes, NaN, ids out of range) named in the error.
+// offset, tables in the block formats, and bad input (shapes, dtypes, NaN, ids out of range) named in the error.
 #include <cmath>
 #include <functional>
 
 #include "support/compare.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/elementwise.hpp"
 #include "vkattn/ops/embedding.hpp"
 #include "vkattn/reference/linear_reference.hpp"
@@ -116,6 +117,42 @@ TEST_F(VkattnTest, EmbeddingWithAndWithoutPositions) {
                             {.positions = ctx().tensor({P, dim}, ph, DType::F16).view(), .positionOffset = 1});
     EXPECT_TRUE(allClose(hout.download(), embeddingRef(th, ids, D, 5, &ph, 1), kAtolF16, kRtolF16));
   }
+}
+
+// A language model's token table as the file stores it: each block format decoded as it is
+// gathered, scaled, exact against the host's decoding (encodeValues/decodeValues, ggml's layouts);
+// rows of one and several blocks (Q6_K's two halves apart), ids repeated and at both ends.
+TEST_F(VkattnTest, EmbeddingGathersBlockFormatTables) {
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+    for (int64_t blocks : {1, 3}) {
+      const int64_t vocab = 37, dim = blocks * blockElements(format);
+      SCOPED_TRACE(std::string(toString(format)) + ", dim " + std::to_string(dim));
+      const std::vector<float> values = randomValues(static_cast<std::size_t>(vocab * dim), 60 + blocks);
+      const std::vector<std::byte> bytes = encodeValues(format, values);
+      const std::vector<float> decoded = decodeValues(format, bytes, vocab * dim);
+      Tensor table = ctx().tensor({vocab, dim}, format);
+      table.uploadBytes(bytes.data(), bytes.size());
+      const std::vector<int32_t> ids = {0, 36, 5, 5, 17, 1};
+      Tensor tids = Tensor::fromHostInt(ctx().device(), {2, 3}, ids);
+      const float scale = 1.5f;
+      Tensor out = embedding(ctx(), table, tids, {.scale = scale});
+      EXPECT_EQ(out.dtype(), DType::F32);
+      EXPECT_EQ(out.shape(), (Shape{2, 3, dim}));
+      std::vector<float> expected;
+      for (int32_t id : ids)
+        for (int64_t c = 0; c < dim; ++c) expected.push_back(scale * decoded[static_cast<std::size_t>(id * dim + c)]);
+      EXPECT_EQ(out.download(), expected);
+    }
+  }
+  // Positions are for f32 and f16 tables; the rows come out f32; an id outside the table is named.
+  Tensor q8 = ctx().tensor({4, 32}, DType::Q8_0);
+  const std::vector<std::byte> bytes = encodeValues(DType::Q8_0, randomValues(128, 61));
+  q8.uploadBytes(bytes.data(), bytes.size());
+  Tensor two = Tensor::fromHostInt(ctx().device(), {2}, std::vector<int32_t>{0, 3});
+  EXPECT_THROW(embedding(ctx(), q8, two, {.positions = ctx().tensor({4, 32}).view()}), InvalidArgument);
+  EXPECT_THROW(embedding(ctx(), q8, two, ctx().tensor({2, 32}, DType::F16)), InvalidArgument);
+  EXPECT_THROW(embedding(ctx(), q8, Tensor::fromHostInt(ctx().device(), {1}, std::vector<int32_t>{4})),
+               InvalidArgument);
 }
 
 void expectInvalid(const std::string& argument, const std::function<void()>& call, const std::string& fragment = "") {

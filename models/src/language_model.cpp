@@ -11,6 +11,7 @@
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/models/attention_layer.hpp"
 #include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/embedding.hpp"
 #include "vkattn/ops/linear.hpp"
 #include "vkattn/ops/row_ops.hpp"
 #include "vkattn/tokenizers/gguf_tokenizer.hpp"
@@ -150,6 +151,7 @@ struct LanguageModel::Impl {
     }
     outputNorm = detail::deviceVector(ctx, file, "output_norm.weight", m.modelDim);
     output = blocks(m.tiedOutput ? "token_embd.weight" : "output.weight", m.vocab, m.modelDim);
+    embedding.placeOnDevice(ctx, m.tiedOutput && output.blocks() == 1 ? &output.first() : nullptr, maxBytes);
   }
 
   std::vector<KeyValueCache> caches(int64_t capacity) const {
@@ -191,12 +193,8 @@ struct LanguageModel::Impl {
                const Tensor& logits, std::vector<Tensor>* maps, const DeviceDraw* next = nullptr) {
     const auto length = static_cast<int64_t>(ids.size());
     const int64_t d = config.modelDim;
-    std::vector<float> rows = embedding.rows(ids);
-    if (config.embeddingScale != 1.0)
-      for (float& v : rows) v = static_cast<float>(v * config.embeddingScale);
     Batch batch(ctx);
-    const Buffer& embedded = ctx.recorder().upload(rows.data(), rows.size() * sizeof(float), "token embeddings");
-    TensorView x{&embedded, DType::F32, {1, length, d}, contiguousStrides({1, length, d}), 0};
+    TensorView x = embed(ids);
     for (std::size_t l = 0; l < layers.size(); ++l) {
       DecoderLayer& layer = layers[l];
       const NormedInput h = preNorm(x, layer.attentionNorm, layer.attention.qWeight());
@@ -241,6 +239,25 @@ struct LanguageModel::Impl {
       vkattn::sampleTokens(ctx, logits, TensorView{&u, DType::F32, {1}, {1}, 0}, next->ids, next->draw);
     }
     batch.submit();
+  }
+
+  // The tokens' rows of the embedding table, scaled ([1, L, d] f32): gathered on the device where
+  // the table is there (the ids uploaded, 4 bytes each), else decoded on the host and uploaded.
+  TensorView embed(std::span<const int32_t> ids) {
+    const auto length = static_cast<int64_t>(ids.size());
+    const Shape shape{1, length, config.modelDim};
+    if (const Tensor* table = embedding.deviceTable()) {
+      const Buffer& idBuffer = ctx.recorder().upload(ids.data(), ids.size_bytes(), "token ids");
+      const TensorView x = ctx.scratch(shape);
+      vkattn::embedding(ctx, table->view(), TensorView{&idBuffer, DType::I32, {1, length}, {length, 1}, 0}, x,
+                        {.scale = static_cast<float>(config.embeddingScale)});
+      return x;
+    }
+    std::vector<float> rows = embedding.rows(ids);
+    if (config.embeddingScale != 1.0)
+      for (float& v : rows) v = static_cast<float>(v * config.embeddingScale);
+    const Buffer& embedded = ctx.recorder().upload(rows.data(), rows.size() * sizeof(float), "token embeddings");
+    return TensorView{&embedded, DType::F32, shape, contiguousStrides(shape), 0};
   }
 
   // The output logits as the model defines them: with the final softcap (Gemma 2) applied on the

@@ -173,4 +173,18 @@ std::vector<float> TokenEmbedding::rows(std::span<const int32_t> ids) const {
   return out;
 }
 
+void TokenEmbedding::placeOnDevice(const Context& ctx, const Tensor* tiedOutput, uint64_t maxBytes) {
+  const std::optional<DType> kept = linearWeightType(m_type, m_dim);
+  const DType table = kept.value_or(DType::F32);
+  if (table == DType::F16) return;  // embedding() gives f16 rows from an f16 table
+  if (tiedOutput && tiedOutput->dtype() == table && tiedOutput->shape() == Shape{m_vocab, m_dim}) {
+    m_deviceTable = tiedOutput;
+    return;
+  }
+  const uint64_t rowBytes = kept ? m_rowBytes : static_cast<uint64_t>(m_dim) * sizeof(float);
+  if (rowBytes * static_cast<uint64_t>(m_vocab) > maxBytes) return;
+  m_uploaded = deviceRows(ctx, *m_file, "token_embd.weight", 0, m_vocab);
+  m_deviceTable = &*m_uploaded;
+}
+
 }  // namespace vkattn::detail

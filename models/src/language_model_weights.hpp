@@ -87,18 +87,27 @@ std::vector<float> hostVector(const GgufFile& file, const std::string& name, int
 Tensor deviceVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
 std::optional<Tensor> optionalVector(const Context& ctx, const GgufFile& file, const std::string& name, int64_t size);
 
-// Rows of token_embd.weight, decoded on the host from the file's bytes.
+// Rows of token_embd.weight: gathered on the device (embedding(), decoding the file's format)
+// where the table is placed there, else decoded on the host from the file's bytes.
 class TokenEmbedding {
  public:
   TokenEmbedding(const GgufFile& file, int64_t vocab, int64_t dim);
   // [ids.size(), dim] f32; InvalidArgument("ids") naming an id outside [0, vocab).
   std::vector<float> rows(std::span<const int32_t> ids) const;
+  // Keeps the table on the device where embedding() gathers f32 rows from the form it is kept in
+  // (f32, or a block format; not f16) and one buffer of maxBytes holds it: `tiedOutput`, the
+  // output matrix's one block, where the model ties the two (the same tensor), else an upload.
+  void placeOnDevice(const Context& ctx, const Tensor* tiedOutput, uint64_t maxBytes);
+  // The table on the device, or nullptr.
+  const Tensor* deviceTable() const noexcept { return m_deviceTable; }
 
  private:
   const GgufFile* m_file;
   GgmlType m_type;
   int64_t m_vocab, m_dim;
   uint64_t m_rowBytes;
+  std::optional<Tensor> m_uploaded;
+  const Tensor* m_deviceTable = nullptr;
 };
 
 }  // namespace vkattn::detail

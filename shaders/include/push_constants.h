@@ -241,6 +241,7 @@ struct EmbeddingParams {
   uint positionOffset;
   uint hasPositions;
   uint statusSlot;
+  float scale;  // each row's factor (Gemma's sqrt(d)), before positions are added
 };
 
 #ifdef __cplusplus

@@ -4,9 +4,13 @@
 #include <kernel_interface.h>
 #include <push_constants.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "checks.hpp"
 #include "op_dispatch.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
 namespace {
@@ -19,10 +23,32 @@ Shape outputShape(const TensorView& table, const TensorView& ids) {
   return s;
 }
 
+DType outputDtype(const TensorView& table) {
+  return isWeightFormat(table.dtype) ? DType::F32 : table.dtype;
+}
+
+detail::ShaderId tableModule(DType dtype) {
+  switch (dtype) {
+    case DType::Q8_0:
+      return detail::shaders::embedding_q8_0;
+    case DType::Q4_0:
+      return detail::shaders::embedding_q4_0;
+    case DType::Q4_K:
+      return detail::shaders::embedding_q4_k;
+    case DType::Q5_K:
+      return detail::shaders::embedding_q5_k;
+    case DType::Q6_K:
+      return detail::shaders::embedding_q6_k;
+    default:
+      return detail::shaders::embedding.of(dtype);
+  }
+}
+
 void checkInputs(Context& ctx, const TensorView& table, const TensorView& ids) {
   using namespace detail;
   requireTensor("table", table);
-  requireDtype("table", table, {DType::F32, DType::F16});
+  requireDtype("table", table,
+               {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K});
   requireRank("table", table, 2, 2);
   requireContiguous("table", table);
   requireDtypeSupported(ctx, "table", table);
@@ -43,7 +69,11 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   requireTensor("out", out);
   requireContiguous("out", out);
   requireShape("out", out, outputShape(table, ids));
-  requireSameDtype("out", out, "table", table);
+  if (out.dtype != outputDtype(table))
+    throw InvalidArgument("out", std::string("dtype ") + toString(out.dtype) + ", expected " +
+                                     toString(outputDtype(table)) +
+                                     (isWeightFormat(table.dtype) ? " (a block-format table gives f32 rows)" : ""));
+  if (!std::isfinite(options.scale)) throw InvalidArgument("scale", "must be finite");
   requireFitsDevice(ctx, "out", out);
   if (out.buffer == table.buffer || out.buffer == ids.buffer)
     throw InvalidArgument("out", "shares a buffer with an input; the output must be a separate tensor");
@@ -53,7 +83,10 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   p.dim = static_cast<uint32_t>(table.dim(1));
   p.vocab = static_cast<uint32_t>(table.dim(0));
   p.seq = static_cast<uint32_t>(ids.dim(-1));
+  p.scale = options.scale;
   const Buffer* positions = table.buffer;
+  if (options.positions && isWeightFormat(table.dtype))
+    throw InvalidArgument("positions", std::string("are taken with an f32 or f16 table, not ") + toString(table.dtype));
   if (options.positions) {
     const TensorView& pos = *options.positions;
     requireTensor("positions", pos);
@@ -78,10 +111,16 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   }
 
   SpecConstants constants;
-  constants.set(SPEC_WORKGROUP_SIZE, kEmbeddingWorkgroup).set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
+  constants.set(SPEC_WORKGROUP_SIZE, kEmbeddingWorkgroup);
+  if (!isWeightFormat(table.dtype)) constants.set(ELEMENTWISE_SPEC_VEC4, p.dim % 4 == 0);
   const std::string range = "an id is outside [0, " + std::to_string(p.vocab) + ") (the table's rows)";
-  const uint64_t invocations = uint64_t{p.tokens} * ((p.dim + 3) / 4);
-  recordOp(ctx, {shaders::embedding.of(table.dtype), EMBEDDING_BINDING_COUNT, constants},
+  // A block-format table: one invocation per unit of a row (weight_formats.glsl's UNIT: a 32-weight
+  // block, or a quarter of a 256-weight K-quant super-block), else per 4 features.
+  const uint64_t perToken = isWeightFormat(table.dtype)
+                                ? p.dim / std::min<uint32_t>(static_cast<uint32_t>(blockElements(table.dtype)), 64)
+                                : (p.dim + 3) / 4;
+  const uint64_t invocations = uint64_t{p.tokens} * perToken;
+  recordOp(ctx, {tableModule(table.dtype), EMBEDDING_BINDING_COUNT, constants},
            {{EMBEDDING_BINDING_TABLE, table.buffer},
             {EMBEDDING_BINDING_IDS, ids.buffer},
             {EMBEDDING_BINDING_POSITIONS, positions},
@@ -93,7 +132,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
 
 Tensor embedding(Context& ctx, const TensorView& table, const TensorView& ids, const EmbeddingOptions& options) {
   checkInputs(ctx, table, ids);
-  Tensor out = ctx.tensor(outputShape(table, ids), table.dtype);
+  Tensor out = ctx.tensor(outputShape(table, ids), outputDtype(table));
   embedding(ctx, table, ids, out, options);
   return out;
 }
