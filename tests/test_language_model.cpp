@@ -90,10 +90,11 @@ std::size_t argmax(const double* row, int64_t n) {
 // Greedy generation with the KV cache: every step's logits equal the last row of a fresh forward
 // pass of the reference over everything fed so far, and each token is the reference's argmax.
 void expectStepsMatchFullPasses(LanguageModel& model, const BuiltModel& built, const std::vector<int32_t>& prompt,
-                                std::size_t steps) {
+                                std::size_t steps, int64_t promptChunk = 512) {
   GenerateOptions options;
   options.maxTokens = static_cast<int64_t>(steps);
   options.logits = true;
+  options.promptChunk = promptChunk;
   const Generation g = model.generate(prompt, options);
   ASSERT_EQ(g.ids.size(), steps);
   ASSERT_EQ(g.logits.size(), steps * ModelBuilder::kVocab);
@@ -462,6 +463,23 @@ TEST_F(VkattnTest, SampledDecodingOnTheDeviceMatchesTheHostSampler) {
     const auto vocab = static_cast<std::size_t>(cases[i].spec.vocab);
     for (std::size_t step = 0; step < host.ids.size(); ++step)
       EXPECT_EQ(host.ids[step], sampler.next(std::span<const float>(host.logits).subspan(step * vocab, vocab)));
+    std::filesystem::remove(built.path);
+  }
+}
+
+// A prompt fed in chunks (each chunk's queries over the cache the earlier ones filled): every
+// step still matches the reference's full pass; chunks of 4 (4 + 4 + 3) and of 1, across Gemma 2's
+// sliding window of 4 and Qwen3's head norms. A chunk below 1 is named.
+TEST_F(VkattnTest, PromptsInChunksMatchTheReference) {
+  for (const ModelSpec& spec : {ModelSpec{.matrices = GgmlType::Q8_0}, ModelSpec{.arch = "gemma2", .slidingWindow = 4},
+                                ModelSpec{.arch = "qwen3"}}) {
+    SCOPED_TRACE(spec.arch);
+    const BuiltModel built = ModelBuilder(spec, 29).write("chunks");
+    LanguageModel model(ctx(), built.path);
+    for (int64_t chunk : {4, 1}) expectStepsMatchFullPasses(model, built, someIds(11, 29), 3, chunk);
+    GenerateOptions bad;
+    bad.promptChunk = 0;
+    EXPECT_EQ(invalidArgumentOf([&] { model.generate(someIds(3, 29), bad); }), "promptChunk");
     std::filesystem::remove(built.path);
   }
 }

@@ -187,8 +187,8 @@ struct LanguageModel::Impl {
   };
 
   // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
-  // into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L, positions]; `next`
-  // (with logitRows 1) draws the next token from them.
+  // (0: none) into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L,
+  // positions]; `next` (with logitRows 1) draws the next token from them.
   void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
                const Tensor& logits, std::vector<Tensor>* maps, const DeviceDraw* next = nullptr) {
     const auto length = static_cast<int64_t>(ids.size());
@@ -222,6 +222,10 @@ struct LanguageModel::Impl {
         layer.down.apply(ctx, gate, y, attended);
       }
       x = y;
+    }
+    if (logitRows == 0) {  // a prompt's leading chunk: its keys and values are what it leaves
+      batch.submit();
+      return;
     }
     // The last logitRows rows of t, as [logitRows, d] (linear takes a slice of rows).
     const auto lastRows = [&](const TensorView& t) {
@@ -292,6 +296,7 @@ struct LanguageModel::Impl {
   Generation generate(std::span<const int32_t> prompt, const GenerateOptions& options) {
     requireIds(prompt, "prompt");
     if (options.maxTokens < 0) throw InvalidArgument("maxTokens", "must be >= 0");
+    if (options.promptChunk < 1) throw InvalidArgument("promptChunk", "must be >= 1");
     TokenSampler sampler(options.sampler);
     Generation result;
     result.promptIds.assign(prompt.begin(), prompt.end());
@@ -324,7 +329,14 @@ struct LanguageModel::Impl {
       const double u = drawing && options.sampler.temperature > 0.0f ? sampler.nextUniform() : 0.0;
       // u as a float below 1 (rounding to float may not reach 1).
       const DeviceDraw deviceDraw{drawn, draw, std::min(static_cast<float>(u), std::nextafter(1.0f, 0.0f))};
-      forward(feed, kv, 1, logits, options.attention ? &maps : nullptr,
+      // A prompt longer than a chunk: its leading chunks fill the caches first (one pass where its
+      // attention is asked for, so that the step's maps cover it).
+      std::span<const int32_t> fed(feed);
+      while (position == 0 && !options.attention && static_cast<int64_t>(fed.size()) > options.promptChunk) {
+        forward(fed.first(static_cast<std::size_t>(options.promptChunk)), kv, 0, logits, nullptr);
+        fed = fed.subspan(static_cast<std::size_t>(options.promptChunk));
+      }
+      forward(fed, kv, 1, logits, options.attention ? &maps : nullptr,
               tokenOnDevice && drawing ? &deviceDraw : nullptr);
       const std::vector<float> row = tokenOnDevice ? std::vector<float>() : finalLogits(logits.download());
       if (position == 0) {

@@ -65,6 +65,9 @@ struct GenerateOptions {
   // Keep sampling past the end-of-sequence token (as llama.cpp's --ignore-eos): for timing a fixed
   // number of tokens.
   bool ignoreEos = false;
+  // The prompt runs in passes of at most this many tokens, as llama.cpp's batches (the activations
+  // of one pass held at once; the matrix units fed whole tiles); one pass where `attention` is set.
+  int64_t promptChunk = 512;
   // Called after the prompt and after every sampled token; return false to stop.
   std::function<bool(const GenerationStep&)> onStep;
 };
