@@ -114,11 +114,6 @@ void recordRope(Context& ctx, const TensorView& x, const TensorView& y, RopePlan
       plan.params, groupsFor(ctx.device(), pairs, kRopeWorkgroup), {"rope", {xName}, ROPE_BINDING_STATUS});
 }
 
-const Buffer& uploadSteps(Context& ctx, const RopeOptions& options, int64_t rotaryDim) {
-  std::vector<uint32_t> steps = ropePhaseSteps(options.theta, rotaryDim, options.frequencyDivisors);
-  return ctx.recorder().upload(steps.data(), steps.size() * sizeof(uint32_t), "RoPE's phase steps");
-}
-
 }  // namespace
 
 std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim, std::span<const double> divisors) {
@@ -147,7 +142,7 @@ std::vector<uint32_t> ropePhaseSteps(double theta, int64_t rotaryDim, std::span<
 
 void rope(Context& ctx, const TensorView& x, const TensorView& y, const RopeOptions& options) {
   RopePlan plan = planRope(ctx, x, y, options, "x", "y");
-  const Buffer& steps = uploadSteps(ctx, options, plan.params.rotaryDim);
+  const Buffer& steps = detail::uploadRopeSteps(ctx, options, plan.params.rotaryDim);
   recordRope(ctx, x, y, plan, steps, "x");
   ctx.flush();
 }
@@ -165,7 +160,7 @@ void ropeQK(Context& ctx, const TensorView& q, const TensorView& qOut, const Ten
         "k", "shape " + toString(k.shape) + " must match q's " + toString(q.shape) + " in batch, seq and head dim");
   if (q.dtype != k.dtype) throw InvalidArgument("k", "dtype differs from q's");
   Batch batch(ctx);
-  const Buffer& steps = uploadSteps(ctx, options, qPlan.params.rotaryDim);
+  const Buffer& steps = detail::uploadRopeSteps(ctx, options, qPlan.params.rotaryDim);
   recordRope(ctx, q, qOut, qPlan, steps, "q");
   recordRope(ctx, k, kOut, kPlan, steps, "k");
   batch.submit();
@@ -227,7 +222,8 @@ pc::RopeAppendParams planRopeAppend(Context& ctx, const TensorView& q, const Ten
 }
 
 const Buffer& uploadRopeSteps(Context& ctx, const RopeOptions& options, uint32_t rotaryDim) {
-  return uploadSteps(ctx, options, rotaryDim);
+  std::vector<uint32_t> steps = ropePhaseSteps(options.theta, rotaryDim, options.frequencyDivisors);
+  return ctx.recorder().upload(steps.data(), steps.size() * sizeof(uint32_t), "RoPE's phase steps");
 }
 
 }  // namespace detail
@@ -243,7 +239,7 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
                       std::to_string(workgroup) + " invocations; " + ctx.info().name + " allows " +
                       std::to_string(ctx.info().maxWorkgroupInvocations));
   Batch batch(ctx);
-  const Buffer& steps = uploadSteps(ctx, options, p.rotaryDim);
+  const Buffer& steps = detail::uploadRopeSteps(ctx, options, p.rotaryDim);
   detail::recordOp(ctx,
                    {detail::shaders::rope_append.of(q.dtype), ROPE_APPEND_BINDING_COUNT,
                     SpecConstants().set(SPEC_WORKGROUP_SIZE, static_cast<uint32_t>(workgroup))},
