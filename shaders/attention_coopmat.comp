@@ -130,6 +130,13 @@ float rowReduceAdd(float x) {
   return x;
 }
 
+// Element c of the query row that starts at element `row` of q (zero past DK), its NaN noted in nan.
+float qElement(uint row, uint c, inout bool nan) {
+  const float val = c < DK ? float(q[row + c]) : 0.0;
+  nan = nan || isnan(val);
+  return val;
+}
+
 void main() {
   const uint BLOCK = FM * ROWS;
   const uint blocks = (p.lq + BLOCK - 1) / BLOCK;
@@ -150,22 +157,16 @@ void main() {
   const uint qBase = p.qOffset + b * p.qStrideB + h * p.qStrideH;
   if (SHARED_Q != 0u) {
     for (uint x = lane; x < FM * DKP; x += LANES) {
-      const uint c = x % DKP, i = min(first + r0 + x / DKP, last);
-      const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
-      nanQ = nanQ || isnan(val);
-      sQ[(r0 + x / DKP) * LDQ + c] = FRAG_IN(val);
+      const uint c = x % DKP;
+      sQ[(r0 + x / DKP) * LDQ + c] = FRAG_IN(qElement(qBase + min(first + r0 + x / DKP, last) * p.qStrideL, c, nanQ));
     }
     subgroupSync();  // the subgroup's rows of Q are whole before any tile loads them
   }
   FRAG_LOOP for (uint d = 0; d < (SHARED_Q != 0u ? 0u : DKP / FK); ++d) {
     [[unroll]] for (uint it = 0; it < (FM * FK + LANES - 1) / LANES; ++it) {
       const uint x = lane + it * LANES, c = d * FK + x % FK;
-      if (x < FM * FK) {
-        const uint i = min(first + r0 + x / FK, last);
-        const float val = c < DK ? float(q[qBase + i * p.qStrideL + c]) : 0.0;
-        nanQ = nanQ || isnan(val);
-        sP[(r0 + x / FK) * LDP + x % FK] = FRAG_IN(val);
-      }
+      if (x < FM * FK)
+        sP[(r0 + x / FK) * LDP + x % FK] = FRAG_IN(qElement(qBase + min(first + r0 + x / FK, last) * p.qStrideL, c, nanQ));
     }
     subgroupSync();  // the FM x FK block is whole before it is loaded as a fragment
     FRAG_LOAD_A(qf[d], sP, r0 * LDP, LDP, false);
