@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "generation_measurement.hpp"
 #include "measurements.hpp"
+#include "sampler_flags.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/ggml_quant.hpp"
 #include "vkattn/models/language_model_config.hpp"
@@ -35,7 +36,7 @@ GgmlType weightTypeNamed(const std::string& name) {
 int benchGenerate(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args,
               {"--arch", "--layers", "--dim", "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--weights",
-               "--prompt-tokens", "--new-tokens"},
+               "--prompt-tokens", "--new-tokens", "--temperature", "--top-k", "--top-p", "--seed"},
               {});
   GenerationCase c;
   RandomModelSpec& s = c.model;
@@ -61,6 +62,7 @@ int benchGenerate(const CommonOptions& options, const std::vector<std::string>& 
   c.promptTokens = count("--prompt-tokens", c.promptTokens);
   c.newTokens = a.integer("--new-tokens", c.newTokens, 2, std::numeric_limits<int32_t>::max());
   c.checkedTokens = std::min(c.checkedTokens, c.promptTokens);
+  c.sampler = samplerFlags(a, 1);  // a fixed seed: every run draws the same tokens
   s.contextLength = c.promptTokens + c.newTokens;
   Context ctx({.device = options.device});
   std::printf("device:     %s\n", ctx.info().name.c_str());

@@ -12,6 +12,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "sampler_flags.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/npy.hpp"
 #include "vkattn/models/language_model.hpp"
@@ -80,15 +81,8 @@ int generateCommand(const CommonOptions& options, const std::vector<std::string>
 
   GenerateOptions o;
   o.maxTokens = a.integer("--max-tokens", 64, 0, std::numeric_limits<int32_t>::max());
-  o.sampler.temperature = static_cast<float>(a.number("--temperature", 0.0));
-  if (o.sampler.temperature < 0) throw InvalidArgument("--temperature", "must be >= 0");
-  o.sampler.topK = a.integer("--top-k", 0, 0, std::numeric_limits<int32_t>::max());
-  o.sampler.topP = static_cast<float>(a.number("--top-p", 1.0));
-  if (!(o.sampler.topP > 0 && o.sampler.topP <= 1)) throw InvalidArgument("--top-p", "must be in (0, 1]");
   // A fresh seed unless one is given (printed below, so that a sampled run can be repeated).
-  o.sampler.seed = a.get("--seed")
-                       ? static_cast<uint64_t>(a.integer("--seed", 0, 0, std::numeric_limits<int64_t>::max()))
-                       : freshSeed();
+  o.sampler = samplerFlags(a, freshSeed());
   o.ignoreEos = a.has("--ignore-eos");
   const auto logitsPath = a.get("--logits");
   o.logits = logitsPath.has_value();

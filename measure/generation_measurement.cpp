@@ -36,6 +36,14 @@ std::string describe(const RandomModelSpec& s) {
   return text;
 }
 
+std::string describeSampling(const SamplerOptions& o) {
+  if (o.temperature == 0.0f) return "greedy";
+  char text[160];
+  std::snprintf(text, sizeof text, "temperature %g, top k %lld, top p %g, seed %llu", o.temperature,
+                static_cast<long long>(o.topK), o.topP, static_cast<unsigned long long>(o.seed));
+  return text;
+}
+
 }  // namespace
 
 GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
@@ -50,6 +58,7 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
                                                " positions, the model has " + std::to_string(s.contextLength));
   GenerationMeasurement m;
   m.shape = describe(s);
+  m.sampling = describeSampling(c.sampler);
   const double d = static_cast<double>(s.modelDim), q = static_cast<double>(s.heads * s.headDim),
                kv = static_cast<double>(s.kvHeads * s.headDim), f = static_cast<double>(s.ffnDim),
                vocab = static_cast<double>(s.vocab), layers = static_cast<double>(s.layers);
@@ -84,6 +93,8 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   if (!m.passed()) return m;
 
   GenerateOptions options;
+  options.sampler = c.sampler;
+  options.ignoreEos = true;  // a sampled end-of-sequence token does not cut the timed run short
   options.maxTokens = std::min<int64_t>(c.newTokens, 4);
   model.generate(prompt, options);  // compiles every kernel both passes use
   options.maxTokens = c.newTokens;
@@ -108,6 +119,7 @@ void printGeneration(const GenerationMeasurement& m) {
   std::printf("check:      logits max |err| %.2e, tolerance %.2e: %s\n", m.logitError, m.logitTolerance,
               m.passed() ? "ok" : "FAIL");
   if (!m.passed()) return;
+  std::printf("sampling:   %s (the token drawn on the device)\n", m.sampling.c_str());
   std::printf("prompt:     %.1f tokens/s\n", m.promptTokensPerSecond);
   std::printf("decode:     %.2f tokens/s, weights read at %.1f GB/s (device copy %.1f GB/s: %.2fx)\n",
               m.decodeTokensPerSecond, m.decodeGBs, m.copyGBs, m.decodeGBs / m.copyGBs);

@@ -14,6 +14,7 @@
 
 #include "random_language_model.hpp"
 #include "vkattn/core/context.hpp"
+#include "vkattn/models/token_sampler.hpp"
 
 namespace vkattn::measure {
 
@@ -32,10 +33,12 @@ struct GenerationCase {
   int64_t promptTokens = 128;
   int64_t newTokens = 64;
   int64_t checkedTokens = 4;  // positions whose logits are checked against the reference
+  SamplerOptions sampler;     // greedy by default; the token is drawn on the device either way
 };
 
 struct GenerationMeasurement {
   std::string shape;          // "22 layers, d 2048, ..., F16"
+  std::string sampling;       // "greedy" or "temperature 0.8, top k 40, top p 0.95, seed 1"
   double parameters = 0;      // every weight in the file
   double bytesPerToken = 0;   // matrix bytes a decoded token reads (the embedding row aside)
   double logitError = 0;      // max |vkattn - reference| over the checked positions' logits
