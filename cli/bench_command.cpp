@@ -36,7 +36,7 @@ GgmlType weightTypeNamed(const std::string& name) {
 int benchGenerate(const CommonOptions& options, const std::vector<std::string>& args) {
   Arguments a(args,
               {"--arch", "--layers", "--dim", "--heads", "--kv-heads", "--head-dim", "--ffn", "--vocab", "--weights",
-               "--prompt-tokens", "--new-tokens", "--temperature", "--top-k", "--top-p", "--seed"},
+               "--prompt-tokens", "--new-tokens", "--temperature", "--top-k", "--top-p", "--seed", "--model-out"},
               {});
   GenerationCase c;
   RandomModelSpec& s = c.model;
@@ -63,6 +63,7 @@ int benchGenerate(const CommonOptions& options, const std::vector<std::string>& 
   c.newTokens = a.integer("--new-tokens", c.newTokens, 2, std::numeric_limits<int32_t>::max());
   c.checkedTokens = std::min(c.checkedTokens, c.promptTokens);
   c.sampler = samplerFlags(a, 1);  // a fixed seed: every run draws the same tokens
+  if (auto out = a.get("--model-out")) c.keepModel = *out;
   s.contextLength = c.promptTokens + c.newTokens;
   Context ctx({.device = options.device});
   std::printf("device:     %s\n", ctx.info().name.c_str());

@@ -70,14 +70,17 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   m.bytesPerToken =
       layers * perLayer * bytesPerElement + vocab * d * (s.tied ? static_cast<double>(sizeof(float)) : bytesPerElement);
 
-  const auto path = std::filesystem::temp_directory_path() / "vkattn_bench_generate.gguf";
+  const auto path =
+      c.keepModel.empty() ? std::filesystem::temp_directory_path() / "vkattn_bench_generate.gguf" : c.keepModel;
   const auto started = std::chrono::steady_clock::now();
   const reference::DecoderModelWeights weights = writeRandomLanguageModel(s, 2024, path);
   m.writeSeconds = seconds(std::chrono::steady_clock::now() - started);
   struct Remove {
     std::filesystem::path path;
-    ~Remove() { std::filesystem::remove(path); }
-  } remove{path};
+    ~Remove() {
+      if (!path.empty()) std::filesystem::remove(path);
+    }
+  } remove{c.keepModel.empty() ? path : std::filesystem::path()};
   LanguageModel model(ctx, path);
 
   const std::vector<int32_t> prompt = promptIds(c.promptTokens, s.vocab);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "random_language_model.hpp"
@@ -34,6 +35,9 @@ struct GenerationCase {
   int64_t newTokens = 64;
   int64_t checkedTokens = 4;  // positions whose logits are checked against the reference
   SamplerOptions sampler;     // greedy by default; the token is drawn on the device either way
+  // Where the model file is written and left (for a peer to run the same file); empty: a
+  // temporary file, removed afterwards.
+  std::filesystem::path keepModel;
 };
 
 struct GenerationMeasurement {

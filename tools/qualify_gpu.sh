@@ -7,7 +7,7 @@
 # (the integer-dot matrix-vector kernel beside the float one). Needs no display.
 #
 #   tools/qualify_gpu.sh [--build-dir DIR] [--no-build] [--target T] [--cmake-arg ARG]... [--quick]
-#                        [--jobs N] [--filter PATTERN] [--no-bench] [--out REPORT.md]
+#                        [--jobs N] [--filter PATTERN] [--no-bench] [--peers DIR] [--out REPORT.md]
 #
 # --no-build     use an existing build in --build-dir (default: build-qualify); it needs only
 #                DIR/vkattn, DIR/vkattn-conformance and DIR/share (the translation model), so a
@@ -20,6 +20,10 @@
 #                its double-precision references run on the CPU
 # --filter P     only the conformance cases matching P (GoogleTest pattern)
 # --no-bench     conformance only
+# --peers DIR    also a 1B-class model (TinyLlama-1.1B's shape, random weights; Q4_K, and F16
+#                unless --quick) generating beside llama.cpp's Vulkan backend on the same file,
+#                pp512 and tg128 (tools/generation_peers.sh); DIR: tools/llama_cpp_bundle.sh's
+#                tarball unpacked
 # It prints what it needs first, and where it found each piece.
 # Environment:
 #   VKATTN_VULKAN_PREFIX  a folder of unpacked Debian packages (tools/unpack_build_deps.sh makes
@@ -43,6 +47,7 @@ quick=0
 jobs=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))
 filter='*'
 bench=1
+peers=""
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,8 +59,9 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --filter) filter="$2"; shift 2 ;;
     --no-bench) bench=0; shift ;;
+    --peers) peers="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "qualify_gpu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -275,6 +281,16 @@ else
   bench bench_attention '.'
   bench bench_linear '.'
   bench bench_quantized_linear '.'
+fi
+
+if [ -n "$peers" ]; then
+  step "a 1B-class model generating beside llama.cpp"
+  report "## A 1B-class model generating beside llama.cpp's Vulkan backend (same file)" ""
+  peer_weights=(Q4_K F16)
+  [ "$quick" = 1 ] && peer_weights=(Q4_K)
+  tools/generation_peers.sh "$build" "$peers" "$build/peers" "${peer_weights[@]}" >> "$log" 2>&1 ||
+    report "generation_peers.sh failed (see $log)" ""
+  [ -f "$build/peers/generation_peers.md" ] && { cat "$build/peers/generation_peers.md" >> "$out"; report ""; }
 fi
 
 step "report written to $out"
