@@ -111,7 +111,7 @@ std::vector<CatalogEntry> pipelineCatalog() {
                      }});
   // A 1B-class model's sampled token: top k 40 and top p 0.95 over one row of 32000 logits.
   // A decoded token's row of a 1B-class model's table, decoded from the file's format as it is gathered.
-  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
+  for (DType format : {DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
     entries.push_back(
         {std::string("embedding ") + toString(format) + " table 32000x2048", [format](Context& ctx) {
            embedding(ctx, ctx.tensor({32000, 2048}, format), ctx.tensor({1, 1}, DType::I32), ctx.tensor({1, 1, 2048}));

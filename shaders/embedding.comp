@@ -3,8 +3,9 @@
 // each of `tokens` ids. An id outside [0, vocab) is never read: the row is written as zeros and
 // status bit 0 is set (the runtime names "ids"). NaN met in table / positions sets bit 1 / 2.
 // Bindings: 0 table (ELEM [vocab, dim]), 1 ids (int), 2 positions (ELEM [P, dim]; any buffer when
-// unused), 3 out (ELEM [tokens, dim]); 0, 2, 3 also viewed as ELEM4, used when VEC4 (dim % 4 ==
-// 0); 4 status. Push: EmbeddingParams. Spec: 0 workgroup, 1 VEC4.
+// unused), 3 out (ELEM [tokens, dim], f32 with OUT_F32: an f16 table's rows as a language model's
+// first f32 activations); 0, 2, 3 also viewed as 4-vectors, used when VEC4 (dim % 4 == 0); 4
+// status. Push: EmbeddingParams. Spec: 0 workgroup, 1 VEC4.
 // Dispatch: one invocation per (token, 4 features), flat over x then y.
 // Tolerance (tests): exact (a copy, and one fp32 add with positions, then the storage rounding).
 #include "common.glsl"
@@ -12,14 +13,22 @@
 #include "push_constants.h"
 #include "elementwise.glsl"
 
+#ifdef OUT_F32
+#define OUT_ELEM float
+#define OUT_ELEM4 vec4
+#else
+#define OUT_ELEM ELEM
+#define OUT_ELEM4 ELEM4
+#endif
+
 layout(push_constant) uniform Push { EmbeddingParams p; };
 layout(std430, set = 0, binding = EMBEDDING_BINDING_TABLE) readonly buffer T { ELEM table[]; };
 layout(std430, set = 0, binding = EMBEDDING_BINDING_TABLE) readonly buffer T4 { ELEM4 table4[]; };
 layout(std430, set = 0, binding = EMBEDDING_BINDING_IDS) readonly buffer Ids { int ids[]; };
 layout(std430, set = 0, binding = EMBEDDING_BINDING_POSITIONS) readonly buffer P { ELEM positions[]; };
 layout(std430, set = 0, binding = EMBEDDING_BINDING_POSITIONS) readonly buffer P4 { ELEM4 positions4[]; };
-layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O { ELEM o[]; };
-layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O4 { ELEM4 o4[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O { OUT_ELEM o[]; };
+layout(std430, set = 0, binding = EMBEDDING_BINDING_OUT) writeonly buffer O4 { OUT_ELEM4 o4[]; };
 STATUS_BUFFER(EMBEDDING_BINDING_STATUS)
 
 void main() {
@@ -46,10 +55,10 @@ void main() {
   const bool nanT = any(isnan(v)), nanP = any(isnan(pos));
   v = p.scale * v + pos;
   if (VEC4) {
-    o4[(t * p.dim + d) / 4] = TO_ELEM4(v);
+    o4[(t * p.dim + d) / 4] = OUT_ELEM4(v);
   } else {
     [[unroll]] for (uint e = 0; e < 4; ++e)
-      if (d + e < p.dim) o[t * p.dim + d + e] = TO_ELEM(v[e]);
+      if (d + e < p.dim) o[t * p.dim + d + e] = OUT_ELEM(v[e]);
   }
   const uint bits = (valid ? 0u : 1u) | (nanT ? 2u : 0u) | (nanP ? 4u : 0u);
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);

@@ -121,7 +121,8 @@ TEST_F(VkattnTest, EmbeddingWithAndWithoutPositions) {
 
 // A language model's token table as the file stores it: each block format decoded as it is
 // gathered, scaled, exact against the host's decoding (encodeValues/decodeValues, ggml's layouts);
-// rows of one and several blocks (Q6_K's two halves apart), ids repeated and at both ends.
+// rows of one and several blocks (Q6_K's two halves apart), ids repeated and at both ends; f16
+// tables into f32 rows.
 TEST_F(VkattnTest, EmbeddingGathersBlockFormatTables) {
   for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
     for (int64_t blocks : {1, 3}) {
@@ -143,6 +144,21 @@ TEST_F(VkattnTest, EmbeddingGathersBlockFormatTables) {
         for (int64_t c = 0; c < dim; ++c) expected.push_back(scale * decoded[static_cast<std::size_t>(id * dim + c)]);
       EXPECT_EQ(out.download(), expected);
     }
+  }
+  // An f16 table into f32 rows (a language model's F16 token table), with positions and a scale
+  // (2: exact, however the kernel rounds the multiply-add); the scalar path at an odd width.
+  for (int64_t dim : {40, 7}) {
+    const auto D = static_cast<std::size_t>(dim);
+    const std::vector<float> table = roundToHalf(randomValues(37 * D, 62)), pos = roundToHalf(randomValues(9 * D, 63));
+    const std::vector<int32_t> ids = {0, 36, 5, 5, 17, 1};
+    Tensor out = ctx().tensor({2, 3, dim});
+    embedding(ctx(), ctx().tensor({37, dim}, table, DType::F16), Tensor::fromHostInt(ctx().device(), {2, 3}, ids), out,
+              {.positions = ctx().tensor({9, dim}, pos, DType::F16).view(), .positionOffset = 2, .scale = 2.0f});
+    std::vector<float> expected;
+    for (std::size_t t = 0; t < ids.size(); ++t)
+      for (std::size_t c = 0; c < D; ++c)
+        expected.push_back(2.0f * table[static_cast<std::size_t>(ids[t]) * D + c] + pos[(2 + t % 3) * D + c]);
+    EXPECT_EQ(out.download(), expected) << "dim " << dim;
   }
   // Positions are for f32 and f16 tables; the rows come out f32; an id outside the table is named.
   Tensor q8 = ctx().tensor({4, 32}, DType::Q8_0);

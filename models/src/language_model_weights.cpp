@@ -176,7 +176,6 @@ std::vector<float> TokenEmbedding::rows(std::span<const int32_t> ids) const {
 void TokenEmbedding::placeOnDevice(const Context& ctx, const Tensor* tiedOutput, uint64_t maxBytes) {
   const std::optional<DType> kept = linearWeightType(m_type, m_dim);
   const DType table = kept.value_or(DType::F32);
-  if (table == DType::F16) return;  // embedding() gives f16 rows from an f16 table
   if (tiedOutput && tiedOutput->dtype() == table && tiedOutput->shape() == Shape{m_vocab, m_dim}) {
     m_deviceTable = tiedOutput;
     return;

@@ -94,9 +94,10 @@ class TokenEmbedding {
   TokenEmbedding(const GgufFile& file, int64_t vocab, int64_t dim);
   // [ids.size(), dim] f32; InvalidArgument("ids") naming an id outside [0, vocab).
   std::vector<float> rows(std::span<const int32_t> ids) const;
-  // Keeps the table on the device where embedding() gathers f32 rows from the form it is kept in
-  // (f32, or a block format; not f16) and one buffer of maxBytes holds it: `tiedOutput`, the
-  // output matrix's one block, where the model ties the two (the same tensor), else an upload.
+  // Keeps the table on the device in the form linear() keeps weights in (f32, f16 or a block
+  // format; embedding() gathers f32 rows from each) where one buffer of maxBytes holds it:
+  // `tiedOutput`, the output matrix's one block, where the model ties the two (the same tensor),
+  // else an upload.
   void placeOnDevice(const Context& ctx, const Tensor* tiedOutput, uint64_t maxBytes);
   // The table on the device, or nullptr.
   const Tensor* deviceTable() const noexcept { return m_deviceTable; }

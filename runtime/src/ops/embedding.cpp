@@ -27,7 +27,13 @@ DType outputDtype(const TensorView& table) {
   return isWeightFormat(table.dtype) ? DType::F32 : table.dtype;
 }
 
-detail::ShaderId tableModule(DType dtype) {
+// An f16 table may also write f32 rows (a language model's first activations).
+bool outputDtypeFits(const TensorView& table, DType out) {
+  return out == outputDtype(table) || (table.dtype == DType::F16 && out == DType::F32);
+}
+
+detail::ShaderId tableModule(DType dtype, DType out) {
+  if (dtype == DType::F16 && out == DType::F32) return detail::shaders::embedding_f16_to_f32;
   switch (dtype) {
     case DType::Q8_0:
       return detail::shaders::embedding_q8_0;
@@ -69,7 +75,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
   requireTensor("out", out);
   requireContiguous("out", out);
   requireShape("out", out, outputShape(table, ids));
-  if (out.dtype != outputDtype(table))
+  if (!outputDtypeFits(table, out.dtype))
     throw InvalidArgument("out", std::string("dtype ") + toString(out.dtype) + ", expected " +
                                      toString(outputDtype(table)) +
                                      (isWeightFormat(table.dtype) ? " (a block-format table gives f32 rows)" : ""));
@@ -120,7 +126,7 @@ void embedding(Context& ctx, const TensorView& table, const TensorView& ids, con
                                 ? p.dim / std::min<uint32_t>(static_cast<uint32_t>(blockElements(table.dtype)), 64)
                                 : (p.dim + 3) / 4;
   const uint64_t invocations = uint64_t{p.tokens} * perToken;
-  recordOp(ctx, {tableModule(table.dtype), EMBEDDING_BINDING_COUNT, constants},
+  recordOp(ctx, {tableModule(table.dtype, out.dtype), EMBEDDING_BINDING_COUNT, constants},
            {{EMBEDDING_BINDING_TABLE, table.buffer},
             {EMBEDDING_BINDING_IDS, ids.buffer},
             {EMBEDDING_BINDING_POSITIONS, positions},

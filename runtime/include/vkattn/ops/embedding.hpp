@@ -1,9 +1,9 @@
 // Embedding lookup: out[i..., :] = scale * table[ids[i...], :], plus an optional learned position
-// table. table is [V, D] (contiguous): f32 or f16, out of its dtype; or a block format (Q8_0,
-// Q4_0, Q4_K, Q5_K, Q6_K: a language model's token_embd as the file stores it), decoded as it is
-// gathered, out f32. ids i32 of any shape (contiguous), out ids.shape + [D]. An id outside [0, V)
-// is never read: its row comes out as zeros and the call throws InvalidArgument naming "ids"
-// after the run (so does NaN in table or positions).
+// table. table is [V, D] (contiguous): f32 or f16, out of its dtype (or f32 from an f16 table); or
+// a block format (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K: a language model's token_embd as the file stores
+// it), decoded as it is gathered, out f32. ids i32 of any shape (contiguous), out ids.shape + [D].
+// An id outside [0, V) is never read: its row comes out as zeros and the call throws
+// InvalidArgument naming "ids" after the run (so does NaN in table or positions).
 #pragma once
 
 #include <cstdint>
