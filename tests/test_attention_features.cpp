@@ -275,6 +275,38 @@ TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {
   check(ctx(), path, pr, in, split, DType::F32);
 }
 
+// The fragment kernel with S and P in shared memory, S in registers, and both in registers (as far
+// as the device's layout allows: fragment_layout.hpp): GQA, Dk != Dv, odd lengths that leave
+// partial tiles and rows, bottom-right causal, softcap, sinks and ALiBi, lse, key splits, f32 and
+// f16 storage (the f32 build only where the kernel has one).
+TEST_P(AttentionFragmentFeatures, SAndPInSharedMemoryOrInRegisters) {
+  const Family family = GetParam();
+  if (family != Family::Coopmat && family != Family::CoopmatEmulated)
+    GTEST_SKIP() << "the fragment kernel's softmax placements";
+  if (const std::string why = familySkipReason(ctx(), family); !why.empty()) GTEST_SKIP() << why;
+  const Path path = pathsOf(family).front();
+  struct Unset {
+    ~Unset() { ::unsetenv("VKATTN_ATTENTION_SOFTMAX"); }
+  } unset;
+  auto pr = problem(2, 4, 2, 21, 37, 40, 24);
+  pr.causal = true;
+  pr.bottomRight = true;
+  pr.softcap = 5.0;
+  AttentionOptions o = optionsFor(pr);
+  HeadTerms terms;
+  addHeadTerms(ctx(), pr, o, terms, true, true);
+  AttentionOptions split = o;
+  split.keySplits = 2;
+  Inputs in = makeInputs(ctx(), pr, DType::F32, 390, 2.0f);
+  for (const char* placement : {"shared", "s-registers", "registers"}) {
+    SCOPED_TRACE(placement);
+    ::setenv("VKATTN_ATTENTION_SOFTMAX", placement, 1);
+    if (family == Family::CoopmatEmulated) check(ctx(), path, pr, in, o, DType::F32);
+    check(ctx(), path, pr, in, o, DType::F16);
+    check(ctx(), path, pr, in, split, DType::F16);
+  }
+}
+
 // Masked logits are a finite sentinel, so masking does not depend on IEEE -inf arithmetic, which
 // a driver may assume away when a module does not declare NaN/Inf preservation: every fused kernel
 // on modules left without that execution mode (VKATTN_NAN_PRESERVE=0, a context of its own), over

@@ -18,6 +18,13 @@ mkdir -p "$out"
 export MESA25_DIR=${MESA25_DIR:-$build/mesa25}
 MESA25_DRIVER=radv source "$repo/tools/mesa25_env.sh" > "$out/mesa25.log" 2>&1
 chips=(navi31 navi21)
+# A compile-only device runs no probe, so the fragment attention kernel's accumulator layout is
+# given: RDNA3's wave32 layout as RADV lowers cooperative matrices (radv_nir_lower_cooperative_matrix.c:
+# lane l holds column l % 16 of rows l / 16 + 2 i), which test_fragment_layout reads through the
+# same analysis as a probe's: lane bits 0..3 free, no element bit, P through shared memory (A's
+# layout differs).
+layout_navi31=VKATTN_FRAGMENT_LAYOUT=15,0,1
+layout_navi21=VKATTN_FRAGMENT_LAYOUT=
 
 # The statistics of one chip, optionally under a planted setting: name, chip, environment...
 compile() {
@@ -35,7 +42,8 @@ compile() {
 
 reports=()
 for chip in "${chips[@]}"; do
-  compile "$chip" "$chip"
+  layout_var="layout_$chip"
+  compile "$chip" "$chip" "${!layout_var}"
   reports+=("$chip=$out/$chip.json")
 done
 status=0
@@ -45,7 +53,7 @@ python3 "$repo/tools/check_compiler_budgets.py" "${reports[@]}" --markdown "$out
 for plant in "VKATTN_MATMUL_TILE=8x16x1:Scratch size" "VKATTN_ATTENTION_TILE=2x32x1:Main loop full memory waits"; do
   setting=${plant%%:*}
   statistic=${plant#*:}
-  compile planted navi31 "$setting"
+  compile planted navi31 "$layout_navi31" "$setting"
   if python3 "$repo/tools/check_compiler_budgets.py" "navi31=$out/planted.json" > "$out/planted-check.txt"; then
     echo "gpu_compilers: the planted change $setting passed the budgets" >&2
     status=1

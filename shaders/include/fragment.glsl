@@ -9,8 +9,10 @@
 //     (lavapipe's fixed size; the runtime checks it) holds elements x = l + 8 i (row x / 16, column
 //     x % 16), 32 fp32 registers per fragment. A product exchanges A's elements with subgroup
 //     shuffles, unrolled at pipeline creation, so no loop counts against llvmpipe's loop limit.
-// Which element a lane holds is opaque in the hardware implementations, so kernels touch fragment
-// elements only through these functions and go through shared memory for row-wise work.
+// Which element a lane holds is opaque in the hardware implementations: kernels either go through
+// shared memory for row-wise work, or read the layout the device reports for its accumulators
+// (fragment_layout_probe.comp; attention_coopmat.comp's register softmax) and then touch
+// elements through FRAG_AT(frag, i) (element i of this lane's FRAG_LENGTH(frag)).
 // The includer defines FRAG_IN (element type of the arrays A and B are loaded from: float16_t, or
 // float for the emulated f32 build) and includes kernel_interface.h first. Loads and stores are
 // macros because GLSL cannot pass a shared or buffer array by reference:
@@ -49,6 +51,13 @@ FragAcc fragScale(FragAcc c, float s) { return c * s; }
 #define FRAG_LOAD_B(frag, arr, offset, stride, colMajor) coopMatLoad(frag, arr, offset, stride, FRAG_LAYOUT_(colMajor))
 #define FRAG_LOAD_ACC(frag, arr, offset, stride) coopMatLoad(frag, arr, offset, stride, gl_CooperativeMatrixLayoutRowMajor)
 #define FRAG_STORE_ACC(frag, arr, offset, stride) coopMatStore(frag, arr, offset, stride, gl_CooperativeMatrixLayoutRowMajor)
+// The accumulator rounded to FRAG_IN into an array of FRAG_IN.
+#define FRAG_STORE_ACC_IN(frag, arr, offset, stride)                                                        \
+  coopMatStore(coopmat<FRAG_IN, gl_ScopeSubgroup, FM, FN, gl_MatrixUseAccumulator>(frag), arr, offset, stride, \
+               gl_CooperativeMatrixLayoutRowMajor)
+#define FRAG_AT(frag, i) frag[i]
+#define FRAG_LENGTH(frag) uint(frag.length())
+FragA fragFillA(float value) { return FragA(FRAG_IN(value)); }
 
 #elif !defined(FRAG_EMULATED)
 
@@ -71,6 +80,10 @@ FragAcc fragScale(FragAcc c, float s) { return c * s; }
 #define FRAG_LOAD_B(frag, arr, offset, stride, colMajor) coopMatLoadNV(frag, arr, offset, stride, colMajor)
 #define FRAG_LOAD_ACC(frag, arr, offset, stride) coopMatLoadNV(frag, arr, offset, stride, false)
 #define FRAG_STORE_ACC(frag, arr, offset, stride) coopMatStoreNV(frag, arr, offset, stride, false)
+#define FRAG_STORE_ACC_IN(frag, arr, offset, stride) coopMatStoreNV(FragA(frag), arr, offset, stride, false)
+#define FRAG_AT(frag, i) frag[i]
+#define FRAG_LENGTH(frag) uint(frag.length())
+FragA fragFillA(float value) { return FragA(FRAG_IN(value)); }
 
 #else  // FRAG_EMULATED
 
@@ -128,6 +141,15 @@ FragAcc fragMulAdd(FragA a, FragB b, FragAcc c) {
 #define FRAG_LOAD_ACC(frag, arr, offset, stride) FRAG_LOAD_A(frag, arr, offset, stride, false)
 #define FRAG_STORE_ACC(frag, arr, offset, stride) \
   [[unroll]] for (uint i_ = 0; i_ < FRAG_ELEMS; ++i_) arr[FRAG_ELEMENT_INDEX_(i_, offset, stride, false)] = frag.e[i_]
+#define FRAG_STORE_ACC_IN(frag, arr, offset, stride) \
+  [[unroll]] for (uint i_ = 0; i_ < FRAG_ELEMS; ++i_) arr[FRAG_ELEMENT_INDEX_(i_, offset, stride, false)] = FRAG_IN(frag.e[i_])
+#define FRAG_AT(frag, i) frag.e[i]
+#define FRAG_LENGTH(frag) FRAG_ELEMS
+FragA fragFillA(float value) {
+  FragA a;
+  [[unroll]] for (uint i = 0; i < FRAG_ELEMS; ++i) a.e[i] = value;
+  return a;
+}
 
 #endif
 #endif

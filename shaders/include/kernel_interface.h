@@ -68,6 +68,15 @@
 #define ATTN_SPEC_LOCKSTEP_SUBGROUPS 26  // bool: fragment kernels, subgroups run in lockstep (CPU drivers): subgroup barriers are memory barriers alone
 #define ATTN_SPEC_SHARED_Q 27        // uint 0 or 1: fragment kernel, Q's fragments reloaded from shared memory each tile instead of held in registers (large head dims)
 #define ATTN_SPEC_V_TRANSPOSED 28    // uint 0 or 1: fragment kernel, V tiles staged transposed ([d][key]) so P V's B fragments load along keys
+#define ATTN_SPEC_SOFTMAX_REGISTERS 29  // uint: fragment kernel, ATTN_SOFTMAX_*: where S and P live during the softmax
+#define ATTN_SPEC_FRAG_LANE_FREE 30     // uint: fragment kernel, lane-index bits that do not change an accumulator element's row
+#define ATTN_SPEC_FRAG_ELEM_FREE 31     // uint: fragment kernel, element-index bits that do not change its row
+// Where the fragment kernel keeps S and P (ATTN_SPEC_SOFTMAX_REGISTERS): both in shared memory; S in
+// its accumulator fragments (row-wise work through shuffles, P through shared memory); both in
+// registers (P's A fragments copied element by element from S's, whose layouts agree).
+#define ATTN_SOFTMAX_SHARED 0
+#define ATTN_SOFTMAX_S_REGISTERS 1
+#define ATTN_SOFTMAX_REGISTERS 2
 
 // ---- Bindings (set 0), one block per kernel; *_BINDING_COUNT is the number of buffers ----
 // copy.comp
@@ -137,6 +146,15 @@
 // The most likely tokens the kernel sorts per row; a draw that lands beyond them is left to the
 // host (ids[r] = -1).
 #define SAMPLE_CANDIDATES 1024
+
+// fragment_layout_probe.comp: out[0] the accumulator's elements per lane, out[1] the A fragment's,
+// out[2] the subgroup size, then PROBE_MAX_ELEMS codes (row * columns + column) per lane for the
+// accumulator (lanes 0..PROBE_MAX_LANES-1), then as many for A.
+#define PROBE_BINDING_OUT 0
+#define PROBE_BINDING_COUNT 1
+#define PROBE_MAX_ELEMS 64
+#define PROBE_MAX_LANES 128
+#define PROBE_WORDS (3 + 2 * PROBE_MAX_LANES * PROBE_MAX_ELEMS)
 
 // activation.comp
 #define ACTIVATION_BINDING_X 0

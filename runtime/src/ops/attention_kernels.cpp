@@ -1,5 +1,7 @@
 #include "attention_kernels.hpp"
 
+#include <kernel_interface.h>
+
 #include "attention_shapes.hpp"
 #include "checks.hpp"
 #include "runtime_shader_ids.hpp"
@@ -21,11 +23,13 @@ KeyLoop tiledLoop(const AttentionPlan&, const AttentionKernelShape& shape) {
 }
 
 // Fragment kernel (the emulated build keeps its loops over fragments rolled): per tile the S and
-// PV products and a rescale, plus Q and the output once.
+// PV products and a rescale, plus Q and the output once; the register softmax walks S's
+// fragments up to three times more (masks, exponentials, P's store).
 KeyLoop fragmentLoop(const AttentionPlan& plan, const AttentionKernelShape& shape) {
   const uint64_t dk = roundUp(plan.dk, shape.fragK) / shape.fragK, dv = roundUp(plan.dv, shape.fragN) / shape.fragN;
   const uint64_t cs = shape.keyBlock / shape.fragN, cp = shape.keyBlock / shape.fragK;
-  return {shape.keyBlock, 1 + cs * (1 + dk) + cp * (1 + dv) + dv, dk + 2 * dv};
+  const uint64_t registerSoftmax = shape.softmax != ATTN_SOFTMAX_SHARED ? 3 * cs : 0;
+  return {shape.keyBlock, 1 + cs * (1 + dk) + registerSoftmax + cp * (1 + dv) + dv, dk + 2 * dv};
 }
 
 // Cooperative-matrix-2 kernel: one iteration per tile, plus its rolled loops over Q and the output
@@ -45,7 +49,7 @@ KeyLoop decodeLoop(const AttentionPlan& plan, const AttentionKernelShape& shape)
 }
 
 // The coopmat kernel runs at the subgroup size its cooperative-matrix flavour requires.
-AttentionKernelShape coopmatShape(const Context& ctx, const AttentionPlan& plan) {
+AttentionKernelShape coopmatShape(Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape shape = fragmentShape(ctx, plan, false);
   if (const CoopmatChoice choice = coopmatChoiceFor(ctx.info()); choice.requireSubgroupSize)
     shape.requiredSubgroupSize = choice.subgroupSize;
@@ -74,7 +78,7 @@ constexpr AttentionKernel kKernels[] = {
      },
      fragmentRows, noPacking, fragmentLoop},
     {AttentionVariant::CoopmatEmulated, false, false, true,
-     [](const Context& ctx, const AttentionPlan& p) { return fragmentShape(ctx, p, true); },
+     [](Context& ctx, const AttentionPlan& p) { return fragmentShape(ctx, p, true); },
      [](const Context&, const AttentionPlan& p) { return shaders::attention_coopmat_emu.of(p.dtype); }, fragmentRows,
      noPacking, fragmentLoop},
     {AttentionVariant::Coopmat2, false, false, true, coopmat2Shape,

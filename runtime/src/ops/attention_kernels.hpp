@@ -23,7 +23,7 @@ struct AttentionKernel {
   bool readsStorageFormats;  // K/V in bf16, Q8_0 or Q4_0, and packed batches (cuSeqlensQ)
   bool readsPagedCache;      // a block table over a paged K/V cache
   bool splitsKeys;           // long key ranges split over workgroups, merged by attention_combine
-  AttentionKernelShape (*shape)(const Context& ctx, const AttentionPlan& plan);
+  AttentionKernelShape (*shape)(Context& ctx, const AttentionPlan& plan);
   ShaderId (*module)(const Context& ctx, const AttentionPlan& plan);
   // Query rows one workgroup covers; kernels that pack a KV head's query heads (GQA) count the
   // packed rows, per (batch, KV head).

@@ -82,6 +82,8 @@ struct AttentionKernelShape {
   bool vTransposed = false;                     // fragment kernel: V tiles staged [d][key]
   uint32_t requiredSubgroupSize = 0;            // pipeline requires this subgroup size (0: the device's own)
   uint32_t rowLanes = 1;                        // tiled kernel: lanes sharing one query row's head dim
+  uint32_t softmax = 0;                         // fragment kernel: ATTN_SOFTMAX_*, where S and P live
+  uint32_t fragLaneFree = 0, fragElemFree = 0;  // fragment kernel: its accumulator layout (fragment_layout.hpp)
 };
 
 SpecConstants attentionConstants(const AttentionPlan& plan, const AttentionKernelShape& shape);

@@ -10,6 +10,7 @@
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/fragment_layout.hpp"
 
 namespace vkattn::detail {
 
@@ -32,7 +33,7 @@ uint64_t roundUp(int64_t x, uint64_t to) {
 constexpr uint64_t kLargeBlockPairs = uint64_t{1} << 23;  // B * Hq * Lq * Lk: 8 heads of 1024 x 1024
 constexpr uint64_t kSmallProblemPairs = uint64_t{1} << 16;
 
-AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
+AttentionKernelShape rowsShape(Context& ctx, const AttentionPlan& plan) {
   AttentionKernelShape s;
   const auto pairs = static_cast<uint64_t>(checkedElementCount({plan.batch, plan.headsQ, plan.lq, plan.lk}, "q"));
   const uint32_t rowsForHeadDim = std::max(plan.dk, plan.dv) > 128 ? 1 : 4;
@@ -68,7 +69,7 @@ AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan) {
 // 128, 8 at 256), where the device has shuffles and subgroups of at least that many lanes, with a
 // lane count that divides both head dims in vec4 words; 64 rows per workgroup, fewer where that
 // would pass 256 invocations; the key tile as large as shared memory allows, up to 16.
-AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan) {
+AttentionKernelShape tiledShape(Context& ctx, const AttentionPlan& plan) {
   const DeviceInfo& info = ctx.info();
   AttentionKernelShape s;
   const uint64_t dk4 = static_cast<uint64_t>((plan.dk + 3) / 4), dv4 = static_cast<uint64_t>((plan.dv + 3) / 4);
@@ -99,7 +100,7 @@ constexpr uint32_t kEmulatedFragment = 16;
 // tiles come first: a single buffer loads and stores each tile inside the key loop, and AMD's
 // compiler waits for memory once per load there (RDNA3, D 256: 16 waits a tile at 2x32x1, 1 at
 // 2x16x2). CPU drivers, where staging overlaps nothing, keep larger key tiles first.
-AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan, bool emulated) {
+AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool emulated) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {
     return Unsupported(std::string(emulated ? "emulated " : "") + "cooperative-matrix attention " + why +
@@ -119,6 +120,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
   if (plan.dk < 16 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 16 || plan.dv > 256 || plan.dv % 8 != 0)
     throw refuse("takes head dims 16..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
                  std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  uint32_t requiredSubgroupSize = 0;
   if (!emulated) {
     // The KHR or NV module, its fragment shape and the subgroup size it is sized for.
     const CoopmatChoice choice = coopmatChoiceFor(info);
@@ -128,7 +130,10 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
     fm = choice.m;
     fn = choice.n;
     fk = choice.k;
+    if (choice.requireSubgroupSize) requiredSubgroupSize = choice.subgroupSize;
   }
+  // Where the softmax keeps S and P: in registers where the device's accumulator layout allows.
+  const FragmentLayout layout = fragmentLayoutFor(ctx, emulated, lanes, fm, fn, fk, requiredSubgroupSize);
   const uint64_t e = plan.dtype == DType::F16 ? 2 : 4, pad = 16 / e;
   const uint64_t dk = roundUp(plan.dk, fk), dv = roundUp(plan.dv, fn);
   // Q's fragments stay in registers up to 128 columns; past that Q stays in shared memory and each
@@ -153,8 +158,9 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
                                         : Option{}};
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
   for (const Option& o : forced ? std::span<const Option>(forcedOption) : options) {
-    const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm},
-                                                     uint64_t{o.rows}, uint64_t{sharedQ}, uint64_t{vTransposed});
+    const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(
+        uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm}, uint64_t{fn}, uint64_t{fk},
+        uint64_t{o.rows}, uint64_t{sharedQ}, uint64_t{vTransposed}, uint64_t{static_cast<uint32_t>(layout.placement)});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
     if (o.keys % fn != 0 || o.keys % fk != 0) continue;
     smallest = std::min(smallest, bytes);
@@ -169,6 +175,9 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
       s.lockstepSubgroups = info.kind == DeviceKind::Cpu;
       s.sharedQ = sharedQ;
       s.vTransposed = vTransposed;
+      s.softmax = static_cast<uint32_t>(layout.placement);
+      s.fragLaneFree = layout.laneFree;
+      s.fragElemFree = layout.elementFree;
       s.workgroup = o.rows * lanes;
       s.rows = o.rows;
       s.keyBlock = o.keys;
@@ -187,7 +196,7 @@ AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan
 // device's row granularity, the only row count verified (README, Attention: coopmat2). CPU
 // drivers take small tiles: their build time grows with the elements per lane (FM x KEY_BLOCK /
 // lanes), as the per-element operations are unrolled element by element.
-AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan) {
+AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan) {
   const DeviceInfo& info = ctx.info();
   auto refuse = [&](const std::string& why) {
     return Unsupported("cooperative-matrix-2 attention " + why + " (variant Coopmat2)");
@@ -277,7 +286,7 @@ std::string decodeRefusal(const Context& ctx, const AttentionPlan& plan) {
   return "";
 }
 
-AttentionKernelShape decodeShape(const Context& ctx, const AttentionPlan& plan) {
+AttentionKernelShape decodeShape(Context& ctx, const AttentionPlan& plan) {
   if (const std::string why = decodeRefusal(ctx, plan); !why.empty())
     throw Unsupported("decode attention cannot run: " + why + " (variant Decode)");
   const DeviceInfo& info = ctx.info();

@@ -13,15 +13,15 @@ namespace vkattn::detail {
 // x rounded up to a multiple of `to`.
 uint64_t roundUp(int64_t x, uint64_t to);
 
-AttentionKernelShape rowsShape(const Context& ctx, const AttentionPlan& plan);
-AttentionKernelShape tiledShape(const Context& ctx, const AttentionPlan& plan);
-AttentionKernelShape fragmentShape(const Context& ctx, const AttentionPlan& plan, bool emulated);
-AttentionKernelShape coopmat2Shape(const Context& ctx, const AttentionPlan& plan);
+AttentionKernelShape rowsShape(Context& ctx, const AttentionPlan& plan);
+AttentionKernelShape tiledShape(Context& ctx, const AttentionPlan& plan);
+AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool emulated);
+AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan);
 
 // Why the decode kernel (attention_decode.comp) cannot take this plan on this device, or empty
 // when it can: it needs a known subgroup size with shuffles, q's dtype for K/V, no packed batch,
 // head dims in whole 16-byte words and K/V rows starting on word boundaries.
 std::string decodeRefusal(const Context& ctx, const AttentionPlan& plan);
-AttentionKernelShape decodeShape(const Context& ctx, const AttentionPlan& plan);
+AttentionKernelShape decodeShape(Context& ctx, const AttentionPlan& plan);
 
 }  // namespace vkattn::detail
