@@ -23,6 +23,7 @@
 #include "vkattn/conformance/shared_context.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/fragment_layout.hpp"
 
 namespace vkattn::cli {
 namespace {
@@ -151,11 +152,13 @@ class TableListener : public ::testing::EmptyTestEventListener {
 };
 
 void writeJson(const std::string& path, const std::string& device, const std::string& coopmat,
-               const std::string& coopmat2, const std::map<std::string, KernelRow>& rows) {
+               const std::string& fragmentSoftmax, const std::string& coopmat2,
+               const std::map<std::string, KernelRow>& rows) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("--json", "cannot write " + path);
   nlohmann::ordered_json report = {{"device", device},
                                    {"cooperative_matrix", coopmat},
+                                   {"fragment_softmax", fragmentSoftmax},
                                    {"cooperative_matrix_2", coopmat2},
                                    {"kernels", nlohmann::ordered_json::array()}};
   for (const auto& [name, r] : rows) {
@@ -208,7 +211,12 @@ int runConformanceSuite(const CommonOptions& options, const std::vector<std::str
   const DeviceInfo& info = conformance::sharedContext().info();
   const std::string device = info.name;
   // Which cooperative-matrix code the kernel_coopmat rows execute here, if any.
-  const std::string coopmat = describe(coopmatChoiceFor(info));
+  const CoopmatChoice choice = coopmatChoiceFor(info);
+  const std::string coopmat = describe(choice);
+  // Where the KHR module's softmax keeps S and P (the device's accumulator layout decides).
+  const std::string fragmentSoftmax = choice.flavour == CoopmatFlavour::Khr
+                                          ? describe(fragmentLayoutFor(conformance::sharedContext(), choice))
+                                          : "not applicable";
   // And what the kernel_coopmat2 rows execute on.
   const std::string coopmat2 = describe(coopmat2ChoiceFor(info));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
@@ -240,8 +248,9 @@ int runConformanceSuite(const CommonOptions& options, const std::vector<std::str
     return 2;
   }
 
-  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s; cooperative matrix 2: %s\n\n", device.c_str(),
-              a.has("--quick") ? "quick" : "full", coopmat.c_str(), coopmat2.c_str());
+  std::printf("vkattn conformance on %s (%s); cooperative matrices: %s (softmax: %s); cooperative matrix 2: %s\n\n",
+              device.c_str(), a.has("--quick") ? "quick" : "full", coopmat.c_str(), fragmentSoftmax.c_str(),
+              coopmat2.c_str());
   // worst err / tol: the largest |got - ref| / (atol + rtol |ref|) over every compared element;
   // a case passes while it stays <= 1.
   std::printf("%-36s %6s %7s %8s %7s %16s\n", "kernel", "cases", "passed", "skipped", "failed", "worst err / tol");
@@ -260,7 +269,7 @@ int runConformanceSuite(const CommonOptions& options, const std::vector<std::str
         std::printf("skipped %s: %s: %s\n", name.c_str(), which.c_str(), why.c_str());
   std::printf("\n%d passed, %d skipped%s, %d failed\n", passed, skipped,
               skipped && !a.has("--verbose") ? " (--verbose says why)" : "", failed);
-  if (auto path = a.get("--json")) writeJson(*path, device, coopmat, coopmat2, table->rows());
+  if (auto path = a.get("--json")) writeJson(*path, device, coopmat, fragmentSoftmax, coopmat2, table->rows());
   return status == 0 && failed == 0 ? 0 : 1;
 }
 

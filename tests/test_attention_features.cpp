@@ -297,13 +297,13 @@ TEST_P(AttentionFragmentFeatures, SAndPInSharedMemoryOrInRegisters) {
   addHeadTerms(ctx(), pr, o, terms, true, true);
   AttentionOptions split = o;
   split.keySplits = 2;
-  Inputs in = makeInputs(ctx(), pr, DType::F32, 390, 2.0f);
+  const Inputs in32 = makeInputs(ctx(), pr, DType::F32, 390, 2.0f), in16 = makeInputs(ctx(), pr, DType::F16, 391, 2.0f);
   for (const char* placement : {"shared", "s-registers", "registers"}) {
     SCOPED_TRACE(placement);
     ::setenv("VKATTN_ATTENTION_SOFTMAX", placement, 1);
-    if (family == Family::CoopmatEmulated) check(ctx(), path, pr, in, o, DType::F32);
-    check(ctx(), path, pr, in, o, DType::F16);
-    check(ctx(), path, pr, in, split, DType::F16);
+    if (family == Family::CoopmatEmulated) check(ctx(), path, pr, in32, o, DType::F32);
+    check(ctx(), path, pr, in16, o, DType::F16);
+    check(ctx(), path, pr, in16, split, DType::F16);
   }
 }
 

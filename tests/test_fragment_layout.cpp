@@ -131,15 +131,15 @@ TEST(FragmentLayout, RefusesLayoutsShufflesCannotReduce) {
 
 TEST_F(VkattnTest, ProbeReadsTheEmulatedLayout) {
   if (!emulatedFragmentsRun(ctx())) GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
-  const FragmentLayout layout = fragmentLayoutFor(ctx(), true, 8, 16, 16, 16, 0);
+  const FragmentLayout layout = emulatedFragmentLayout(ctx());
   EXPECT_EQ(layout.placement, SoftmaxPlacement::Registers) << describe(layout);
   EXPECT_EQ(layout.laneFree, 7u);
   EXPECT_EQ(layout.elementFree, 1u);
   ::setenv("VKATTN_ATTENTION_SOFTMAX", "s-registers", 1);
-  EXPECT_EQ(fragmentLayoutFor(ctx(), true, 8, 16, 16, 16, 0).placement, SoftmaxPlacement::SRegisters);
+  EXPECT_EQ(emulatedFragmentLayout(ctx()).placement, SoftmaxPlacement::SRegisters);
   ::setenv("VKATTN_ATTENTION_SOFTMAX", "in-registers", 1);
   try {
-    fragmentLayoutFor(ctx(), true, 8, 16, 16, 16, 0);
+    emulatedFragmentLayout(ctx());
     ADD_FAILURE() << "took VKATTN_ATTENTION_SOFTMAX=in-registers";
   } catch (const InvalidArgument& e) {
     EXPECT_EQ(e.argument(), "VKATTN_ATTENTION_SOFTMAX");
@@ -152,8 +152,7 @@ TEST_F(VkattnTest, ProbeReadsTheEmulatedLayout) {
 TEST_F(VkattnTest, ProbeReadsTheHardwareLayout) {
   const CoopmatChoice choice = coopmatChoiceFor(ctx().info());
   if (choice.flavour != CoopmatFlavour::Khr) GTEST_SKIP() << "no VK_KHR_cooperative_matrix module runs here";
-  const FragmentLayout layout = fragmentLayoutFor(ctx(), false, choice.subgroupSize, choice.m, choice.n, choice.k,
-                                                  choice.requireSubgroupSize ? choice.subgroupSize : 0);
+  const FragmentLayout layout = fragmentLayoutFor(ctx(), choice);
   std::printf("[fragment layout] %s: %s\n", describe(choice).c_str(), describe(layout).c_str());
   EXPECT_EQ(layout.reason.find("the probe"), std::string::npos) << layout.reason;
 }

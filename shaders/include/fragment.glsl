@@ -89,9 +89,9 @@ FragA fragFillA(float value) { return FragA(FRAG_IN(value)); }
 
 #extension GL_KHR_shader_subgroup_shuffle : require
 
-const uint FM = 16, FN = 16, FK = 16;
-// The emulation's element layout and its product are written for 8-lane subgroups.
-#define FRAG_LANES 8
+const uint FM = FRAG_EMULATED_SIZE, FN = FRAG_EMULATED_SIZE, FK = FRAG_EMULATED_SIZE;
+// The emulation's element layout and its product are written for 8-lane subgroups of 16 x 16.
+#define FRAG_LANES FRAG_EMULATED_LANES
 const uint FRAG_ELEMS = 256 / FRAG_LANES;
 
 struct FragA { float e[FRAG_ELEMS]; };

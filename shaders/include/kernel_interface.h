@@ -39,6 +39,10 @@
 #define FRAG_SPEC_M 90
 #define FRAG_SPEC_N 91
 #define FRAG_SPEC_K 92
+// The emulated fragments (FRAG_EMULATED): FRAG_EMULATED_SIZE on each side, over subgroups of
+// FRAG_EMULATED_LANES lanes (lavapipe's fixed size; the runtime checks it).
+#define FRAG_EMULATED_SIZE 16
+#define FRAG_EMULATED_LANES 8
 
 // Attention kernels (attention_common.glsl).
 #define ATTN_SPEC_DK 1          // uint: query/key head dim

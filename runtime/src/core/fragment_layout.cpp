@@ -176,13 +176,15 @@ std::string describe(const FragmentLayout& layout) {
   return "S and P in shared memory: " + layout.reason;
 }
 
-FragmentLayout fragmentLayoutFor(Context& ctx, bool emulated, uint32_t lanes, uint32_t fm, uint32_t fn, uint32_t fk,
-                                 uint32_t requiredSubgroupSize) {
+namespace {
+
+// The module's layout (the emulated one, or the KHR one at fm x fn x fk over `lanes` lanes,
+// requiredSubgroupSize as its pipelines), capped by VKATTN_ATTENTION_SOFTMAX.
+FragmentLayout layoutOf(Context& ctx, bool emulated, uint32_t lanes, uint32_t fm, uint32_t fn, uint32_t fk,
+                        uint32_t requiredSubgroupSize) {
   const DeviceInfo& info = ctx.info();
   FragmentLayout layout;
-  if (!emulated && coopmatChoiceFor(info).flavour != CoopmatFlavour::Khr) {
-    layout = sharedSoftmax("the VK_NV_cooperative_matrix module keeps its softmax in shared memory");
-  } else if (ctx.device().compileOnly()) {
+  if (ctx.device().compileOnly()) {
     layout = layoutFromEnvironment();
   } else {
     static std::mutex mutex;
@@ -203,6 +205,19 @@ FragmentLayout fragmentLayoutFor(Context& ctx, bool emulated, uint32_t lanes, ui
     layout.reason = "capped by VKATTN_ATTENTION_SOFTMAX";
   }
   return layout;
+}
+
+}  // namespace
+
+FragmentLayout fragmentLayoutFor(Context& ctx, const CoopmatChoice& choice) {
+  if (choice.flavour != CoopmatFlavour::Khr)
+    return sharedSoftmax("only the VK_KHR_cooperative_matrix module runs its softmax on the fragments");
+  return layoutOf(ctx, false, choice.subgroupSize, choice.m, choice.n, choice.k,
+                  choice.requireSubgroupSize ? choice.subgroupSize : 0);
+}
+
+FragmentLayout emulatedFragmentLayout(Context& ctx) {
+  return layoutOf(ctx, true, FRAG_EMULATED_LANES, FRAG_EMULATED_SIZE, FRAG_EMULATED_SIZE, FRAG_EMULATED_SIZE, 0);
 }
 
 }  // namespace vkattn

@@ -1,5 +1,6 @@
 #include "attention_shapes.hpp"
 
+#include <kernel_interface.h>
 #include <shared_layout.h>
 
 #include <algorithm>
@@ -90,8 +91,8 @@ AttentionKernelShape tiledShape(Context& ctx, const AttentionPlan& plan) {
 }
 
 // The subgroup size and fragment shape the emulated fragments are compiled for (fragment.glsl).
-constexpr uint32_t kEmulatedFragmentLanes = 8;
-constexpr uint32_t kEmulatedFragment = 16;
+constexpr uint32_t kEmulatedFragmentLanes = FRAG_EMULATED_LANES;
+constexpr uint32_t kEmulatedFragment = FRAG_EMULATED_SIZE;
 
 // Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of FM
 // query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
@@ -120,7 +121,7 @@ AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool
   if (plan.dk < 16 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 16 || plan.dv > 256 || plan.dv % 8 != 0)
     throw refuse("takes head dims 16..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
                  std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
-  uint32_t requiredSubgroupSize = 0;
+  FragmentLayout layout;  // where the softmax keeps S and P: in registers where the layout allows
   if (!emulated) {
     // The KHR or NV module, its fragment shape and the subgroup size it is sized for.
     const CoopmatChoice choice = coopmatChoiceFor(info);
@@ -130,10 +131,10 @@ AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool
     fm = choice.m;
     fn = choice.n;
     fk = choice.k;
-    if (choice.requireSubgroupSize) requiredSubgroupSize = choice.subgroupSize;
+    layout = fragmentLayoutFor(ctx, choice);
+  } else {
+    layout = emulatedFragmentLayout(ctx);
   }
-  // Where the softmax keeps S and P: in registers where the device's accumulator layout allows.
-  const FragmentLayout layout = fragmentLayoutFor(ctx, emulated, lanes, fm, fn, fk, requiredSubgroupSize);
   const uint64_t e = plan.dtype == DType::F16 ? 2 : 4, pad = 16 / e;
   const uint64_t dk = roundUp(plan.dk, fk), dv = roundUp(plan.dv, fn);
   // Q's fragments stay in registers up to 128 columns; past that Q stays in shared memory and each

@@ -100,8 +100,8 @@ struct FragmentShape {
 };
 
 // The subgroup size and fragment shape the emulated fragments are compiled for (fragment.glsl).
-constexpr uint32_t kEmulatedFragmentLanes = 8;
-constexpr uint32_t kEmulatedFragment = 16;
+constexpr uint32_t kEmulatedFragmentLanes = FRAG_EMULATED_LANES;
+constexpr uint32_t kEmulatedFragment = FRAG_EMULATED_SIZE;
 
 // `choice`: the hardware flavour with its fragment shape and subgroup size (ignored for the
 // emulation, which runs 16 x 16 x 16 fragments at the device's fixed size).

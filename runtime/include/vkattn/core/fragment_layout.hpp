@@ -15,6 +15,7 @@
 namespace vkattn {
 
 class Context;
+struct CoopmatChoice;
 
 // Where the fragment attention kernel keeps S and P during its softmax.
 enum class SoftmaxPlacement : uint32_t {
@@ -45,15 +46,15 @@ FragmentLayout readFragmentLayout(std::span<const uint32_t> probe, uint32_t lane
 // shared memory (...): <reason>", or "S and P in shared memory: <reason>".
 std::string describe(const FragmentLayout& layout);
 
-// The layout of the fragment attention kernel's fragments on ctx's device: the emulated module's
-// (`emulated`) or the KHR module's at fm x fn x fk over `lanes` lanes (requiredSubgroupSize, 0 for
-// none, as the kernel's pipelines), probed on the device the first time and remembered for the
-// process. Other modules (VK_NV_cooperative_matrix) keep the shared-memory softmax. A compile-only
-// device runs nothing: VKATTN_FRAGMENT_LAYOUT=LANE_FREE,ELEMENT_FREE,PLACEMENT (PLACEMENT 0..2)
-// supplies the layout for compiler statistics, else the shared-memory softmax.
+// The layout of the fragment attention kernel's fragments on ctx's device, probed on the device
+// the first time and remembered for the process: the KHR module's at the choice's shape and
+// subgroup size (other flavours, VK_NV_cooperative_matrix, keep the shared-memory softmax), or the
+// emulated module's (16 x 16 x 16 over 8 lanes). A compile-only device runs nothing:
+// VKATTN_FRAGMENT_LAYOUT=LANE_FREE,ELEMENT_FREE,PLACEMENT (PLACEMENT 0..2) supplies the KHR
+// layout for compiler statistics, else the shared-memory softmax.
 // VKATTN_ATTENTION_SOFTMAX=shared|s-registers|registers caps the placement (InvalidArgument naming
 // the variable for any other value).
-FragmentLayout fragmentLayoutFor(Context& ctx, bool emulated, uint32_t lanes, uint32_t fm, uint32_t fn, uint32_t fk,
-                                 uint32_t requiredSubgroupSize);
+FragmentLayout fragmentLayoutFor(Context& ctx, const CoopmatChoice& choice);
+FragmentLayout emulatedFragmentLayout(Context& ctx);
 
 }  // namespace vkattn
