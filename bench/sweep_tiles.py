@@ -5,7 +5,9 @@ Every row is one `vkattn bench` run (output checked against the double-precision
 timed with GPU timestamps, median of --repeats):
 
 * attention, f16, B×H×L×D = 2×16×4096×128: every kernel variant, the cooperative-matrix kernel
-  under each flavour (VKATTN_COOPMAT=khr, nv), then the cooperative-matrix kernels at each tile
+  under each flavour (VKATTN_COOPMAT=khr, nv), the KHR kernel with its softmax's S and P in shared
+  memory, S in registers and both in registers (VKATTN_ATTENTION_SOFTMAX: before and after the
+  register softmax, as far as the device's layout allows), then the cooperative-matrix kernels at each tile
   configuration VKATTN_ATTENTION_TILE=ROWSxKEYSxSTAGES (query subgroups, keys per tile, K/V
   buffers);
 * linear, f16, 4096³: the cooperative-matrix kernel at each VKATTN_MATMUL_TILE=FRAGSxBKxSTAGES
@@ -74,6 +76,10 @@ def main():
                  for v in ("coopmat2", "tiled")]
         runs += [(f"attention coopmat, VKATTN_COOPMAT={f}", [attention[0], attention[1] + ["--kernel", "coopmat"]],
                   {"VKATTN_COOPMAT": f}, attention_flops) for f in ("khr", "nv")]
+        runs += [(f"attention coopmat, VKATTN_ATTENTION_SOFTMAX={s}",
+                  [attention[0], attention[1] + ["--kernel", "coopmat"]],
+                  {"VKATTN_COOPMAT": "khr", "VKATTN_ATTENTION_SOFTMAX": s}, attention_flops)
+                 for s in ("shared", "s-registers", "registers")]
         runs += [(f"attention {v}, tile {t}", [attention[0], attention[1] + ["--kernel", v]],
                   {"VKATTN_ATTENTION_TILE": t}, attention_flops) for v in ("coopmat", "coopmat2") for t in ATTENTION_TILES]
         runs += [("linear auto", linear, {}, linear_flops),

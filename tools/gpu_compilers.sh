@@ -19,10 +19,10 @@ export MESA25_DIR=${MESA25_DIR:-$build/mesa25}
 MESA25_DRIVER=radv source "$repo/tools/mesa25_env.sh" > "$out/mesa25.log" 2>&1
 chips=(navi31 navi21)
 # A compile-only device runs no probe, so the fragment attention kernel's accumulator layout is
-# given: RDNA3's wave32 layout as RADV lowers cooperative matrices (radv_nir_lower_cooperative_matrix.c:
-# lane l holds column l % 16 of rows l / 16 + 2 i), which test_fragment_layout reads through the
-# same analysis as a probe's: lane bits 0..3 free, no element bit, P through shared memory (A's
-# layout differs).
+# given: RDNA3's wave64 layout (the kernel's subgroup size on AMD) as RADV lowers cooperative
+# matrices (radv_nir_lower_cooperative_matrix.c: lane l holds column l % 16 of rows l / 16 + 4 i),
+# which test_fragment_layout reads through the same analysis as a probe's: lane bits 0..3 free, no
+# element bit, P through shared memory (A's elements are replicated over the lanes).
 layout_navi31=VKATTN_FRAGMENT_LAYOUT=15,0,1
 layout_navi21=VKATTN_FRAGMENT_LAYOUT=
 
