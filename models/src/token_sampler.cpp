@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/row_ops.hpp"
 
 namespace vkattn {
 
@@ -19,11 +20,7 @@ uint64_t freshSeed() {
 namespace {
 
 void requireSamplerOptions(const SamplerOptions& options) {
-  if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature))
-    throw InvalidArgument("temperature", std::to_string(options.temperature) + " must be finite and >= 0");
-  if (options.topK < 0) throw InvalidArgument("topK", std::to_string(options.topK) + " must be >= 0");
-  if (!(options.topP > 0.0f && options.topP <= 1.0f))
-    throw InvalidArgument("topP", std::to_string(options.topP) + " must be in (0, 1]");
+  requireTokenDraw({.temperature = options.temperature, .topK = options.topK, .topP = options.topP});
 }
 
 }  // namespace

@@ -14,6 +14,16 @@ namespace vkattn {
 
 static_assert(kSampleCandidates == SAMPLE_CANDIDATES);
 
+void requireTokenDraw(const TokenDraw& draw) {
+  if (!(draw.temperature >= 0.0f) || !std::isfinite(draw.temperature))
+    throw InvalidArgument("temperature", std::to_string(draw.temperature) + " must be finite and >= 0");
+  if (draw.topK < 0) throw InvalidArgument("topK", std::to_string(draw.topK) + " must be >= 0");
+  if (!(draw.topP > 0.0f && draw.topP <= 1.0f))
+    throw InvalidArgument("topP", std::to_string(draw.topP) + " must be in (0, 1]");
+  if (!(draw.softcap >= 0.0f) || !std::isfinite(draw.softcap))
+    throw InvalidArgument("softcap", std::to_string(draw.softcap) + " must be finite and >= 0");
+}
+
 void sampleTokens(Context& ctx, const TensorView& logits, const TensorView& uniforms, const TensorView& ids,
                   const TokenDraw& draw) {
   using namespace detail;
@@ -34,13 +44,7 @@ void sampleTokens(Context& ctx, const TensorView& logits, const TensorView& unif
   requireShape("ids", ids, {rows});
   requireFitsDevice(ctx, "ids", ids);
   if (logits.dim(1) == 0) throw InvalidArgument("logits", "has no tokens to draw from");
-  if (!(draw.temperature >= 0.0f) || !std::isfinite(draw.temperature))
-    throw InvalidArgument("temperature", std::to_string(draw.temperature) + " must be finite and >= 0");
-  if (draw.topK < 0) throw InvalidArgument("topK", std::to_string(draw.topK) + " must be >= 0");
-  if (!(draw.topP > 0.0f && draw.topP <= 1.0f))
-    throw InvalidArgument("topP", std::to_string(draw.topP) + " must be in (0, 1]");
-  if (!(draw.softcap >= 0.0f) || !std::isfinite(draw.softcap))
-    throw InvalidArgument("softcap", std::to_string(draw.softcap) + " must be finite and >= 0");
+  requireTokenDraw(draw);
   if (rows == 0) return;
 
   // A whole workgroup per row: 64 invocations on CPU drivers (8 subgroups of lavapipe's 8 lanes),

@@ -55,6 +55,11 @@ struct TokenDraw {
   float softcap = 0.0f;      // > 0: logits l become softcap * tanh(l / softcap) first
 };
 
+// Throws InvalidArgument naming temperature (finite, >= 0), topK (>= 0), topP (in (0, 1]) or
+// softcap (finite, >= 0) when `draw` holds a value out of range: the one check of sampling
+// settings, for the device's draw and the host's.
+void requireTokenDraw(const TokenDraw& draw);
+
 // ids[r] = the token TokenSampler draws from logits row r with the uniform number uniforms[r]:
 // the softmax of logits / temperature over the topK most likely tokens, cut to the shortest prefix
 // (by descending logit, ties to the lower id) whose probability reaches topP, and the token where
