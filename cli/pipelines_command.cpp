@@ -4,8 +4,8 @@
 // and packed 8-bit dot instructions in its ISA text (the proof that cooperative matrices reach the
 // matrix units, and integer dot products the dot instructions). Runs nothing: the
 // context is compile-only, so it works where kernels cannot execute (RADV's null device). Spills
-// are marked and counted; judging them is for the budgets (tools/check_compiler_budgets.py) and
-// tools/qualify_gpu.sh. In AMD's ISA it also counts the main loop's vector memory loads and the
+// are marked and counted; judging them is for the budgets (tools/drivers/check_compiler_budgets.py) and
+// tools/gpu/qualify_gpu.sh. In AMD's ISA it also counts the main loop's vector memory loads and the
 // waits for all of them (isa_main_loop.hpp), which the budgets bound for the cooperative-matrix
 // kernels.
 #include <algorithm>

@@ -2,7 +2,7 @@
 #   -DVKATTN_SANITIZE=address,undefined   ASan + UBSan (UBSan aborts on the first report, so a
 #                                         ctest fails rather than printing and passing)
 #   -DVKATTN_SANITIZE=thread              ThreadSanitizer (never together with address);
-#                                         tools/sanitizers/run_tsan.sh builds and runs the threaded tests
+#                                         tools/ci/sanitizers/run_tsan.sh builds and runs the threaded tests
 #   -DVKATTN_FUZZ=ON                      libFuzzer targets in fuzz/ (clang only); every target is
 #                                         compiled with coverage so the readers are explored
 set(VKATTN_SANITIZE "" CACHE STRING "Comma-separated -fsanitize= list for every target, e.g. address,undefined")

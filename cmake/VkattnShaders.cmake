@@ -10,7 +10,7 @@
 #   shaders/include and runtime/include/vkattn/core (block_layouts.h) for the runtime and to the
 #   source's include/ folder otherwise.
 #   PREBUILT: the module is not compiled here but taken from shaders/prebuilt/<id>.spv.inc, which
-#   tools/prebuilt_spirv.sh compiles from the same source and defines with a newer glslc (Debian
+#   tools/drivers/prebuilt_spirv.sh compiles from the same source and defines with a newer glslc (Debian
 #   12's cannot compile GL_KHR_cooperative_matrix); the prebuilt_spirv_sources test fails when a
 #   source changed since.
 #   TARGET_ENV: glslc's --target-env (default vulkan1.2, SPIR-V 1.5); vulkan1.3 (SPIR-V 1.6) for
@@ -82,7 +82,7 @@ endfunction()
 function(_vkattn_compile_shader registry id out_var)
   set(key VKATTN_SHADER_${registry}_${id})
   get_property(prebuilt GLOBAL PROPERTY ${key}_PREBUILT)
-  if(prebuilt)  # checked in, compiled by tools/prebuilt_spirv.sh
+  if(prebuilt)  # checked in, compiled by tools/drivers/prebuilt_spirv.sh
     set(${out_var} ${VKATTN_SHADER_DIR}/prebuilt/${id}.spv.inc PARENT_SCOPE)
     return()
   endif()

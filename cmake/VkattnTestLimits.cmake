@@ -1,10 +1,10 @@
 # Each test's limits, set beside its registration:
 # - its TIMEOUT, the limit CI runs it under. A run on a driver that builds kernels several times
-#   slower (Mesa 25's lavapipe, tools/run_on_mesa25.sh) configures VKATTN_TEST_TIMEOUT_SCALE
+#   slower (Mesa 25's lavapipe, tools/drivers/run_on_mesa25.sh) configures VKATTN_TEST_TIMEOUT_SCALE
 #   instead of editing them.
 # - its budget (quick tier only): the seconds it may take with every cache empty, on a 2-core
 #   machine running the tier as the README does (ctest -j2). `vkattn_test_budget(SECONDS TEST...)`
-#   sets it; `tools/test_times.py BUILD --cold --budgets` runs the tier and names every test over
+#   sets it; `tools/ci/test_times.py BUILD --cold --budgets` runs the tier and names every test over
 #   its budget, and the tier over VKATTN_QUICK_TIER_BUDGET. Budgets are checked by that tool, not
 #   by the tests themselves: machines of one class differ up to threefold. It is also the test's
 #   COST, the order ctest starts tests in before it has timed them.

@@ -8,7 +8,7 @@
 // min times d_x * sum(q_x) once per group. Same work split as linear_q_matvec.comp (COLS output
 // columns per workgroup, SPAN consecutive pieces per invocation, sums through subgroupAdd and
 // shared memory); a separate, prebuilt module (Debian 12's glslc predates
-// GL_EXT_integer_dot_product; tools/prebuilt_spirv.sh).
+// GL_EXT_integer_dot_product; tools/drivers/prebuilt_spirv.sh).
 // Bindings: matmul's six (linear_q_common.glsl; x itself for the NaN report) and 6 the 8-bit x.
 // Push constants: MatmulParams as the float kernel's. Spec constants: 0 workgroup size (a multiple
 // of the subgroup size), 3 COLS, 4 ALIGNED_A, 10 SPAN, 11 GATED and 12 MAX_M (as the float kernel's).

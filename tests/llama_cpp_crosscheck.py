@@ -306,7 +306,7 @@ def main() -> int:
     work = root / "tmp" / "vkattn-llama-cpp"
     in_ci = os.environ.get("CI", "").lower() == "true"
     if not (root / "usr/bin/llama-completion").exists() or not (root / "usr/bin/llama-tokenize").exists():
-        message = f"llama_cpp_crosscheck: no llama.cpp tools in {root} (tools/llama_cpp_crosscheck.sh installs them)"
+        message = f"llama_cpp_crosscheck: no llama.cpp tools in {root} (tools/peers/llama_cpp_crosscheck.sh installs them)"
         if in_ci:
             sys.exit(message)
         print(message + "\nSKIPPED")

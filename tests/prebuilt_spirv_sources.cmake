@@ -1,10 +1,10 @@
 # The checked-in SPIR-V modules (shaders/prebuilt) were compiled from the sources as they are now:
 # every file listed in shaders/prebuilt/sources.sha256 still has its recorded hash. A change to a
-# cooperative-matrix kernel or an include it uses fails here until tools/prebuilt_spirv.sh has
+# cooperative-matrix kernel or an include it uses fails here until tools/drivers/prebuilt_spirv.sh has
 # compiled the modules anew.
 set(manifest ${ROOT}/shaders/prebuilt/sources.sha256)
 if(NOT EXISTS ${manifest})
-  message(FATAL_ERROR "${manifest} is missing: run tools/prebuilt_spirv.sh BUILD_DIR")
+  message(FATAL_ERROR "${manifest} is missing: run tools/drivers/prebuilt_spirv.sh BUILD_DIR")
 endif()
 file(STRINGS ${manifest} lines REGEX "^[0-9a-f]+  ")
 list(LENGTH lines count)
@@ -27,7 +27,7 @@ foreach(line IN LISTS lines)
 endforeach()
 if(stale)
   message(FATAL_ERROR "shaders/prebuilt was compiled from older sources; these changed since:\n${stale}"
-                      "run tools/prebuilt_spirv.sh BUILD_DIR (it needs root for the Debian sid root it compiles in)")
+                      "run tools/drivers/prebuilt_spirv.sh BUILD_DIR (it needs root for the Debian sid root it compiles in)")
 endif()
 file(GLOB modules ${ROOT}/shaders/prebuilt/*.spv.inc)
 list(LENGTH modules modules_count)

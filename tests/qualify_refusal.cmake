@@ -1,4 +1,4 @@
-# tools/qualify_gpu.sh must refuse a device that is not a GPU (lavapipe, where a GPU's driver is
+# tools/gpu/qualify_gpu.sh must refuse a device that is not a GPU (lavapipe, where a GPU's driver is
 # missing) instead of qualifying it: run it on an existing build, expect exit status 1 and the
 # refusal naming the device. Where the default device is a GPU there is nothing to refuse (skipped).
 execute_process(COMMAND ${VKATTN} devices OUTPUT_VARIABLE devices RESULT_VARIABLE rc)

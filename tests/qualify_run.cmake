@@ -1,4 +1,4 @@
-# tools/qualify_gpu.sh runs end to end on an existing build: the CPU driver qualified on purpose
+# tools/gpu/qualify_gpu.sh runs end to end on an existing build: the CPU driver qualified on purpose
 # (VKATTN_QUALIFY_VENDOR), the conformance split over two processes and merged into one table,
 # and a failing case fails the run with its message in the report.
 execute_process(COMMAND ${VKATTN} devices OUTPUT_VARIABLE devices RESULT_VARIABLE rc)

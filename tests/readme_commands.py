@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 # Run elsewhere: qualify_gpu_runs_and_merges_parts, cli_conformance_quick, CI itself.
-COVERED_ELSEWHERE = ("tools/qualify_gpu.sh", "tools/install_deps.sh", "ctest ", "build/vkattn conformance --quick")
+COVERED_ELSEWHERE = ("tools/gpu/qualify_gpu.sh", "tools/install_deps.sh", "ctest ", "build/vkattn conformance --quick")
 
 
 def blocks(text, language):

@@ -1,5 +1,5 @@
 """The translation model run by `vkattn translate` (Vulkan kernels) against the PyTorch forward of
-the same weights (tools/translation/model.py): same greedy tokens, logits within 1e-3 absolute
+the same weights (tools/models/translation/model.py): same greedy tokens, logits within 1e-3 absolute
 (f32 on both sides; worst measured difference is printed)."""
 import os
 import pathlib
@@ -22,7 +22,7 @@ SENTENCES = [
 @pytest.fixture(scope="module")
 def torch_model():
     pytest.importorskip("torch")
-    sys.path.insert(0, str(ROOT / "tools" / "translation"))
+    sys.path.insert(0, str(ROOT / "tools" / "models" / "translation"))
     import model as translation_model  # noqa: E402  (the training script's own module)
     return translation_model, translation_model.load_model(MODEL_DIR)
 

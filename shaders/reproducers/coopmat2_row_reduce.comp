@@ -1,5 +1,5 @@
 #version 450
-// A minimal reproducer for VK_NV_cooperative_matrix2's row reductions (tools/coopmat2_row_reduce.cpp
+// A minimal reproducer for VK_NV_cooperative_matrix2's row reductions (tools/drivers/coopmat2_row_reduce.cpp
 // runs it): one subgroup loads a ROWS x COLS fp32 accumulator from `a` (row-major) and writes four
 // ROWS x COLS blocks to `o`: each row's max (coopMatReduceNV, row, max), each row's sum (the same
 // with +), each element's row and column as the per-element operation hands them (row * 1000 +

@@ -1,5 +1,5 @@
 // VKATTN_PIPELINE_TRACE=FILE: one line appended to FILE per pipeline the driver builds, so that a
-// test run can be read for what it compiled and what each compile cost (tools/test_times.py
+// test run can be read for what it compiled and what each compile cost (tools/ci/test_times.py
 // --pipelines sums it per test program).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The translation model's word-level tokenizer and vocabularies (assets/models/en_fr.*.txt).
-// Rules, shared with tools/translation/tokenizer.py: split on ASCII whitespace; peel trailing
+// Rules, shared with tools/models/translation/tokenizer.py: split on ASCII whitespace; peel trailing
 // ".,?!;:" off each chunk as one-character tokens; split a chunk after its first apostrophe when
 // more follows ("L'accord" -> "L'", "accord"). Detokenizing joins with spaces, drops the space
 // before punctuation and after a token ending in an apostrophe. Bytes beyond ASCII (UTF-8) pass
