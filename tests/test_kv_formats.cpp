@@ -225,7 +225,10 @@ TEST_F(VkattnTest, KvFormatRefusals) {
       EXPECT_NE(std::string(e.what()).find("'k'"), std::string::npos) << e.what();
     }
   }
-  EXPECT_EQ(attention(c, q, k, k).shape(), (Shape{1, 2, 4, 64}));  // Auto: the rows kernel, on any device
+  // Auto: the rows kernel, on any device (a head dim of 32: the one block the format needs).
+  Tensor q32 = c.tensor({1, 2, 4, 32}, randomValues(256, 745));
+  Tensor k32 = c.tensor({1, 2, 8, 32}, randomValues(512, 746), DType::Q8_0);
+  EXPECT_EQ(attention(c, q32, k32, k32).shape(), (Shape{1, 2, 4, 32}));
   EXPECT_THROW(attentionNaive(c, q, k, k), Unsupported);
   EXPECT_THROW(attentionWeights(c, q, k), Unsupported);
   EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, k, bf); }), "v");  // k and v share a format
@@ -238,10 +241,11 @@ TEST_F(VkattnTest, KvFormatRefusals) {
             }),
             "k");
   // A NaN stored as bf16 is reported against k.
-  std::vector<float> withNan = randomValues(1024, 744);
+  std::vector<float> withNan = randomValues(512, 744);
   withNan[77] = std::numeric_limits<float>::quiet_NaN();
-  Tensor kNan = c.tensor({1, 2, 8, 64}, withNan, DType::BF16);
-  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q, kNan, bf); }), "k");
+  Tensor kNan = c.tensor({1, 2, 8, 32}, withNan, DType::BF16);
+  Tensor bf32 = c.tensor({1, 2, 8, 32}, randomValues(512, 747), DType::BF16);
+  EXPECT_EQ(invalidArgumentOf([&] { attention(c, q32, kNan, bf32); }), "k");
 }
 
 }  // namespace

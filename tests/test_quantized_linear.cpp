@@ -108,10 +108,14 @@ TEST_P(QuantizedLinear, Tiled) {
 }
 
 // Prompt shapes through Auto (the matrix-vector kernel on CPU drivers, in dispatches of up to 8
-// rows), and the tiled kernel for 3 rows.
-TEST_P(QuantizedLinear, AutoOnPromptsAndTiledOnFewRows) {
+// rows).
+TEST_P(QuantizedLinear, AutoOnPrompts) {
   check({37, 33, 2}, WeightKernel::Auto, 300);
   check({128, 7, 1}, WeightKernel::Auto, 301);
+}
+
+// The tiled kernel on 3 rows.
+TEST_P(QuantizedLinear, TiledOnFewRows) {
   check({3, 33, 2}, WeightKernel::Tiled, 302);
 }
 

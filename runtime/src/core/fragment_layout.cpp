@@ -189,10 +189,12 @@ FragmentLayout layoutOf(Context& ctx, bool emulated, uint32_t lanes, uint32_t fm
   } else {
     static std::mutex mutex;
     static std::map<std::string, FragmentLayout> probed;
+    // The device (name, driver, pipeline-cache UUID as raw bytes) and the shape, as one string.
     std::string key = info.name;
-    key.append("\n").append(info.driverInfo).append(emulated ? "\nemulated" : "\nkhr");
-    for (uint32_t x : {lanes, fm, fn, fk, requiredSubgroupSize}) key.append(" ").append(std::to_string(x));
-    for (uint8_t byte : info.pipelineCacheUuid) key += hex(byte);
+    key.append("\n").append(info.driverInfo).append(emulated ? "\nemulated\n" : "\nkhr\n");
+    const uint32_t shape[] = {lanes, fm, fn, fk, requiredSubgroupSize};
+    key.append(reinterpret_cast<const char*>(shape), sizeof shape);
+    key.append(reinterpret_cast<const char*>(info.pipelineCacheUuid), sizeof info.pipelineCacheUuid);
     std::lock_guard lock(mutex);
     auto found = probed.find(key);
     if (found == probed.end())
