@@ -3,6 +3,10 @@
 // tensors' storage, as a constant that exists only if the module is built.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <utility>
+
 #include "vkattn/core/dtype.hpp"
 
 namespace vkattn::detail {
@@ -21,6 +25,19 @@ struct StorageVariants {
   // The module for tensors stored as `storage`; the op's dtype checks have refused any other
   // (an Error here is the runtime's bug, not the caller's).
   ShaderId of(DType storage) const;
+};
+
+// A family built once per storage format (generated as shaders::<family>_by_format from
+// vkattn_shader_formats() in shaders/CMakeLists.txt): the module, or the f32/f16 pair, of each.
+template <typename Module, std::size_t N>
+struct ByFormat {
+  std::array<std::pair<DType, Module>, N> modules;
+  // The format's module, or nullptr where the family has none.
+  constexpr const Module* find(DType format) const {
+    for (const auto& [built, module] : modules)
+      if (built == format) return &module;
+    return nullptr;
+  }
 };
 
 // `module`, a kernel built for f16 storage alone, for tensors stored as `storage` (an Error for

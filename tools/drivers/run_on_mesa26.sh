@@ -52,10 +52,6 @@ if [ "$#" -gt 0 ]; then
 fi
 
 start=$(date +%s)
-# The checks below are bound by LLVM compiling each kernel, not by running it: they run with
-# llvmpipe's optimization passes off, as the kernel tests do (CMakeLists.txt:
-# VKATTN_KERNEL_TEST_DRIVER_ENV). Commands given to this script keep the driver's defaults.
-checks=GALLIVM_PERF=nopt
 in_root "$build/vkattn" devices
 # Every embedded module through the validator that knows SPV_KHR_cooperative_matrix.
 dump=$build/spirv-mesa26
@@ -81,7 +77,7 @@ halves=('Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coo
         'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*')
 pids=()
 for i in 0 1; do
-  VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$checks" "$build/vkattn" conformance \
+  VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
     --validation --json "$build/conformance-mesa26-$i.json" --filter "${halves[$i]}" > "$build/conformance-mesa26-$i.txt" 2>&1 &
   pids+=($!)
 done
@@ -96,7 +92,7 @@ done
 forced() {
   local row=$1 count=$2 setting=$3 filter=$4
   local log="$build/conformance-mesa26-$row-${setting##*=}.txt"
-  (export "$setting"; in_root "$checks" "$build/vkattn" conformance --validation --filter "$filter") > "$log" 2>&1 ||
+  (export "$setting"; in_root "$build/vkattn" conformance --validation --filter "$filter") > "$log" 2>&1 ||
     { cat "$log"; echo "Mesa 26 leg: $row with $setting failed" >&2; exit 1; }
   grep -q "^$count passed, 0 skipped, 0 failed" "$log" ||
     { cat "$log"; echo "Mesa 26 leg: $row with $setting did not run $count cases" >&2; exit 1; }
@@ -129,7 +125,7 @@ echo "$reduce" | grep -q "(1 of granularity [0-9]*), 16 columns:  row max right 
 # case needs a second Vulkan instance in its process, at whose exit sid's validation layer
 # (1.4.363) aborts (so does any such case, e.g. test_linear's RowsKernelWithoutSubgroupShuffles):
 # it runs in a process of its own without the layer.
-VKATTN_VALIDATION=0 in_root "$checks" "$build/tests/test_device_choices" --gtest_brief=1 --gtest_filter='CoopmatAuto.*' ||
+VKATTN_VALIDATION=0 in_root "$build/tests/test_device_choices" --gtest_brief=1 --gtest_filter='CoopmatAuto.*' ||
   { echo "Mesa 26 leg: CoopmatAuto failed" >&2; exit 1; }
 # Each cooperative-matrix row ran on the real extension: enough executed cases, none failed.
 /usr/bin/python3 - "$build"/conformance-mesa26-0.json "$build"/conformance-mesa26-1.json <<'PY'

@@ -308,16 +308,8 @@ void requireDenseBatch(const AttentionPlan& plan, const std::string& path) {
 
 ShaderId rowsShader(const AttentionPlan& plan) {
   if (plan.kvDtype == plan.dtype) return shaders::attention_rows.of(plan.dtype);
-  switch (plan.kvDtype) {
-    case DType::BF16:
-      return shaders::attention_rows_kv_bf16.of(plan.dtype);
-    case DType::Q8_0:
-      return shaders::attention_rows_kv_q8_0.of(plan.dtype);
-    case DType::Q4_0:
-      return shaders::attention_rows_kv_q4_0.of(plan.dtype);
-    default:
-      throw Error(std::string("the rows kernel has no module for K/V stored as ") + toString(plan.kvDtype));
-  }
+  if (const auto* pair = shaders::attention_rows_kv_by_format.find(plan.kvDtype)) return pair->of(plan.dtype);
+  throw Error(std::string("the rows kernel has no module for K/V stored as ") + toString(plan.kvDtype));
 }
 
 namespace {

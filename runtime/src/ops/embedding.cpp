@@ -34,20 +34,8 @@ bool outputDtypeFits(const TensorView& table, DType out) {
 
 detail::ShaderId tableModule(DType dtype, DType out) {
   if (dtype == DType::F16 && out == DType::F32) return detail::shaders::embedding_f16_to_f32;
-  switch (dtype) {
-    case DType::Q8_0:
-      return detail::shaders::embedding_q8_0;
-    case DType::Q4_0:
-      return detail::shaders::embedding_q4_0;
-    case DType::Q4_K:
-      return detail::shaders::embedding_q4_k;
-    case DType::Q5_K:
-      return detail::shaders::embedding_q5_k;
-    case DType::Q6_K:
-      return detail::shaders::embedding_q6_k;
-    default:
-      return detail::shaders::embedding.of(dtype);
-  }
+  if (const auto* blocks = detail::shaders::embedding_by_format.find(dtype)) return *blocks;
+  return detail::shaders::embedding.of(dtype);
 }
 
 void checkInputs(Context& ctx, const TensorView& table, const TensorView& ids) {

@@ -13,18 +13,8 @@ namespace {
 
 // The encoder for each storage format y may have (encodeStorage's dtype check comes first).
 detail::ShaderId encodeModule(DType format) {
-  switch (format) {
-    case DType::F16:
-      return detail::shaders::encode_storage_f16;
-    case DType::BF16:
-      return detail::shaders::encode_storage_bf16;
-    case DType::Q8_0:
-      return detail::shaders::encode_storage_q8_0;
-    case DType::Q4_0:
-      return detail::shaders::encode_storage_q4_0;
-    default:
-      throw Error(std::string("encodeStorage has no module for ") + toString(format));
-  }
+  if (const auto* module = detail::shaders::encode_storage_by_format.find(format)) return *module;
+  throw Error(std::string("encodeStorage has no module for ") + toString(format));
 }
 
 }  // namespace

@@ -22,44 +22,19 @@ constexpr uint32_t kTile = 32;
 // One weight kernel's modules: a pair (f32 and f16 x) per block format, and the one for f16 weights
 // under f32 x where the kernel has it (f16 x with f16 weights takes the float matmul kernels).
 struct WeightModules {
-  StorageVariants q8_0, q4_0, q4_k, q5_k, q6_k;
+  const ByFormat<StorageVariants, 5>& blocks;
   std::optional<ShaderId> f16Weights;
 };
-constexpr WeightModules kMatvec{shaders::linear_q_matvec_q8_0, shaders::linear_q_matvec_q4_0,
-                                shaders::linear_q_matvec_q4_k, shaders::linear_q_matvec_q5_k,
-                                shaders::linear_q_matvec_q6_k, shaders::linear_q_matvec_f16_f32};
-constexpr WeightModules kMatvecSubgroup{
-    shaders::linear_q_matvec_subgroup_q8_0, shaders::linear_q_matvec_subgroup_q4_0,
-    shaders::linear_q_matvec_subgroup_q4_k, shaders::linear_q_matvec_subgroup_q5_k,
-    shaders::linear_q_matvec_subgroup_q6_k, shaders::linear_q_matvec_subgroup_f16_f32};
-constexpr WeightModules kMatvecCpu{shaders::linear_q_matvec_cpu_q8_0, shaders::linear_q_matvec_cpu_q4_0,
-                                   shaders::linear_q_matvec_cpu_q4_k, shaders::linear_q_matvec_cpu_q5_k,
-                                   shaders::linear_q_matvec_cpu_q6_k, shaders::linear_q_matvec_cpu_f16_f32};
-constexpr WeightModules kMatvecInt8{shaders::linear_q_matvec_int8_q8_0, shaders::linear_q_matvec_int8_q4_0,
-                                    shaders::linear_q_matvec_int8_q4_k, shaders::linear_q_matvec_int8_q5_k,
-                                    shaders::linear_q_matvec_int8_q6_k, std::nullopt};
-constexpr WeightModules kTiled{shaders::linear_q_tiled_q8_0, shaders::linear_q_tiled_q4_0,
-                               shaders::linear_q_tiled_q4_k, shaders::linear_q_tiled_q5_k,
-                               shaders::linear_q_tiled_q6_k, shaders::linear_q_tiled_f16_f32};
+constexpr WeightModules kMatvec{shaders::linear_q_matvec_by_format, shaders::linear_q_matvec_f16_f32};
+constexpr WeightModules kMatvecSubgroup{shaders::linear_q_matvec_subgroup_by_format,
+                                        shaders::linear_q_matvec_subgroup_f16_f32};
+constexpr WeightModules kMatvecCpu{shaders::linear_q_matvec_cpu_by_format, shaders::linear_q_matvec_cpu_f16_f32};
+constexpr WeightModules kMatvecInt8{shaders::linear_q_matvec_int8_by_format, std::nullopt};
+constexpr WeightModules kTiled{shaders::linear_q_tiled_by_format, shaders::linear_q_tiled_f16_f32};
 
 ShaderId moduleFor(const WeightModules& kernel, DType format, DType storage) {
-  switch (format) {
-    case DType::Q8_0:
-      return kernel.q8_0.of(storage);
-    case DType::Q4_0:
-      return kernel.q4_0.of(storage);
-    case DType::Q4_K:
-      return kernel.q4_k.of(storage);
-    case DType::Q5_K:
-      return kernel.q5_k.of(storage);
-    case DType::Q6_K:
-      return kernel.q6_k.of(storage);
-    case DType::F16:
-      if (kernel.f16Weights && storage == DType::F32) return *kernel.f16Weights;
-      break;
-    default:
-      break;
-  }
+  if (const auto* pair = kernel.blocks.find(format)) return pair->of(storage);
+  if (format == DType::F16 && kernel.f16Weights && storage == DType::F32) return *kernel.f16Weights;
   throw Error(std::string("linear: no weight kernel module for ") + toString(format) + " weights under " +
               toString(storage) + " x");
 }
