@@ -40,13 +40,9 @@ App::App(Context& ctx, std::unique_ptr<SourceRunner> runner, const ViewerArgs& a
       m_gpu(ctx),
       m_heatmap(&m_gpu, m_images),
       m_thumbnails(ctx, m_images),
-      m_colormap(args.colormap),
-      m_scale(args.scale),
-      m_stretch(args.stretch),
-      m_reduction(args.reduction),
+      m_displaySettings(displaySettingsFrom(args)),
       m_region(args.region),
-      m_openOverview(args.overview),
-      m_exportPath(textBuffer("vkattn_view.png", 1024)) {
+      m_openOverview(args.overview) {
   m_runner->request(args.sentence);
   if (auto result = m_runner->poll()) takeResult(std::move(*result));
 }
@@ -185,8 +181,8 @@ std::vector<std::string> App::texts() const {
 ColorScale App::colorScale() const {
   const ValueRange& range = m_range;
   // Signed maps (A - B) always take the diverging map, so that zero is the neutral middle.
-  const Colormap map = m_display.signedValues ? Colormap::Diverging : m_colormap;
-  return ColorScale(map, m_scale, range.min >= 0.0f ? 0.0f : range.min, range.max);
+  const Colormap map = m_display.signedValues ? Colormap::Diverging : m_displaySettings.colormap;
+  return ColorScale(map, m_displaySettings.scale, range.min >= 0.0f ? 0.0f : range.min, range.max);
 }
 
 std::string App::viewId() const {
@@ -197,14 +193,10 @@ std::string App::windowTitle() const {
   return "vkattn viewer - " + m_runner->name() + (m_loaded ? " - " + viewId() : std::string(" - loading"));
 }
 
-std::optional<ExportRequest> App::takeExportRequest() {
-  return std::exchange(m_exportRequest, std::nullopt);
-}
-
 FigureStyle App::style() const {
   FigureStyle s;
-  s.reduction = m_reduction;
-  s.stretch = m_stretch;
+  s.reduction = m_displaySettings.reduction;
+  s.stretch = m_displaySettings.stretch;
   s.labelFont = m_largeFont;
   s.maxLabelPixels = 22.0f;  // labels grow with zoomed cells up to this
   return s;

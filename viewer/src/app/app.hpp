@@ -9,9 +9,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/cli_args.hpp"
+#include "app/display_panel.hpp"
+#include "app/export_panel.hpp"
 #include "app/source_runner.hpp"
 #include "render/bin_images.hpp"
 #include "render/colormap.hpp"
@@ -22,12 +25,6 @@
 #include "sources/selection.hpp"
 
 namespace vkattn::viewer {
-
-struct ExportRequest {
-  std::string path;
-  uint32_t width = 1600;
-  uint32_t height = 1000;
-};
 
 class App {
  public:
@@ -62,7 +59,9 @@ class App {
   ColorScale colorScale() const;
   // How bins of several cells are coloured: the chosen reduction, or the largest magnitude for
   // signed maps (differences).
-  Reduction reduction() const noexcept { return m_display.signedValues ? Reduction::MaxMagnitude : m_reduction; }
+  Reduction reduction() const noexcept {
+    return m_display.signedValues ? Reduction::MaxMagnitude : m_displaySettings.reduction;
+  }
   std::string sourceName() const { return m_runner->name(); }
   std::string viewId() const;
   std::string windowTitle() const;
@@ -71,8 +70,8 @@ class App {
   const std::string& warning() const noexcept { return m_set.warning; }
   // True while an edit waits to be computed or the source works: the loop polls, not sleeps.
   bool busy() const { return m_pendingSince >= 0.0 || m_runner->working(); }
-  std::optional<ExportRequest> takeExportRequest();
-  void setExportStatus(std::string status) { m_exportStatus = std::move(status); }
+  std::optional<ExportRequest> takeExportRequest() { return m_export.take(); }
+  void setExportStatus(std::string status) { m_export.setStatus(std::move(status)); }
   // Zoom and pan as the mouse would: `steps` wheel notches at a map point given as fractions of
   // the heatmap (0..1 each way), or a drag by fractions of it. For measurements and tests.
   void zoomAt(float fx, float fy, float steps);
@@ -114,10 +113,7 @@ class App {
   BinImages m_images;
   HeatmapView m_heatmap;
   Thumbnails m_thumbnails;
-  Colormap m_colormap;
-  Scale m_scale;
-  bool m_stretch = false;
-  Reduction m_reduction = Reduction::Max;
+  DisplaySettings m_displaySettings;
   Region m_region;
   FigureLayout m_layout;
   std::optional<Cell> m_hover;
@@ -126,10 +122,7 @@ class App {
   std::string m_error;
   bool m_openOverview = false;  // select the overview tab on the next frame
   bool m_openMap = false;       // select the map tab on the next frame (a thumbnail was clicked)
-  std::vector<char> m_exportPath;
-  int m_exportSize[2] = {1600, 1000};
-  std::optional<ExportRequest> m_exportRequest;
-  std::string m_exportStatus;
+  ExportPanel m_export;
 };
 
 }  // namespace vkattn::viewer

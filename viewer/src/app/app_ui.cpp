@@ -122,8 +122,8 @@ void App::drawUi(double now) {
       if (ImGui::BeginTabItem("All layers x heads", nullptr, overviewFlags)) {
         ImGui::BeginChild("overview", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
         if (m_selection.kind < m_set.kinds.size()) {
-          const auto clicked = m_thumbnails.draw(m_set.kinds[m_selection.kind], m_selection.hiddenColumns, m_colormap,
-                                                 m_selection.a, 96.0f);
+          const auto clicked = m_thumbnails.draw(m_set.kinds[m_selection.kind], m_selection.hiddenColumns,
+                                                 m_displaySettings.colormap, m_selection.a, 96.0f);
           if (clicked) {
             m_selection.a = *clicked;
             m_selection.rollout = false;
@@ -218,16 +218,7 @@ void App::drawSelectionControls() {
 }
 
 void App::drawDisplayControls() {
-  static const char* kMaps[] = {"viridis", "magma", "grey", "diverging"};
-  int map = static_cast<int>(m_colormap);
-  if (ImGui::Combo("colormap", &map, kMaps, 4)) m_colormap = static_cast<Colormap>(map);
-  if (m_display.signedValues) ImGui::TextColored(kDim, "(differences use the diverging map)");
-  bool log = m_scale == Scale::Log;
-  if (ImGui::Checkbox("log scale", &log)) m_scale = log ? Scale::Log : Scale::Linear;
-  static const char* kReductions[] = {"max", "mean"};
-  int reduction = m_reduction == Reduction::Mean ? 1 : 0;
-  if (ImGui::Combo("reduce", &reduction, kReductions, 2)) m_reduction = reduction ? Reduction::Mean : Reduction::Max;
-  ImGui::Checkbox("stretch cells to fill", &m_stretch);
+  drawDisplaySettings(m_displaySettings, m_display.signedValues);
 
   if (m_selection.kind < m_set.kinds.size()) {
     const int64_t cols = m_set.kinds[m_selection.kind].cols();
@@ -256,18 +247,7 @@ void App::drawDisplayControls() {
   }
 
   ImGui::Spacing();
-  ImGui::SetNextItemWidth(-70);
-  ImGui::InputText("file", m_exportPath.data(), m_exportPath.size());
-  ImGui::SetNextItemWidth(-70);
-  ImGui::InputInt2("size", m_exportSize);
-  if (ImGui::Button("export PNG")) {
-    m_exportRequest = ExportRequest{m_exportPath.data(), static_cast<uint32_t>(std::clamp(m_exportSize[0], 64, 8192)),
-                                    static_cast<uint32_t>(std::clamp(m_exportSize[1], 64, 8192))};
-  }
-  if (!m_exportStatus.empty()) {
-    ImGui::SameLine();
-    ImGui::TextColored(kDim, "%s", m_exportStatus.c_str());
-  }
+  m_export.draw();
 }
 
 void App::drawHoverInfo() {
