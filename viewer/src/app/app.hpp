@@ -15,6 +15,7 @@
 #include "app/cli_args.hpp"
 #include "app/display_panel.hpp"
 #include "app/export_panel.hpp"
+#include "app/selection_panel.hpp"
 #include "app/source_runner.hpp"
 #include "render/bin_images.hpp"
 #include "render/colormap.hpp"

@@ -24,25 +24,6 @@ bool contains(const std::vector<int64_t>& list, int64_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-bool sliderIndex(const char* label, int64_t& value, int64_t count) {
-  int v = static_cast<int>(value);
-  if (count <= 1) {
-    ImGui::Text("%s: %d (of 1)", label, v);
-    return false;
-  }
-  if (!ImGui::SliderInt(label, &v, 0, static_cast<int>(count - 1))) return false;
-  value = v;
-  return true;
-}
-
-bool headModeCombo(const char* label, HeadMode& mode) {
-  static const char* kNames[] = {"one head", "mean of heads", "max of heads"};
-  int m = static_cast<int>(mode);
-  if (!ImGui::Combo(label, &m, kNames, 3)) return false;
-  mode = static_cast<HeadMode>(m);
-  return true;
-}
-
 }  // namespace
 
 void App::toggleHidden(int64_t column) {
@@ -182,39 +163,12 @@ void App::drawControls(double now) {
 }
 
 void App::drawSelectionControls() {
-  bool changed = false;
-  for (std::size_t i = 0; i < m_set.kinds.size(); ++i) {
-    if (i) ImGui::SameLine();
-    if (ImGui::RadioButton(m_set.kinds[i].id.c_str(), m_selection.kind == i) && m_selection.kind != i) {
-      m_selection.kind = i;
-      m_selection.hiddenColumns.clear();
-      clampSelection(m_set, m_selection);
-      m_region = {};
-      m_thumbnails.invalidate();
-      changed = true;
-    }
+  const SelectionChange change = drawSelectionPanel(m_set, m_selection);
+  if (change == SelectionChange::Kind) {
+    m_region = {};
+    m_thumbnails.invalidate();
   }
-  if (m_selection.kind >= m_set.kinds.size()) return;
-  const AttentionKind& kind = m_set.kinds[m_selection.kind];
-  const auto layers = static_cast<int64_t>(kind.layers.size());
-  ImGui::TextColored(kDim, "%" PRId64 " layers x %" PRId64 " heads, %" PRId64 " x %" PRId64, layers, kind.heads(),
-                     kind.rows(), kind.cols());
-  changed |= sliderIndex("layer", m_selection.a.layer, layers);
-  changed |= headModeCombo("heads", m_selection.a.mode);
-  const bool rollout = m_selection.rollout && kind.square();  // rollout reads whole layers: no head
-  if (m_selection.a.mode == HeadMode::Single && !rollout)
-    changed |= sliderIndex("head", m_selection.a.head, kind.heads());
-  if (kind.square()) changed |= ImGui::Checkbox("rollout through this layer", &m_selection.rollout);
-  changed |= ImGui::Checkbox("difference A - B", &m_selection.difference);
-  if (m_selection.difference) {
-    ImGui::Indent();
-    changed |= sliderIndex("B layer", m_selection.b.layer, layers);
-    changed |= headModeCombo("B heads", m_selection.b.mode);
-    if (m_selection.b.mode == HeadMode::Single && !rollout)
-      changed |= sliderIndex("B head", m_selection.b.head, kind.heads());
-    ImGui::Unindent();
-  }
-  if (changed) rebuildMap();
+  if (change != SelectionChange::None) rebuildMap();
 }
 
 void App::drawDisplayControls() {
