@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "app/app.hpp"
+#include "app/panel_colours.hpp"
 
 namespace vkattn::viewer {
 namespace {
 
-const ImVec4 kDim(0.62f, 0.62f, 0.66f, 1.0f);
 const ImVec4 kError(1.0f, 0.45f, 0.4f, 1.0f);
 const ImVec4 kWarning(0.95f, 0.6f, 0.2f, 1.0f);
 
@@ -50,7 +50,7 @@ void App::drawLoading() {
     ImGui::Text("vkattn viewer: %s", m_runner->name().c_str());
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     const std::string stage = m_runner->progress();
-    ImGui::TextColored(kDim, "%s...", stage.empty() ? "starting" : stage.c_str());
+    ImGui::TextColored(kDimText, "%s...", stage.empty() ? "starting" : stage.c_str());
     ImGui::PopTextWrapPos();
     // No fraction is known (kernel compilation and model loading do not report one): a bar that
     // sweeps, and the seconds so far.
@@ -62,7 +62,7 @@ void App::drawLoading() {
     const float x0 = p.x + width * std::max(0.0f, phase - 0.25f), x1 = p.x + width * std::min(1.0f, phase + 0.05f);
     list.AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + 8), IM_COL32(90, 160, 230, 255), 3.0f);
     ImGui::Dummy(ImVec2(width, 12));
-    ImGui::TextColored(kDim, "%.1f s", seconds);
+    ImGui::TextColored(kDimText, "%.1f s", seconds);
     ImGui::EndGroup();
   }
   ImGui::End();
@@ -123,8 +123,8 @@ void App::drawUi(double now) {
 }
 
 void App::drawControls(double now) {
-  ImGui::TextColored(kDim, "device: %s", m_ctx.info().name.c_str());
-  ImGui::TextColored(kDim, "source: %s", m_runner->name().c_str());
+  ImGui::TextColored(kDimText, "device: %s", m_ctx.info().name.c_str());
+  ImGui::TextColored(kDimText, "source: %s", m_runner->name().c_str());
   if (m_runner->usesSentence()) {
     ImGui::Spacing();
     ImGui::TextUnformatted(m_runner->name().rfind("gguf:", 0) == 0 ? "Prompt" : "English sentence");
@@ -140,16 +140,16 @@ void App::drawControls(double now) {
   if (!m_set.output.empty()) {
     ImGui::TextUnformatted(m_stale ? "Output (stale: for the sentence before)" : "Output");
     if (m_stale)
-      ImGui::TextColored(kDim, "%s", m_set.output.c_str());
+      ImGui::TextColored(kDimText, "%s", m_set.output.c_str());
     else
       ImGui::TextUnformatted(m_set.output.c_str());
   }
-  ImGui::TextColored(kDim, "%s", m_set.status.c_str());
+  ImGui::TextColored(kDimText, "%s", m_set.status.c_str());
   if (!m_set.warning.empty()) ImGui::TextColored(kWarning, "warning: %s", m_set.warning.c_str());
   if (m_runner->working())
-    ImGui::TextColored(kDim, "%s... %.1f s", m_runner->progress().c_str(), m_runner->secondsWorking());
+    ImGui::TextColored(kDimText, "%s... %.1f s", m_runner->progress().c_str(), m_runner->secondsWorking());
   else if (m_pendingSince >= 0.0)
-    ImGui::TextColored(kDim, "(updating when typing pauses)");
+    ImGui::TextColored(kDimText, "(updating when typing pauses)");
   if (m_stale) ImGui::TextColored(kError, "the map is stale: it shows the last sentence that worked");
   if (!m_error.empty()) ImGui::TextColored(kError, "%s", m_error.c_str());
   if (!m_heatmap.lastError().empty()) ImGui::TextColored(kError, "%s", m_heatmap.lastError().c_str());
@@ -182,7 +182,7 @@ void App::drawDisplayControls() {
     if (ImGui::Checkbox("hide first token", &first)) toggleHidden(0);
     ImGui::SameLine();
     if (cols > 1 && ImGui::Checkbox("hide last (<eos>)", &last)) toggleHidden(cols - 1);
-    ImGui::TextColored(kDim, "right-click a column to hide it (%zu hidden)", m_selection.hiddenColumns.size());
+    ImGui::TextColored(kDimText, "right-click a column to hide it (%zu hidden)", m_selection.hiddenColumns.size());
     // Always there (disabled when nothing is hidden), so hiding a column moves nothing below.
     ImGui::BeginDisabled(hidden.empty());
     if (ImGui::SmallButton("show all columns")) {
@@ -191,12 +191,12 @@ void App::drawDisplayControls() {
       rebuildMap();
     }
     ImGui::EndDisabled();
-    ImGui::TextColored(kDim, "%s", m_display.normalisation.c_str());
+    ImGui::TextColored(kDimText, "%s", m_display.normalisation.c_str());
   }
   if (ImGui::Button("reset zoom")) m_region = {};
   if (m_layout.valid) {
     ImGui::SameLine();
-    ImGui::TextColored(kDim, "rows %.1f-%.1f, cols %.1f-%.1f%s", m_layout.region.rowBegin, m_layout.region.rowEnd,
+    ImGui::TextColored(kDimText, "rows %.1f-%.1f, cols %.1f-%.1f%s", m_layout.region.rowBegin, m_layout.region.rowEnd,
                        m_layout.region.colBegin, m_layout.region.colEnd, m_layout.grid.reduced ? " (reduced)" : "");
   }
 
@@ -206,7 +206,7 @@ void App::drawDisplayControls() {
 
 void App::drawHoverInfo() {
   if (!m_hover) {
-    ImGui::TextColored(kDim,
+    ImGui::TextColored(kDimText,
                        "hover the map: weight, tokens, row entropy and argmax\nwheel: zoom, drag: pan, "
                        "double-click: whole map");
     return;
@@ -224,9 +224,9 @@ void App::drawHoverInfo() {
   ImGui::Text("col %" PRId64 " '%s'", col, token(m_display.colTokens, col).c_str());
   if (contains(m_display.unknownCols, col)) ImGui::TextColored(kWarning, "  unknown to the model: read as <unk>");
   if (m_display.causal && col > row)
-    ImGui::TextColored(kDim, "masked: the causal mask hides later tokens (no weight, not a zero weight)");
+    ImGui::TextColored(kDimText, "masked: the causal mask hides later tokens (no weight, not a zero weight)");
   else if (contains(m_display.hiddenColumns, col))
-    ImGui::TextColored(kDim, "hidden column (its weight is left out; %s)",
+    ImGui::TextColored(kDimText, "hidden column (its weight is left out; %s)",
                        m_display.renormalised ? "rows renormalised" : "values as given");
   else
     ImGui::Text("%s %.6g", m_display.signedValues ? "difference" : "weight", static_cast<double>(map.at(0, col)));

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include "app/panel_colours.hpp"
+
 namespace vkattn::viewer {
 
 DisplaySettings displaySettingsFrom(const ViewerArgs& args) {
@@ -12,7 +14,7 @@ void drawDisplaySettings(DisplaySettings& settings, bool signedValues) {
   static const char* kMaps[] = {"viridis", "magma", "grey", "diverging"};
   int map = static_cast<int>(settings.colormap);
   if (ImGui::Combo("colormap", &map, kMaps, 4)) settings.colormap = static_cast<Colormap>(map);
-  if (signedValues) ImGui::TextColored(ImVec4(0.62f, 0.62f, 0.66f, 1.0f), "(differences use the diverging map)");
+  if (signedValues) ImGui::TextColored(kDimText, "(differences use the diverging map)");
   bool log = settings.scale == Scale::Log;
   if (ImGui::Checkbox("log scale", &log)) settings.scale = log ? Scale::Log : Scale::Linear;
   static const char* kReductions[] = {"max", "mean"};

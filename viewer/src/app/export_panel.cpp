@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/panel_colours.hpp"
+
 namespace vkattn::viewer {
 namespace {
 
-const ImVec4 kStatusColour(0.62f, 0.62f, 0.66f, 1.0f);  // the panel's dim text
 constexpr int kMinPixels = 64, kMaxPixels = 8192;
 
 }  // namespace
@@ -29,7 +30,7 @@ void ExportPanel::draw() {
   }
   if (!m_status.empty()) {
     ImGui::SameLine();
-    ImGui::TextColored(kStatusColour, "%s", m_status.c_str());
+    ImGui::TextColored(kDimText, "%s", m_status.c_str());
   }
 }
 

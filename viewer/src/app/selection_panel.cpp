@@ -4,6 +4,8 @@
 
 #include <cinttypes>
 
+#include "app/panel_colours.hpp"
+
 namespace vkattn::viewer {
 namespace {
 
@@ -42,8 +44,7 @@ SelectionChange drawSelectionPanel(const AttentionSet& set, Selection& selection
   if (selection.kind >= set.kinds.size()) return change;
   const AttentionKind& kind = set.kinds[selection.kind];
   const auto layers = static_cast<int64_t>(kind.layers.size());
-  ImGui::TextColored(ImVec4(0.62f, 0.62f, 0.66f, 1.0f),
-                     "%" PRId64 " layers x %" PRId64 " heads, %" PRId64 " x %" PRId64, layers, kind.heads(),
+  ImGui::TextColored(kDimText, "%" PRId64 " layers x %" PRId64 " heads, %" PRId64 " x %" PRId64, layers, kind.heads(),
                      kind.rows(), kind.cols());
   bool changed = sliderIndex("layer", selection.a.layer, layers);
   changed |= headModeCombo("heads", selection.a.mode);
