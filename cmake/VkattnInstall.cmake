@@ -15,7 +15,7 @@ function(vkattn_install_library target headers)
 endfunction()
 
 # Writes and installs the package files after every library has joined the export set:
-# find_package(vkattn) then gives vkattn::runtime, vkattn::io, vkattn::tokenizers, vkattn::models,
+# find_package(vkattn) then gives vkattn::base, vkattn::runtime, vkattn::io, vkattn::tokenizers, vkattn::models,
 # vkattn::reference.
 function(vkattn_install_package)
   include(CMakePackageConfigHelpers)

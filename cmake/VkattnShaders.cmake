@@ -7,7 +7,7 @@
 #   Adds one SPIR-V module named <id> to registry <name> (default: runtime). Several ids may come
 #   from one source with different defines. A relative SOURCE is under shaders/ for the runtime's
 #   registry and under the calling directory for any other; INCLUDE_DIRS defaults to
-#   shaders/include and runtime/include/vkattn/core (block_layouts.h) for the runtime and to the
+#   shaders/include and base/include/vkattn/core (block_layouts.h) for the runtime and to the
 #   source's include/ folder otherwise.
 #   PREBUILT: the module is not compiled here but taken from shaders/prebuilt/<id>.spv.inc, which
 #   tools/drivers/prebuilt_spirv.sh compiles from the same source and defines with a newer glslc (Debian
@@ -38,7 +38,7 @@
 #   Configuring fails when a declared format's module is not built.
 
 set(VKATTN_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
-set(VKATTN_BLOCK_LAYOUTS_DIR ${CMAKE_CURRENT_LIST_DIR}/../runtime/include/vkattn/core)
+set(VKATTN_BLOCK_LAYOUTS_DIR ${CMAKE_CURRENT_LIST_DIR}/../base/include/vkattn/core)
 
 function(vkattn_shader id)
   cmake_parse_arguments(ARG "PREBUILT" "SOURCE;REGISTRY;TARGET_ENV" "DEFINES;INCLUDE_DIRS" ${ARGN})

@@ -13,7 +13,7 @@ For every shipped GGUF file:
    gguf.GGUFWriter writes the same metadata and tensor bytes to a new file, and vkattn.read_gguf
    must read that back identically too.
 2. Tokenizer. A PyPI `tokenizers` BPE built from the file's own vocabulary and merges (with the
-   pre-tokenizer its tokenizer.ggml.pre names) and vkattn's tokenizer (tests/tokenizer_probe.cpp)
+   pre-tokenizer its tokenizer.ggml.pre names) and vkattn's tokenizer (tokenizers/tests/tokenizer_probe.cpp)
    must give the same ids and decoded text for every text, control tokens parsed and not.
 3. Forward pass. A float64 NumPy LLaMA / Qwen2 forward written from the published definitions
    (forward_reference below) on the file's dequantized weights gives the logits of a fixed prompt.

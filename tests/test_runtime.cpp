@@ -1,20 +1,16 @@
-// The runtime's own pieces: device choice, fp16 conversion, pipeline cache persistence, batches
+// The runtime's own pieces: device choice, pipeline cache persistence, batches
 // with GPU timestamps, the storage buffer limit, and the shader registry.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <limits>
-#include <random>
 
 #include "support/compare.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
-#include "vkattn/core/half.hpp"
 #include "vkattn/core/instance.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/core/timing.hpp"
@@ -60,40 +56,6 @@ TEST(DeviceSelection, OverrideByIndexOrNameSubstring) {
     EXPECT_NE(std::string(e.what()).find("llvmpipe"), std::string::npos) << "the message lists the devices";
   }
   EXPECT_THROW(chooseDevice({}, std::nullopt), Unsupported);
-}
-
-TEST(Half, EveryHalfRoundTrips) {
-  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    const float f = halfToFloat(static_cast<uint16_t>(bits));
-    if (std::isnan(f)) {
-      EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(f))));
-      continue;
-    }
-    ASSERT_EQ(floatToHalf(f), bits) << "half 0x" << std::hex << bits;
-  }
-}
-
-TEST(Half, RoundsToNearestEvenLikeAnExhaustiveSearch) {
-  // Reference: the nearest finite half by value (ties to the even bit pattern), or inf past 65520.
-  std::vector<std::pair<double, uint16_t>> halves;
-  for (uint32_t bits = 0; bits < 0x7c00; ++bits) halves.push_back({halfToFloat(static_cast<uint16_t>(bits)), bits});
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<double> logMagnitude(-26.0, 17.0);
-  for (int i = 0; i < 20000; ++i) {
-    const float f = static_cast<float>(std::exp2(logMagnitude(rng)));
-    uint16_t expected;
-    if (f >= 65520.0f) {
-      expected = 0x7c00;
-    } else {
-      auto it = std::lower_bound(halves.begin(), halves.end(), std::make_pair(static_cast<double>(f), uint16_t{0}));
-      const auto& hi = it == halves.end() ? halves.back() : *it;
-      const auto& lo = it == halves.begin() ? *it : *(it - 1);
-      const double dHi = hi.first - f, dLo = f - lo.first;
-      expected = dLo < dHi ? lo.second : dHi < dLo ? hi.second : ((lo.second & 1) ? hi.second : lo.second);
-    }
-    ASSERT_EQ(floatToHalf(f), expected) << "float " << f;
-    ASSERT_EQ(floatToHalf(-f), expected | 0x8000) << "float " << -f;
-  }
 }
 
 TEST(ShaderRegistry, HoldsEveryKernelAndRejectsUnknownNames) {

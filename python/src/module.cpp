@@ -2,7 +2,7 @@
 #include "bindings.hpp"
 #include "keyword_check.hpp"
 #include "session.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 PYBIND11_MODULE(vkattn, m) {
   using namespace vkattn;

@@ -1,6 +1,6 @@
 // linear()'s weights stored in ggml's block formats, or as f16 under f32 activations, decoded as
 // they load (host side and layouts: vkattn/core/storage_formats.hpp; K-quants:
-// runtime/src/core/k_quant_blocks.hpp). One of WEIGHT_Q8_0, WEIGHT_Q4_0, WEIGHT_Q4_K,
+// base/src/k_quant_blocks.hpp). One of WEIGHT_Q8_0, WEIGHT_Q4_0, WEIGHT_Q4_K,
 // WEIGHT_Q5_K, WEIGHT_Q6_K, WEIGHT_F16 (read in "blocks" of 32 halves, no scale) is defined; the includer binds
 // the weights as 32-bit words W_WORDS[] (whole words: the runtime rounds block tensors up to 4
 // bytes). A row of K weights is K / BLOCK_ELEMENTS consecutive blocks starting at an even byte

@@ -1,11 +1,12 @@
-// Uses an installed vkattn's four libraries: softmax on the device (runtime) checked against the
-// double reference (reference), written and read back as .npy (io), and the tokenizer of the
-// installed translation model (models, installed under the prefix's share/vkattn/models), and a
+// Uses an installed vkattn's libraries: a half conversion (base), softmax on the device (runtime)
+// checked against the double reference (reference), written and read back as .npy (io), the
+// tokenizer of the installed translation model (models, installed under the prefix's share/vkattn/models), and a
 // byte-level BPE tokenizer over a vocabulary of the 256 bytes (tokenizers, when exported).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
+#include <vkattn/core/half.hpp>
 #include <vkattn/io/npy.hpp>
 #include <vkattn/models/tokenizer.hpp>
 #include <vkattn/reference/error_stats.hpp>
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   const auto stats = vkattn::reference::compare(y, expected, 1e-6, 1e-6);
   std::printf("softmax: %s\n", vkattn::reference::describe(stats).c_str());
   int bad = stats.failures > 0;
+  if (vkattn::halfToFloat(vkattn::floatToHalf(1.5f)) != 1.5f) ++bad, std::printf("1.5 did not survive a half\n");
 
   const std::filesystem::path npy = std::filesystem::path(argc > 1 ? argv[1] : ".") / "softmax.npy";
   vkattn::io::writeNpy(npy, {1, 3}, y);

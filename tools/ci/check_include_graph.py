@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Fails on include loops between the project's components, on product code including tests, and
-on a viewer folder including a later one.
+"""Fails on include loops between the project's components, on product code including tests, on a
+library including one of a later layer, on vkattn::base including Vulkan, and on a viewer folder
+including a later one.
 
 A component is a header with its source (runtime/include/vkattn/core/device.hpp with
 runtime/src/core/device.cpp): a source belongs to the header of its own stem that it includes,
@@ -14,7 +15,10 @@ folder) are left out.
 
   check_include_graph.py SOURCE_DIR BUILD_DIR [--ninja NINJA] [--deps FILE]
 
-The viewer's folders are floors, each including only itself and those before it (VIEWER_FLOORS).
+The libraries are layers (LAYERS, lowest first): a library's files include only its own layer's
+and those below it. base, the lowest, includes no Vulkan header. The viewer's folders are floors,
+each including only itself and those before it (VIEWER_FLOORS). Test folders (tests/ and each
+library's tests/) may include anything.
 
 --deps reads a saved `ninja -t deps` output instead of running Ninja. Exit status 1 with each
 loop printed as a chain of files, 0 when there is none.
@@ -46,6 +50,27 @@ def read_deps(text, build_dir):
 def in_project(path, source_dir, build_dir):
     inside = lambda root: os.path.commonpath([path, root]) == root
     return inside(source_dir) and not inside(build_dir) and path.endswith(CODE_SUFFIXES)
+
+
+# The libraries, lowest first; folders in one entry are one layer (neither uses the other). The
+# programs above them (cli, viewer, python, bench, fuzz, tools) are not layered here.
+LAYERS = [("base",), ("shaders", "runtime"), ("io", "reference"), ("tokenizers",), ("models",),
+          ("measure", "conformance")]
+
+
+def layer(rel):
+    """The layer index of a file of a library (not of its tests), or None."""
+    parts = rel.split(os.sep)
+    for index, folders in enumerate(LAYERS):
+        if parts[0] in folders:
+            return index
+    return None
+
+
+def includes_vulkan(path):
+    """Whether the file names a Vulkan header in an #include (system headers are not in the graph)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return any((m := INCLUDE.match(line)) and m.group(2).startswith("vulkan/") for line in f)
 
 
 # viewer/src's folders, lowest first.
@@ -234,11 +259,21 @@ def main():
             if is_test_file(rel(g)):
                 print(f"product code includes a test file: {rel(f)} includes {rel(g)}")
                 failures += 1
+            low, high = layer(rel(f)), layer(rel(g))
+            if low is not None and high is not None and high > low:
+                print(f"a library reaches up: {rel(f)} includes {rel(g)} "
+                      f"(layers, lowest first: {', '.join('/'.join(l) for l in LAYERS)})")
+                failures += 1
             below, above = viewer_floor(rel(f)), viewer_floor(rel(g))
             if below is not None and above is not None and above > below:
                 print(f"a viewer floor reaches up: {rel(f)} includes {rel(g)} "
                       f"(floors, lowest first: {', '.join(VIEWER_FLOORS)})")
                 failures += 1
+
+    for f in sorted(edges):
+        if layer(rel(f)) == 0 and not is_test_file(rel(f)) and includes_vulkan(f):
+            print(f"vkattn::base includes Vulkan: {rel(f)}")
+            failures += 1
 
     files = len(edges)
     if failures:

@@ -23,8 +23,8 @@ work=$root/tmp/vkattn-prebuilt
 rm -rf --one-file-system "$work"
 mkdir -p "$work/out"
 cp -r "$repo/shaders" "$work/shaders"
-mkdir -p "$work/runtime/include/vkattn/core"
-cp "$repo/runtime/include/vkattn/core/block_layouts.h" "$work/runtime/include/vkattn/core/"
+mkdir -p "$work/base/include/vkattn/core"
+cp "$repo/base/include/vkattn/core/block_layouts.h" "$work/base/include/vkattn/core/"
 cp "$list" "$work/modules.txt"
 chroot "$root" /bin/bash -euo pipefail -c '
   cd /tmp/vkattn-prebuilt
@@ -32,7 +32,7 @@ chroot "$root" /bin/bash -euo pipefail -c '
     [ -n "$id" ] || continue
     defs=()
     for d in $defines; do defs+=("-D$d"); done
-    flags=(--target-env="$env" -O -fshader-stage=compute -I shaders/include -I runtime/include/vkattn/core "${defs[@]}")
+    flags=(--target-env="$env" -O -fshader-stage=compute -I shaders/include -I base/include/vkattn/core "${defs[@]}")
     glslc "${flags[@]}" -mfmt=num -MD -MF "out/$id.d" -MT "$id" -o "out/$id.spv.inc" "$src"
     glslc "${flags[@]}" -o "out/$id.spv" "$src"
     spirv-val --target-env "$env" "out/$id.spv"

@@ -12,6 +12,7 @@
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/core/timing.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 #include "vkattn/ops/additive_attention.hpp"
 #include "vkattn/ops/attention.hpp"
 #include "vkattn/ops/attention_map.hpp"

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
 #include "vkattn/core/fault_injection.hpp"
 #include "vkattn/core/submit_once.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 

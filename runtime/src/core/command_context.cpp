@@ -4,8 +4,8 @@
 #include <mutex>
 
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
 #include "vkattn/core/fault_injection.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 

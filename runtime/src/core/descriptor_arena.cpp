@@ -1,7 +1,7 @@
 #include "vkattn/core/descriptor_arena.hpp"
 
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 namespace {

@@ -10,7 +10,7 @@
 #include "khr_cooperative_matrix_api.hpp"
 #include "nv_cooperative_matrix2_api.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 namespace {

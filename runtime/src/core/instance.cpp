@@ -5,7 +5,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 namespace {

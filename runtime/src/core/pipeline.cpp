@@ -10,8 +10,8 @@
 #include "shader_registry.hpp"
 #include "spirv_interface.hpp"
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
 #include "vkattn/core/spirv_float_controls.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 

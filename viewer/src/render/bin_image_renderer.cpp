@@ -8,7 +8,7 @@
 
 #include "spirv/viewer_shaders.hpp"
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn::viewer {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "render/vulkan_util.hpp"
 #include "vkattn/core/device.hpp"
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn::viewer {
 namespace {

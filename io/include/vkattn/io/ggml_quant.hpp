@@ -4,7 +4,7 @@
 //   dequantize: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K
 //   quantize:   F32, F16, BF16, Q8_0, Q4_0 with ggml's reference rounding, and Q4_K, Q5_K, Q6_K
 //               with vkattn's own encoder (its bytes decode by ggml's rules; the error bound is in
-//               runtime/src/core/k_quant_blocks.hpp)
+//               base/src/k_quant_blocks.hpp)
 // (core/storage_formats.hpp holds the one encoder and decoder of each).
 // Sizes that are not whole blocks, or bytes that do not match the element count, are
 // InvalidArgument; a type outside these lists is Unsupported naming the type.

@@ -1,5 +1,5 @@
 // ggml's weight types on hand-worked blocks: bytes written out here, the floats they stand for
-// worked out in the comments, checked for exact equality. (tests/gguf_crosscheck.py checks the
+// worked out in the comments, checked for exact equality. (gguf_crosscheck.py checks the
 // same code bit for bit against gguf-py's numpy reference on random data.)
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 //               min(0, min x) over the super-block)
 //   Q6_K:       |x - x'| <= (1 + 1/127) A / 62 + 2^-24       (A = max |x| over the super-block)
 // where 2^-24, f16's subnormal step, bounds the rounding up of factors too small for normal f16s
-// (tests/test_k_quants.cpp and tests/gguf_crosscheck.py check both, with a relative float slack).
+// (io/tests/test_k_quants.cpp and io/tests/gguf_crosscheck.py check both, with a relative float slack).
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 //   values (Q4_0, 18 bytes: byte i holds element i in its low nibble and element i + 16 in its
 //   high one, x = d * (nibble - 8)).
 //   Q4_K, Q5_K, Q6_K (weights only): super-blocks of 256 elements, 144, 176 and 210 bytes, in
-//   ggml's layouts (src/core/k_quant_blocks.hpp describes them and the encoder's error bound).
+//   ggml's layouts (base/src/k_quant_blocks.hpp describes them and the encoder's error bound).
 // The rows attention kernel decodes the K/V formats itself (shaders/include/kv_formats.glsl),
 // linear() the weights formats (shaders/include/weight_formats.glsl).
 #pragma once

@@ -1,18 +1,14 @@
-// Exceptions thrown by vkattn. Every failure names what failed; bad input names the argument.
+// The errors of failed Vulkan calls, each a vkattn::Error (vkattn/core/error.hpp) that keeps the
+// call's VkResult.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
-#include <stdexcept>
 #include <string>
 
-namespace vkattn {
+#include "vkattn/core/error.hpp"
 
-// Base class of every vkattn error.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace vkattn {
 
 // A Vulkan call returned a failure code.
 class VulkanError : public Error {
@@ -36,23 +32,6 @@ class OutOfMemory : public VulkanError {
 class DeviceLost : public VulkanError {
  public:
   using VulkanError::VulkanError;
-};
-
-// A caller passed something the operation cannot take (wrong shape, dtype, size, value).
-class InvalidArgument : public Error {
- public:
-  InvalidArgument(const std::string& argument, const std::string& problem);
-  const std::string& argument() const noexcept { return m_argument; }
-  const std::string& problem() const noexcept { return m_problem; }
-
- private:
-  std::string m_argument, m_problem;
-};
-
-// The device cannot do what was asked (missing feature, size beyond its limits).
-class Unsupported : public Error {
- public:
-  using Error::Error;
 };
 
 const char* resultName(VkResult result) noexcept;

@@ -3,13 +3,13 @@
 
 1. GGUF v3 files written by gguf.GGUFWriter (alignments 32 and 64; metadata of every value type,
    nested arrays included; tensors in F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K) are read
-   by vkattn (tests/gguf_probe.cpp): metadata must match exactly and every dequantized float
+   by vkattn (io/tests/gguf_probe.cpp): metadata must match exactly and every dequantized float
    must be bit-identical to gguf.quants.dequantize.
    Both must know the same ggml type ids, names and block sizes.
 2. vkattn's F16, BF16, Q8_0 and Q4_0 quantization must give the bytes of gguf.quants.quantize;
    its own Q4_K, Q5_K and Q6_K encoders' bytes (gguf-py has no K-quant quantizer) must decode
    through gguf.quants.dequantize bit-identically to vkattn's decoding, within the encoders'
-   documented error bound of the source (runtime/src/core/k_quant_blocks.hpp).
+   documented error bound of the source (base/src/k_quant_blocks.hpp).
 3. A file written by vkattn's GgufWriter must read back through gguf.GGUFReader with the same
    metadata and tensor bytes.
 
@@ -26,7 +26,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # pinned_packages
 import pinned_packages  # noqa: E402
 
 GGUF_VERSION = pinned_packages.GGUF_VERSION

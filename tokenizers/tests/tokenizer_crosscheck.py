@@ -8,7 +8,7 @@ and the Zen of Python:
    identity normalization, no removal of extra whitespace, a dummy prefix, split digits).
 Each vocabulary is written to a GGUF file with gguf-py under the standard tokenizer.ggml.* keys
 (as llama.cpp's converter writes them), vkattn encodes a list of texts from it
-(tests/tokenizer_probe.cpp), and the ids must equal the library's, and decoding must give the
+(tokenizers/tests/tokenizer_probe.cpp), and the ids must equal the library's, and decoding must give the
 library's text back. The byte-level vocabulary is checked twice: with control tokens parsed from
 the text (what `tokenizers` does by default, and llama.cpp with parse_special) and without
 (`tokenizers` with encode_special_tokens; llama.cpp's default). The byte-level vocabulary is
@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # pinned_packages
 import pinned_packages  # noqa: E402
 
 PINS = {"gguf": pinned_packages.GGUF_VERSION, "tokenizers": "0.22.1", "sentencepiece": "0.2.1"}

@@ -1,4 +1,4 @@
-#include "vkattn/core/error.hpp"
+#include "vkattn/core/vulkan_error.hpp"
 
 namespace vkattn {
 
@@ -10,9 +10,6 @@ void throwVulkanError(const std::string& call, VkResult result) {
   if (result == VK_ERROR_DEVICE_LOST) throw DeviceLost(call + " (create a new vkattn::Context)", result);
   throw VulkanError(call, result);
 }
-
-InvalidArgument::InvalidArgument(const std::string& argument, const std::string& problem)
-    : Error("invalid argument '" + argument + "': " + problem), m_argument(argument), m_problem(problem) {}
 
 const char* resultName(VkResult result) noexcept {
   switch (result) {

@@ -1,7 +1,7 @@
 // The K-quant encoders (Q4_K, Q5_K, Q6_K in core/storage_formats): round trips through ggml's
-// decoding rules stay inside the documented bound (runtime/src/core/k_quant_blocks.hpp) on
+// decoding rules stay inside the documented bound (base/src/k_quant_blocks.hpp) on
 // random and adversarial super-blocks, their RMS errors rank as the bit widths say against
-// Q4_0 and Q8_0 on the same data, and bad input is refused. tests/gguf_crosscheck.py decodes the
+// Q4_0 and Q8_0 on the same data, and bad input is refused. gguf_crosscheck.py decodes the
 // same encoders' bytes with gguf-py.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tokenizers from GGUF metadata on hand-worked vocabularies: "llama" (SentencePiece BPE, scores,
 // byte fallback) and "gpt2" (byte-level BPE, merge ranks, special tokens), the pre-tokenizers'
 // splits, round trips over every kind of text, and the errors for bad metadata. The expected ids
-// are worked out by hand in the comments; tests/tokenizer_crosscheck.py checks the same code
+// are worked out by hand in the comments; tokenizer_crosscheck.py checks the same code
 // against HuggingFace tokenizers and sentencepiece.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// What tests/tokenizer_crosscheck.py asks of vkattn's tokenizers:
+// What tokenizer_crosscheck.py asks of vkattn's tokenizers:
 //   tokenizer_probe [--parse-special] GGUF TEXTS.json OUT.json
 // TEXTS.json is a JSON list of strings; OUT.json gets, for each, {"ids": encode(text) without
 // bos/eos, "decoded": decode(ids)}. --parse-special: control tokens' texts are parsed as those

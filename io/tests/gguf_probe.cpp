@@ -1,4 +1,4 @@
-// What tests/gguf_crosscheck.py asks of vkattn's GGUF code, one command per run:
+// What gguf_crosscheck.py asks of vkattn's GGUF code, one command per run:
 //   gguf_probe read FILE OUTDIR       metadata to OUTDIR/metadata.json; each dequantizable tensor
 //                                     to OUTDIR/<name>.npy (float32, row-major shape)
 //   gguf_probe quantize TYPE IN.npy OUT.bin    IN's floats stored as TYPE (F16, BF16, Q8_0, Q4_0,
