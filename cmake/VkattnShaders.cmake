@@ -118,7 +118,7 @@ function(_vkattn_compile_shader registry id out_var)
   add_custom_command(
     OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${GLSLC} --target-env=${target_env} -O -mfmt=num -fshader-stage=${stage}
+    COMMAND ${VKATTN_GLSLC_LAUNCHER} ${GLSLC} --target-env=${target_env} -O -mfmt=num -fshader-stage=${stage}
             ${includes} ${defs}
             -MD -MF ${out}.d -MT ${out} -o ${out} ${src}
     DEPENDS ${src}

@@ -65,55 +65,71 @@ done
 echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 "$repo/tools/drivers/prebuilt_spirv.sh" "$build" --check
 
-# The cooperative-matrix cases in two processes at once (a pipeline build each on 2 cores), each
-# with its own pipeline cache file, split so that cases sharing pipelines share a process and the
-# two take about as long: the cooperative-matrix-2 kernel's attention cases with both kernels'
-# head-dim sweeps at 16, 40 and 64, the fragment kernel's long case lists, the features case and
-# the matmul shapes; then the KHR kernel's attention cases, its features case and the choice tests.
-# One case of another attention kernel shows it still runs on a device that enables the memory
-# model for the matrix units. The sweep's larger head dims (80 to 256) are left to `vkattn
-# conformance` on a GPU: Mesa 26's LLVM 22 took 1 to 4 minutes to compile each of them.
-halves=('Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coopmat__d64:Sweep/*kernel_coopmat2__d16:Sweep/*kernel_coopmat2__d40:Sweep/*kernel_coopmat2__d64:Kernels/AttentionFragmentKernel.*/kernel_coopmat:Kernels/AttentionFragmentKernel.*/kernel_coopmat2:*AttentionFragmentFeatures*/kernel_coopmat2:Kernels/Attention.*/kernel_coopmat2:Kernels/Attention.DkDiffersFromDv/fused:*FragmentMatmul*/kernel_coopmat__*'
-        'Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*')
-pids=()
-for i in 0 1; do
-  VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$i.bin in_root "$build/vkattn" conformance \
-    --validation --json "$build/conformance-mesa26-$i.json" --filter "${halves[$i]}" > "$build/conformance-mesa26-$i.txt" 2>&1 &
-  pids+=($!)
-done
-status=0
-for i in 0 1; do
-  wait "${pids[$i]}" || status=1
-  cat "$build/conformance-mesa26-$i.txt"
-done
-[ "$status" -eq 0 ] || { echo "Mesa 26 leg: a conformance case failed (above)" >&2; exit 1; }
-# Conformance cases with one tile forced (SETTING: VKATTN_ATTENTION_TILE=... or
-# VKATTN_MATMUL_TILE=...), of which exactly COUNT must run and pass: forced ROW COUNT SETTING FILTER.
-forced() {
-  local row=$1 count=$2 setting=$3 filter=$4
-  local log="$build/conformance-mesa26-$row-${setting##*=}.txt"
-  (export "$setting"; in_root "$build/vkattn" conformance --validation --filter "$filter") > "$log" 2>&1 ||
-    { cat "$log"; echo "Mesa 26 leg: $row with $setting failed" >&2; exit 1; }
-  grep -q "^$count passed, 0 skipped, 0 failed" "$log" ||
-    { cat "$log"; echo "Mesa 26 leg: $row with $setting did not run $count cases" >&2; exit 1; }
-  echo "Mesa 26 leg: $row with $setting: $count cases passed"
+# The conformance runs, each a process of its own with its own pipeline cache file, as many at once
+# as there are cores, the longest first: cold, nearly all of the leg is LLVM 22 building kernel
+# variants, one process a core. A job is NAME|SETTING|COUNT|FILTER: SETTING a tile forced through
+# VKATTN_ATTENTION_TILE or VKATTN_MATMUL_TILE (or -), COUNT the cases that must run and pass with
+# it (- for the main runs, whose reports are checked together below).
+# The main runs: both fragment kernels' long case lists (a process each: the longest jobs), the
+# cooperative-matrix-2 kernel's attention cases with both kernels' head-dim sweeps at 16, 40 and
+# 64, its features case and the matmul shapes; the KHR kernel's attention cases, its features case
+# and the choice tests. One case of another attention kernel shows it still runs on a device that
+# enables the memory model for the matrix units. The sweep's larger head dims (80 to 256) are left
+# to `vkattn conformance` on a GPU: Mesa 26's LLVM 22 took 1 to 4 minutes to compile each of them.
+# The forced tiles: the cooperative-matrix-2 kernel's Q/output block lies over its K/V tiles, so
+# two cases with tiles (ROWSxKEYSxSTAGES) past what this CPU driver gets by default,
+# double-buffered (2 stages), and with the block larger than the tiles (8-key tiles under 4
+# subgroups' rows); the KHR attention kernel with 64-key tiles (one subgroup's rows and one stage:
+# what fits lavapipe's 32 KiB of shared memory; GPUs take 64 keys with more rows and two stages);
+# the KHR matmul kernel, which at lavapipe's default tile (4 fragments a side) stores each slice
+# word as it loads, with 2 fragments and one stage (FRAGSxBKxSTAGES), holding the next slice in
+# registers, and with 4 fragments and one stage, the tile AMD GPUs get.
+coopmat2_pair='Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2'
+jobs=(
+  'fragment-khr|-|-|Kernels/AttentionFragmentKernel.*/kernel_coopmat'
+  'khr|-|-|Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*'
+  'fragment-nv2|-|-|Kernels/AttentionFragmentKernel.*/kernel_coopmat2'
+  'nv2-and-matmul|-|-|Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coopmat__d64:Sweep/*kernel_coopmat2__d16:Sweep/*kernel_coopmat2__d40:Sweep/*kernel_coopmat2__d64:*AttentionFragmentFeatures*/kernel_coopmat2:Kernels/Attention.*/kernel_coopmat2:Kernels/Attention.DkDiffersFromDv/fused:*FragmentMatmul*/kernel_coopmat__*'
+  'khr-1x64x1|VKATTN_ATTENTION_TILE=1x64x1|1|Kernels/Attention.LongKeyRange/kernel_coopmat'
+  'matmul-4x32x1|VKATTN_MATMUL_TILE=4x32x1|20|*FragmentMatmul*/kernel_coopmat__*'
+  'nv2-2x16x2|VKATTN_ATTENTION_TILE=2x16x2|2|'"$coopmat2_pair"
+  'matmul-2x32x1|VKATTN_MATMUL_TILE=2x32x1|20|*FragmentMatmul*/kernel_coopmat__*'
+  'nv2-4x8x1|VKATTN_ATTENTION_TILE=4x8x1|2|'"$coopmat2_pair"
+)
+run_job() {  # NAME SETTING FILTER: writes $build/conformance-mesa26-NAME.{txt,json,rc}
+  local name=$1 setting=$2 filter=$3 rc=0
+  (
+    [ "$setting" = - ] || export "${setting?}"
+    VKATTN_PIPELINE_CACHE_FILE=/var/cache/vkattn-mesa26-pipelines-$name.bin in_root "$build/vkattn" conformance \
+      --validation --json "$build/conformance-mesa26-$name.json" --filter "$filter"
+  ) > "$build/conformance-mesa26-$name.txt" 2>&1 || rc=$?
+  echo "$rc" > "$build/conformance-mesa26-$name.rc"
 }
-# The cooperative-matrix-2 kernel's Q/output block lies over its K/V tiles: two cases with tiles
-# (ROWSxKEYSxSTAGES) forced past what this CPU driver gets by default, double-buffered (2 stages),
-# and with the block larger than the tiles (8-key tiles under 4 subgroups' rows).
-for tile in 2x16x2 4x8x1; do
-  forced attention_coopmat2 2 "VKATTN_ATTENTION_TILE=$tile" \
-    'Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2'
+rm -f "$build"/conformance-mesa26-*
+for job in "${jobs[@]}"; do
+  IFS='|' read -r name setting count filter <<< "$job"
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  run_job "$name" "$setting" "$filter" &
 done
-# The KHR attention kernel with 64-key tiles (one subgroup's rows and one stage: what fits
-# lavapipe's 32 KiB of shared memory; GPUs take 64 keys with more rows and two stages).
-forced attention_coopmat 1 VKATTN_ATTENTION_TILE=1x64x1 'Kernels/Attention.LongKeyRange/kernel_coopmat'
-# The KHR matmul kernel at lavapipe's default tile (4 fragments a side) stores each slice word as
-# it loads; with 2 fragments and one stage (FRAGSxBKxSTAGES) it holds the next slice in registers;
-# 4 fragments and one stage is the tile AMD GPUs get.
-for tile in 2x32x1 4x32x1; do
-  forced linear_coopmat 20 "VKATTN_MATMUL_TILE=$tile" '*FragmentMatmul*/kernel_coopmat__*'
+wait
+status=0
+reports=()
+for job in "${jobs[@]}"; do
+  IFS='|' read -r name setting count filter <<< "$job"
+  log=$build/conformance-mesa26-$name.txt
+  if [ "$count" = - ]; then
+    cat "$log"
+    reports+=("$build/conformance-mesa26-$name.json")
+    [ "$(cat "$build/conformance-mesa26-$name.rc")" = 0 ] || { echo "Mesa 26 leg: a conformance case of $name failed (above)" >&2; status=1; }
+  elif [ "$(cat "$build/conformance-mesa26-$name.rc")" != 0 ] || ! grep -q "^$count passed, 0 skipped, 0 failed" "$log"; then
+    cat "$log"
+    echo "Mesa 26 leg: ${setting%%=*} ${setting#*=} did not run and pass $count cases" >&2
+    status=1
+  else
+    echo "Mesa 26 leg: ${setting%%=*} ${setting#*=}: $count cases passed"
+  fi
 done
+[ "$status" -eq 0 ] || exit 1
 # The cooperative-matrix-2 row reductions (docs/attention.md): the attention kernel's own row count
 # (the device's granularity) must reduce right; two and four times it are printed, not required
 # (Mesa 26.2's lavapipe reduces only the first granule of rows right).
@@ -128,7 +144,7 @@ echo "$reduce" | grep -q "(1 of granularity [0-9]*), 16 columns:  row max right 
 VKATTN_VALIDATION=0 in_root "$build/tests/test_device_choices" --gtest_brief=1 --gtest_filter='CoopmatAuto.*' ||
   { echo "Mesa 26 leg: CoopmatAuto failed" >&2; exit 1; }
 # Each cooperative-matrix row ran on the real extension: enough executed cases, none failed.
-/usr/bin/python3 - "$build"/conformance-mesa26-0.json "$build"/conformance-mesa26-1.json <<'PY'
+/usr/bin/python3 - "${reports[@]}" <<'PY'
 import json, sys
 rows, flavours, flexible = {}, set(), set()
 for path in sys.argv[1:]:

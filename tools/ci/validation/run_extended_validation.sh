@@ -16,6 +16,12 @@ filter=${3:-'*Decode*:*KeySplits*:*HeadDimSplit*:Kernels/Attention.DkDiffersFrom
 programs=(test_runtime test_softmax test_norms test_rope test_elementwise test_faults test_threads test_linear)
 
 jobs=${VALIDATION_JOBS:-$(nproc)}
+# The driver settings ctest gives the kernel tests (CMakeLists.txt: VKATTN_KERNEL_TEST_DRIVER_ENV,
+# lavapipe's LLVM passes off), so that Mesa's shader cache from the test run serves these runs too:
+# Mesa keys its cache by those settings, and the synchronization checker changes no shader.
+driver_env=()
+setting=$(sed -n 's/^VKATTN_KERNEL_TEST_DRIVER_ENV:STRING=//p' "$build/CMakeCache.txt")
+IFS=';' read -r -a driver_env <<< "$setting"
 
 run_with() {  # name, VK_LAYER_ENABLES value: the programs $jobs at a time, each one's output after it
   local name=$1 enables=$2 failed=0
@@ -31,7 +37,7 @@ run_with() {  # name, VK_LAYER_ENABLES value: the programs $jobs at a time, each
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     (
       rc=0
-      VK_LAYER_ENABLES=$enables VKATTN_VALIDATION=1 VKATTN_PIPELINE_CACHE="$build/$name-pipeline-cache.bin" \
+      env "${driver_env[@]}" VK_LAYER_ENABLES=$enables VKATTN_VALIDATION=1 VKATTN_PIPELINE_CACHE="$build/$name-pipeline-cache.bin" \
         "$build/tests/$program" --gtest_brief=1 "${only[@]}" > "$logs/$program.log" 2>&1 || rc=$?
       echo "$rc" > "$logs/$program.rc"
     ) &
