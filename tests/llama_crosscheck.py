@@ -315,7 +315,7 @@ def hf_tokenizer(meta):
 
 def texts_to_encode():
     import random
-    import tokenizer_crosscheck as tc
+    import tokenizer_texts as texts
     rng = random.Random(7)
     verses = ["In the beginning God created the heaven and the earth.",
               "And God said, Let there be light: and there was light.",
@@ -324,9 +324,9 @@ def texts_to_encode():
               "Jesus wept.\nAnd the Jews said, Behold how he loved him!",
               "<|endoftext|>And it came to pass<|endoftext|>",
               "unto thee, O LORD, do I lift up my soul.  O my God, I trust in thee:"]
-    words = " ".join(verses + tc.TEXTS).split()
+    words = " ".join(verses + texts.TEXTS).split()
     phrases = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(120)]
-    return verses + tc.TEXTS + phrases + tc.random_texts(200)
+    return verses + texts.TEXTS + phrases + texts.random_texts(200)
 
 
 def random_gemma2_checks(work, check):
