@@ -32,6 +32,7 @@ BENCHMARK_CAPTURE(BM_Linear, naive_f32, MatmulVariant::Naive, DType::F32)->Apply
 BENCHMARK_CAPTURE(BM_Linear, rows_f16, MatmulVariant::Rows, DType::F16)->Apply(linearShapes);
 BENCHMARK_CAPTURE(BM_Linear, tiled_f16, MatmulVariant::Tiled, DType::F16)->Apply(linearShapes);
 BENCHMARK_CAPTURE(BM_Linear, coopmat_f16, MatmulVariant::Coopmat, DType::F16)->Apply(linearShapes);
+BENCHMARK_CAPTURE(BM_Linear, coopmat2_wg_f16, MatmulVariant::Coopmat2Workgroup, DType::F16)->Apply(linearShapes);
 
 // GB/s of a vec4 copy moving `bytes` (read + write), measured once per size.
 double copyGbps(std::size_t bytes) {

@@ -129,22 +129,34 @@ def decode_table(args, peer, workdir, failures, record):
 
 
 def linear_table(args, peer, workdir, failures, record):
-    lines = ["Linear, f16 storage, fp32 accumulation; TFLOP/s (2·M·N·K). vkattn computes gelu(x Wᵀ + b); "
-             "PyTorch x Wᵀ alone.", "",
-             "| M×N×K | vkattn TFLOP/s | PyTorch matmul TFLOP/s | vkattn / PyTorch |", "|---|---|---|---|"]
+    lines = ["Linear, f16 storage, fp32 accumulation; TFLOP/s (2·M·N·K). vkattn computes gelu(x Wᵀ + b) with "
+             "its own choice of kernel and with the workgroup-scope cooperative-matrix-2 kernel (coopmat2-wg, "
+             "where the device offers it); PyTorch x Wᵀ alone.", "",
+             "| M×N×K | vkattn TFLOP/s | vkattn coopmat2-wg TFLOP/s | PyTorch matmul TFLOP/s | vkattn / PyTorch |",
+             "|---|---|---|---|---|"]
     for m, n, k in args.linear_shapes:
         flops = 2.0 * m * n * k
         r = vkattn_bench(args, workdir, "linear", "--f16", "--m", m, "--n", n, "--k", k)
         vk = flops / (r["median_ms"] * 1e9) if "median_ms" in r else None
         if not r["ok"]:
             failures.append(f"linear {m}x{n}x{k}: {r['error']}")
+        # The workgroup-scope kernel, refused by name on devices without it.
+        wg = vkattn_bench(args, workdir, "linear", "--f16", "--m", m, "--n", n, "--k", k,
+                          env={"VKATTN_MATMUL_VARIANT": "coopmat2-wg"})
+        wg_rate = flops / (wg["median_ms"] * 1e9) if "median_ms" in wg else None
+        if not wg["ok"] and "cooperative-matrix" not in wg.get("error", ""):  # refused: a cell, not a failure
+            failures.append(f"linear {m}x{n}x{k} (coopmat2-wg): {wg['error']}")
         pt = None
         if peer.on:
             x, w = peer.rand(m, k), peer.rand(n, k)
             pt = flops / (peer.ms(lambda: torch.matmul(x, w.t())) * 1e9)
             del x, w
-        record.append({"table": "linear", "shape": [m, n, k], "vkattn": r, "vkattn_tflops": vk, "torch_tflops": pt})
-        lines.append(f"| {m}×{n}×{k} | {vkattn_cell(r, vk)} | {fmt(pt)} | {ratio(vk, pt)} |")
+        record.append({"table": "linear", "shape": [m, n, k], "vkattn": r, "vkattn_tflops": vk,
+                       "vkattn_coopmat2_wg": wg, "vkattn_coopmat2_wg_tflops": wg_rate, "torch_tflops": pt})
+        best = max([x for x in (vk, wg_rate) if x is not None], default=None)
+        refused = not wg["ok"] and "cooperative-matrix" in wg.get("error", "")
+        wg_cell = "not on this device" if refused else vkattn_cell(wg, wg_rate)
+        lines.append(f"| {m}×{n}×{k} | {vkattn_cell(r, vk)} | {wg_cell} | {fmt(pt)} | {ratio(best, pt)} |")
         progress(lines)
     return lines
 

@@ -44,7 +44,8 @@ TOLERANCE = {"f16": (2e-3, 5e-3), "f32": (2e-5, 1e-4)}
 
 def parse_args():
     p = vkattn_parser(__doc__.split("\n")[0])
-    p.add_argument("--variants", default="auto,coopmat", help="comma-separated: auto, rows, tiled, coopmat")
+    p.add_argument("--variants", default="auto,coopmat",
+                   help="comma-separated: auto, rows, tiled, coopmat, coopmat2, coopmat2-wg")
     p.add_argument("--dims", default="64,128")
     p.add_argument("--lengths", default="512,1024,2048,4096,8192,16384")
     p.add_argument("--causal", choices=["both", "yes", "no"], default="both")
@@ -61,8 +62,8 @@ def parse_args():
         a.dims, a.lengths, a.tokens, a.hidden, a.check_len, a.repeats = "64", "64,128", 256, 128, 64, 3
     a.variants = [v for v in a.variants.split(",") if v]
     for v in a.variants:
-        if v not in ("auto", "rows", "tiled", "coopmat"):
-            p.error(f"--variants: '{v}' is not auto, rows, tiled or coopmat")
+        if v not in ("auto", "rows", "tiled", "coopmat", "coopmat2", "coopmat2-wg"):
+            p.error(f"--variants: '{v}' is not auto, rows, tiled, coopmat, coopmat2 or coopmat2-wg")
     a.dims = [int(x) for x in a.dims.split(",")]
     a.lengths = [int(x) for x in a.lengths.split(",")]
     a.causal_flags = {"both": [False, True], "yes": [True], "no": [False]}[a.causal]

@@ -49,7 +49,11 @@ int devicesCommand(const CommonOptions& options) {
                 << " (<= " << d.flexibleMaxDimension << "), reductions " << yes(f.reductions) << ", conversions "
                 << yes(f.conversions) << ", per-element operations " << yes(f.perElementOperations)
                 << ", tensor addressing " << yes(f.tensorAddressing) << ", block loads " << yes(f.blockLoads)
-                << ", workgroup scope " << yes(f.workgroupScope) << "\n";
+                << ", workgroup scope " << yes(f.workgroupScope);
+      if (f.workgroupScope)
+        std::cout << " (workgroups <= " << d.workgroupScopeMaxWorkgroupSize << " invocations, "
+                  << d.workgroupScopeReservedSharedMemory << " bytes of shared memory reserved)";
+      std::cout << "\n";
       for (const auto& s : d.flexibleShapes)
         std::cout << "       flexible, granularity " << s.m << "x" << s.n << "x" << s.k << " " << s.aType << "*"
                   << s.bType << "+" << s.cType << "->" << s.resultType
@@ -85,6 +89,8 @@ int devicesCommand(const CommonOptions& options) {
       std::cout << " (modules " << coopmatShader("attention_coopmat", choice.flavour) << "_f16, "
                 << coopmatShader("matmul_coopmat", choice.flavour) << "_f16)";
     std::cout << "\n     cooperative-matrix-2 attention: " << describe(coopmat2ChoiceFor(d)) << "\n";
+    std::cout << "     cooperative-matrix-2 attention, workgroup scope: " << describe(coopmat2WorkgroupChoiceFor(d))
+              << "\n";
     if (d.loopIterationLimit) std::cout << "     loop iterations per invocation <= " << d.loopIterationLimit << "\n";
   }
   std::cout << "(* = the device vkattn uses; override with --device or VKATTN_DEVICE)\n";

@@ -30,7 +30,7 @@ void usage(std::ostream& out) {
          "            its baseline: [--rows R --cols C] [--batch B --heads H --kv-heads HKV\n"
          "            --len L --queries Q --dim D --page-size P (a paged K/V cache, against the dense one)\n"
          "            --kv-dtype bf16|q8_0|q4_0 (K/V stored so, against the dense f32/f16 K/V)\n"
-         "            --kernel rows|tiled|coopmat|coopmat2|coopmat-emulated|decode|auto (the attention\n"
+         "            --kernel rows|tiled|coopmat|coopmat2|coopmat2-wg|coopmat-emulated|decode|auto (the attention\n"
          "            kernel) --against VARIANT (timed as the baseline instead of the naive path)\n"
          "            --key-splits N (splits of the keys for kernels that split them; 0: vkattn's choice;\n"
          "            not for the --against baseline)]\n"

@@ -54,6 +54,8 @@ std::vector<CatalogEntry> pipelineCatalog() {
                                      8, 1024, 1024, AttentionVariant::Tiled));
   entries.push_back(attentionEntry("attention coopmat2 f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
                                    AttentionVariant::Coopmat2));
+  entries.push_back(attentionEntry("attention coopmat2-wg f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
+                                   AttentionVariant::Coopmat2Workgroup));
   // Decode: one query row of 32 heads against 8 K/V heads (GQA 4:1), split over the keys and
   // combined.
   entries.push_back(attentionEntry("attention decode f16 D128 GQA 4:1", DType::F16, 128, true, 32, 8, 1, 4096));
@@ -64,6 +66,12 @@ std::vector<CatalogEntry> pipelineCatalog() {
     entries.push_back(
         linearEntry(std::string("linear ") + toString(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
   }
+  // The workgroup-scope cooperative-matrix-2 kernel, on request (written, not yet executed).
+  entries.push_back({"linear f16 512x4096x4096 coopmat2-wg", [](Context& ctx) {
+                       Tensor x = ctx.tensor({512, 4096}, DType::F16), w = ctx.tensor({4096, 4096}, DType::F16),
+                              y = ctx.tensor({512, 4096}, DType::F16);
+                       linear(ctx, x, w, y, {.variant = MatmulVariant::Coopmat2Workgroup});
+                     }});
   // Weights in block formats (and f16 under f32 x), decoded as they load: matrix-vector (decode)
   // and tiled (prompts); and the integer-dot matrix-vector kernel (not Auto's choice until a GPU
   // has measured it) where the device has 8-bit dot products.

@@ -30,6 +30,8 @@
 // 16 LANES = subgroup size (required by the pipeline), 26 LOCKSTEP_SUBGROUPS, FRAG_SPEC_M = FM
 // rows per subgroup, FRAG_SPEC_N = FG.
 // NaN in q, k, v, bias sets status bits 0, 1, 2, 3.
+// The online softmax, logits and epilogue values are attention_coopmat2_softmax.glsl's, shared with
+// the workgroup-scope twin (attention_coopmat2_wg.comp).
 // Tolerance (tests): f16 2e-3 + 5e-3 |ref| (P rounded to f16 before PV); lse 2e-5 + 1e-5 |ref|.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_cooperative_matrix : require
@@ -104,41 +106,7 @@ void subgroupSync() {
   if (!LOCKSTEP_SUBGROUPS) subgroupBarrier();
 }
 
-bool nanBias = false;  // set by logitAt
-
-// Element (row, col) of S for query row min(iFirst + row, iLast) and key j0 + col: scaled (log2
-// units), shaped and biased where the key is visible, MASKED where not.
-float logitAt(const in uint row, const in uint col, const in float s, const in uint iFirst, const in uint iLast,
-              const in int j0, const in uint b, const in uint h, const in int lo, const in int hi) {
-  const uint i = min(iFirst + row, iLast);
-  const int j = j0 + int(col);
-  if (!keyVisible(b, h, i, j, lo, hi)) return MASKED;
-  float x = shapeLogit(s * p.scaleLog2, b, h, i, j);
-  if (HAS_BIAS) {
-    const float bb = biasAt(b, h, i, j);
-    nanBias = nanBias || isnan(bb);
-    x = maskedLogit(x + bb * LOG2E);
-  }
-  return x;
-}
-
-float maxOf(const in float a, const in float b) { return max(a, b); }
-float addOf(const in float a, const in float b) { return a + b; }
-float maxWith(const in uint row, const in uint col, const in float a, const in float b) { return max(a, b); }
-float exp2Of(const in uint row, const in uint col, const in float x) { return exp2(x); }
-
-// The output element from the unnormalised accumulator and its row's max and sum (finishRow).
-float outputOf(const in uint row, const in uint col, const in float acc, const in float m, const in float l,
-               const in uint h) {
-  float scale, lseLog2;
-  finishRow(h, m, l, scale, lseLog2);
-  return scale == 0.0 ? 0.0 : acc * scale;  // 0 for a row with no (or a NaN) sum
-}
-float lseOf(const in uint row, const in uint col, const in float m, const in float l, const in uint h) {
-  float scale, lseLog2;
-  finishRow(h, m, l, scale, lseLog2);
-  return lseLog2 * LN2;
-}
+#include "attention_coopmat2_softmax.glsl"
 
 void main() {
   const uint BLOCK = FM * ROWS;
@@ -212,20 +180,8 @@ void main() {
       coopMatLoad(kB, sK, STAGE_INDEX(stage * KEY_BLOCK * LDK), STAGE_INDEX(LDK), gl_CooperativeMatrixLayoutColumnMajor);
       MatS s = coopMatMulAdd(qA, kB, MatS(0.0));
       coopMatPerElementNV(s, s, logitAt, first + r0, last, j0, b, h, lo, hi);
-      // m' = max(m, rowmax S); P = 2^(S - m'); alpha = 2^(m - m'); l = alpha l + rowsum P.
-      MatS rowMax;
-      coopMatReduceNV(rowMax, s, gl_CooperativeMatrixReduceRowNV, maxOf);
-      MatS mNew;
-      coopMatPerElementNV(mNew, rowMax, maxWith, mRun);
-      MatS pr, alpha, rowSum;
-      coopMatPerElementNV(pr, s - mNew, exp2Of);
-      coopMatPerElementNV(alpha, mRun - mNew, exp2Of);
-      coopMatReduceNV(rowSum, pr, gl_CooperativeMatrixReduceRowNV, addOf);
-      lRun = lRun * alpha + rowSum;
-      mRun = mNew;
-      // O = alpha O + P V, alpha smeared from KEY_BLOCK to DVP columns (all equal along a row).
-      MatO alphaO;
-      coopMatReduceNV(alphaO, alpha, gl_CooperativeMatrixReduceRowNV, maxOf);
+      COOPMAT2_SOFTMAX_TILE(MatS, MatO, s, mRun, lRun, pr, alphaO)
+      // O = alpha O + P V.
       MatV vB;
       coopMatLoad(vB, sV, STAGE_INDEX(STAGE_V_BASE + stage * KEY_BLOCK * LDV), STAGE_INDEX(LDV),
                   gl_CooperativeMatrixLayoutRowMajor);

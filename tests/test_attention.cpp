@@ -41,9 +41,7 @@ class Attention : public VkattnTest, public ::testing::WithParamInterface<Family
   std::vector<Path> paths(bool naive = true) const { return pathsOf(GetParam(), naive); }
   // The element type of cases that build their own tensors: f16 on the matrix units (which take
   // nothing else), f32 elsewhere; host values are rounded to it for the reference.
-  DType storage() const {
-    return GetParam() == Family::Coopmat || GetParam() == Family::Coopmat2 ? DType::F16 : DType::F32;
-  }
+  DType storage() const { return onMatrixUnits(pathsOf(GetParam()).front()) ? DType::F16 : DType::F32; }
   std::vector<float> stored(std::vector<float> x) const { return storage() == DType::F16 ? roundToHalf(x) : x; }
   double atol() const { return storage() == DType::F16 ? kAtolF16 : kAtolF32; }
   double rtol() const { return storage() == DType::F16 ? kRtolF16 : kRtolF32; }
@@ -51,7 +49,7 @@ class Attention : public VkattnTest, public ::testing::WithParamInterface<Family
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Attention,
                          ::testing::Values(Family::Fused, Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2,
-                                           Family::Decode),
+                                           Family::Coopmat2Workgroup, Family::Decode),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 class AttentionHeadDim : public VkattnTest, public ::testing::WithParamInterface<std::tuple<Family, int>> {};
@@ -68,7 +66,8 @@ TEST_P(AttentionHeadDim, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Sweep, AttentionHeadDim,
                          ::testing::Combine(::testing::Values(Family::Fused, Family::Coopmat, Family::CoopmatEmulated,
-                                                              Family::Coopmat2, Family::Decode),
+                                                              Family::Coopmat2, Family::Coopmat2Workgroup,
+                                                              Family::Decode),
                                             ::testing::Values(16, 40, 64, 80, 96, 128, 256)),
                          [](const ::testing::TestParamInfo<std::tuple<Family, int>>& info) {
                            return familyName(std::get<0>(info.param)) + "__d" + std::to_string(std::get<1>(info.param));
@@ -204,20 +203,23 @@ TEST_P(Attention, KeyLengthsAndCombinedMasks) {
 class AttentionFragmentKernel : public VkattnTest, public ::testing::WithParamInterface<Path> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentKernel,
-                         ::testing::Values(Path::Coopmat, Path::CoopmatEmulated, Path::Coopmat2),
+                         ::testing::Values(Path::Coopmat, Path::CoopmatEmulated, Path::Coopmat2,
+                                           Path::Coopmat2Workgroup),
                          [](const ::testing::TestParamInfo<Path>& info) {
-                           return info.param == Path::Coopmat    ? "kernel_coopmat"
-                                  : info.param == Path::Coopmat2 ? "kernel_coopmat2"
-                                                                 : "kernel_coopmat_emulated";
+                           return info.param == Path::Coopmat             ? "kernel_coopmat"
+                                  : info.param == Path::Coopmat2          ? "kernel_coopmat2"
+                                  : info.param == Path::Coopmat2Workgroup ? "kernel_coopmat2_wg"
+                                                                          : "kernel_coopmat_emulated";
                          });
 
 TEST_P(AttentionFragmentKernel, MatchesReference) {
   const Path path = GetParam();
   if (path == Path::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
     GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
-  const bool hardware = path == Path::Coopmat    ? ctx().info().cooperativeMatrixF16
-                        : path == Path::Coopmat2 ? coopmat2ChoiceFor(ctx().info()).usable
-                                                 : true;
+  const bool hardware = path == Path::Coopmat             ? ctx().info().cooperativeMatrixF16
+                        : path == Path::Coopmat2          ? coopmat2ChoiceFor(ctx().info()).usable
+                        : path == Path::Coopmat2Workgroup ? coopmat2WorkgroupChoiceFor(ctx().info()).usable
+                                                          : true;
   if (!hardware) {
     auto pr = problem(1, 2, 2, 8, 8, 64, 64);
     Inputs in = makeInputs(ctx(), pr, DType::F16, 80);
@@ -231,7 +233,7 @@ TEST_P(AttentionFragmentKernel, MatchesReference) {
     }
     return;
   }
-  if (path == Path::Coopmat || path == Path::Coopmat2) {  // refused by name: f32 storage
+  if (onMatrixUnits(path)) {  // refused by name: f32 storage
     auto pr = problem(1, 1, 1, 8, 8, 64, 64);
     AttentionOptions o = optionsFor(pr);
     o.variant = variantOf(path);

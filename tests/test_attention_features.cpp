@@ -248,7 +248,8 @@ TEST_F(VkattnTest, AttentionEveryFeatureTogether) {
 class AttentionFragmentFeatures : public VkattnTest, public ::testing::WithParamInterface<Family> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, AttentionFragmentFeatures,
-                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2, Family::Decode),
+                         ::testing::Values(Family::Coopmat, Family::CoopmatEmulated, Family::Coopmat2,
+                                           Family::Coopmat2Workgroup, Family::Decode),
                          [](const ::testing::TestParamInfo<Family>& info) { return familyName(info.param); });
 
 TEST_P(AttentionFragmentFeatures, SoftcapSinksAlibiAndSplits) {

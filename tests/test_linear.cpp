@@ -12,6 +12,7 @@
 
 #include "support/dot_compare.hpp"
 #include "support/test_context.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
 #include "vkattn/ops/linear.hpp"
@@ -46,6 +47,7 @@ bool emulatedFragmentsRun(const Context& ctx) {
 std::string variantTestName(MatmulVariant v) {
   if (v == MatmulVariant::Coopmat) return "kernel_coopmat";
   if (v == MatmulVariant::CoopmatEmulated) return "kernel_coopmat_emulated";
+  if (v == MatmulVariant::Coopmat2Workgroup) return "kernel_coopmat2_wg";
   if (v == MatmulVariant::Matvec) return "kernel_matvec";
   return toString(v);
 }
@@ -301,7 +303,9 @@ TEST_F(VkattnTest, SmallProductsShareOneLightPipeline) {
 
 // The fragment kernel's own f16 case list, one case per shape: on the device's matrix units
 // wherever it has them (KHR at its own fragment shape, or NV; elsewhere asking for the kernel must be
-// refused by name, in one case; the rest are skipped), and with emulated fragments wherever those run. Shapes leave
+// refused by name, in one case; the rest are skipped), with emulated fragments wherever those run,
+// and on the workgroup-scope cooperative-matrix-2 kernel where the device offers it (refused as
+// the first elsewhere). Shapes leave
 // partial fragments and tiles on every side, for 8- and 16-wide fragments alike.
 constexpr Shape3 kFragmentShapes[] = {
     {1, 1, 1},      {5, 7, 33},     {8, 8, 8},     {16, 16, 16},  {17, 9, 31},      {64, 64, 64},      {65, 63, 17},
@@ -319,7 +323,8 @@ class FragmentMatmul : public VkattnTest,
                        public ::testing::WithParamInterface<std::tuple<MatmulVariant, std::size_t>> {};
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FragmentMatmul,
-                         ::testing::Combine(::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated),
+                         ::testing::Combine(::testing::Values(MatmulVariant::Coopmat, MatmulVariant::CoopmatEmulated,
+                                                              MatmulVariant::Coopmat2Workgroup),
                                             ::testing::Range(std::size_t{0}, std::size(kFragmentShapes))),
                          fragmentMatmulName);
 
@@ -332,10 +337,15 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
   };
   if (variant == MatmulVariant::CoopmatEmulated && !emulatedFragmentsRun(ctx()))
     GTEST_SKIP() << "the emulated fragments need fixed 8-lane subgroups with shuffles";
-  if (variant == MatmulVariant::Coopmat && !ctx().info().cooperativeMatrixF16) {
+  const bool onMatrixUnits = variant == MatmulVariant::Coopmat || variant == MatmulVariant::Coopmat2Workgroup;
+  const bool runs = variant == MatmulVariant::Coopmat             ? ctx().info().cooperativeMatrixF16
+                    : variant == MatmulVariant::Coopmat2Workgroup ? coopmat2WorkgroupChoiceFor(ctx().info()).usable
+                                                                  : true;
+  if (!runs) {
     // One case checks the refusal; the other shapes did not run, and say so.
     if (shapeIndex != 0)
-      GTEST_SKIP() << ctx().info().name << " has no cooperative matrices (the first shape checks the refusal)";
+      GTEST_SKIP() << "the " << toString(variant) << " kernel cannot run on " << ctx().info().name
+                   << " (the first shape checks the refusal)";
     Tensor x = ctx().tensor({4, 16}, randomValues(64, 1), DType::F16),
            w = ctx().tensor({8, 16}, randomValues(128, 2), DType::F16);
     try {
@@ -346,7 +356,7 @@ TEST_P(FragmentMatmul, CooperativeMatrixKernel) {
     }
     return;
   }
-  if (variant == MatmulVariant::Coopmat && shapeIndex == 0) {
+  if (onMatrixUnits && shapeIndex == 0) {
     Tensor fx = ctx().tensor({4, 16}, randomValues(64, 1)), fw = ctx().tensor({8, 16}, randomValues(128, 2));
     EXPECT_THROW(linear(ctx(), fx, fw, opts()), Unsupported);  // f16 operands only
   }

@@ -48,6 +48,8 @@ const char* pathName(Path p) {
       return "coopmat-emulated";
     case Path::Coopmat2:
       return "coopmat2";
+    case Path::Coopmat2Workgroup:
+      return "coopmat2-wg";
     case Path::Decode:
       return "decode";
   }
@@ -63,6 +65,8 @@ AttentionVariant variantOf(Path p) {
       return AttentionVariant::CoopmatEmulated;
     case Path::Coopmat2:
       return AttentionVariant::Coopmat2;
+    case Path::Coopmat2Workgroup:
+      return AttentionVariant::Coopmat2Workgroup;
     case Path::Decode:
       return AttentionVariant::Decode;
     default:
@@ -80,10 +84,16 @@ std::string familyName(Family f) {
       return "kernel_coopmat_emulated";
     case Family::Coopmat2:
       return "kernel_coopmat2";
+    case Family::Coopmat2Workgroup:
+      return "kernel_coopmat2_wg";
     case Family::Decode:
       return "kernel_decode";
   }
   return "?";
+}
+
+bool onMatrixUnits(Path p) {
+  return p == Path::Coopmat || p == Path::Coopmat2 || p == Path::Coopmat2Workgroup;
 }
 
 bool emulatedFragmentsRun(const Context& ctx) {
@@ -98,6 +108,9 @@ std::string familySkipReason(const Context& ctx, Family family) {
     return "no cooperative-matrix kernel runs here: " + coopmatChoiceFor(ctx.info()).reason;
   if (family == Family::Coopmat2 && !coopmat2ChoiceFor(ctx.info()).usable)
     return "the cooperative-matrix-2 kernel cannot run here: " + coopmat2ChoiceFor(ctx.info()).reason;
+  if (family == Family::Coopmat2Workgroup && !coopmat2WorkgroupChoiceFor(ctx.info()).usable)
+    return "the workgroup-scope cooperative-matrix-2 kernel cannot run here: " +
+           coopmat2WorkgroupChoiceFor(ctx.info()).reason;
   if (family == Family::Decode && (!laneSplitSubgroup(ctx.info()).size || !ctx.info().subgroupShuffle))
     return "the decode kernel needs a fixed or required subgroup size with arithmetic and shuffles";
   return "";
@@ -107,6 +120,7 @@ std::vector<Path> pathsOf(Family family, bool naive) {
   if (family == Family::CoopmatEmulated) return {Path::CoopmatEmulated};
   if (family == Family::Coopmat) return {Path::Coopmat};
   if (family == Family::Coopmat2) return {Path::Coopmat2};
+  if (family == Family::Coopmat2Workgroup) return {Path::Coopmat2Workgroup};
   if (family == Family::Decode) return {Path::Decode};
   if (naive) return {Path::Rows, Path::Tiled, Path::Naive};
   return {Path::Rows, Path::Tiled};
@@ -154,7 +168,7 @@ std::vector<float> finiteLse(std::vector<float> x) {
 
 void check(Context& ctx, Path path, const AttentionProblem& pr, const Inputs& in, AttentionOptions o, DType dtype,
            double valueRange) {
-  if ((path == Path::Coopmat || path == Path::Coopmat2) && dtype == DType::F32) {
+  if (onMatrixUnits(path) && dtype == DType::F32) {
     // The matrix units take f16: the same case on f16-rounded copies, to the f16 tolerance.
     ASSERT_FALSE(in.kRead || in.vRead) << "the cooperative-matrix kernel reads dense K/V only";
     Inputs half;

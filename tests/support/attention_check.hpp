@@ -18,17 +18,21 @@ namespace vkattn::test {
 extern const reference::Tolerance kWeights;
 extern const double kAtolF32, kRtolF32, kAtolF16, kRtolF16, kAtolLse, kRtolLse;
 
-enum class Path { Rows, Tiled, Naive, Coopmat, CoopmatEmulated, Coopmat2, Decode };
+enum class Path { Rows, Tiled, Naive, Coopmat, CoopmatEmulated, Coopmat2, Coopmat2Workgroup, Decode };
 const char* pathName(Path p);
 AttentionVariant variantOf(Path p);
 
 // The kernels a case runs on: the fused rows and tiled variants (and the naive path), the
 // cooperative-matrix kernel on the device's matrix units (f16 only: check() runs an f32 case
 // on f16-rounded copies of its inputs), that kernel built with emulated fragments, or the
-// cooperative-matrix-2 kernel (f16 only, as Coopmat), or the GPU decode kernel (f32 and f16,
-// head dims in 16-byte words; it takes any query count, so every case exercises it). The
-// parameter names starting with "kernel_" give `vkattn conformance` a table row of their own.
-enum class Family { Fused, Coopmat, CoopmatEmulated, Coopmat2, Decode };
+// cooperative-matrix-2 kernel or its workgroup-scope twin (f16 only, as Coopmat), or the GPU decode kernel (f32 and
+// f16, head dims in 16-byte words; it takes any query count, so every case exercises it). The parameter names starting
+// with "kernel_" give `vkattn conformance` a table row of their own.
+enum class Family { Fused, Coopmat, CoopmatEmulated, Coopmat2, Coopmat2Workgroup, Decode };
+
+// Whether a path runs on the matrix units, which take f16 alone (check() runs an f32 case on
+// f16-rounded copies there).
+bool onMatrixUnits(Path p);
 std::string familyName(Family f);
 
 // Whether this device can run the emulated fragments (compiled for fixed 8-lane subgroups).

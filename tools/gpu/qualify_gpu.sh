@@ -212,7 +212,8 @@ if [ -s "$build/conformance-failures.txt" ]; then
 fi
 
 # Each cooperative-matrix flavour forced in turn through its conformance rows: NV and KHR through
-# the fragment kernels' cases, and the cooperative-matrix-2 kernel's own.
+# the fragment kernels' cases, and the cooperative-matrix-2 kernels' own (subgroup and workgroup
+# scope: '*kernel_coopmat2*' takes both).
 report "## Cooperative-matrix flavours, each forced" ""
 for flavour in nv khr coopmat2; do
   if [ "$flavour" = coopmat2 ]; then
@@ -240,7 +241,7 @@ fi
 step "attention beside PyTorch"
 report "## Attention beside PyTorch SDPA" ""
 if "$python" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" > /dev/null 2>&1; then
-  sdpa_args=(--vkattn "$vkattn" --variants auto,rows,tiled,coopmat --dtype f16 --out "$build/sdpa.md")
+  sdpa_args=(--vkattn "$vkattn" --variants auto,rows,tiled,coopmat,coopmat2,coopmat2-wg --dtype f16 --out "$build/sdpa.md")
   [ "$quick" = 1 ] && sdpa_args+=(--quick)
   "$python" bench/compare_torch_sdpa.py "${sdpa_args[@]}" >> "$log" 2>&1
   sdpa_status=$?
@@ -274,7 +275,7 @@ bench() {  # name, filter
 if [ "$quick" = 1 ]; then
   bench bench_row_ops '4096/1024'
   bench bench_attention 'h8_l1024_d64_f32|decode'
-  bench bench_linear 'rows_f32/512/512/512|coopmat_f16/512/512/512'
+  bench bench_linear 'rows_f32/512/512/512|coopmat_f16/512/512/512|coopmat2_wg_f16/512/512/512'
   bench bench_quantized_linear 'IntegerDot|WeightLinear/q4_k/1/'
 else
   bench bench_row_ops '.'

@@ -183,6 +183,46 @@ std::string describe(const Coopmat2Choice& choice) {
          std::to_string(choice.subgroupSize) + " (required)";
 }
 
+Coopmat2WorkgroupChoice chooseCoopmat2Workgroup(const DeviceInfo& info, CoopmatRequest request) {
+  Coopmat2WorkgroupChoice choice;
+  auto none = [&](std::string why) {
+    choice.reason = std::move(why);
+    return choice;
+  };
+  if (const Coopmat2Choice base = chooseCoopmat2(info, request); !base.usable) return none(base.reason);
+  const CooperativeMatrix2Features& f = info.cooperativeMatrix2;
+  if (!f.workgroupScope || !f.tensorAddressing)
+    return none(info.name + "'s VK_NV_cooperative_matrix2 lacks workgroup scope or tensor addressing");
+  auto granularity = [](uint32_t g) { return g > 0 && g <= 64 && (g & (g - 1)) == 0; };
+  const CooperativeMatrixShape* best = nullptr;
+  for (const auto& s : info.flexibleShapes) {
+    if (s.subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" || s.cType != "f32" ||
+        s.resultType != "f32" || !granularity(s.m) || !granularity(s.n) || !granularity(s.k))
+      continue;
+    if (!best || std::max(s.n, s.k) < std::max(best->n, best->k)) best = &s;  // the least padding
+  }
+  if (!best)
+    return none("no flexible f16 x f16 -> f32 workgroup-scope shape with power-of-two granularities up to 64 among " +
+                info.name + "'s VK_NV_cooperative_matrix2 shapes");
+  choice.rows = best->m;
+  choice.pad = std::max<uint32_t>({best->n, best->k, 8});
+  choice.maxDimension = info.flexibleMaxDimension;
+  choice.maxWorkgroup = info.workgroupScopeMaxWorkgroupSize;
+  choice.usable = true;
+  return choice;
+}
+
+Coopmat2WorkgroupChoice coopmat2WorkgroupChoiceFor(const DeviceInfo& info) {
+  return chooseCoopmat2Workgroup(info, coopmatRequestFromEnvironment());
+}
+
+std::string describe(const Coopmat2WorkgroupChoice& choice) {
+  if (!choice.usable) return "none (" + choice.reason + ")";
+  return "NV2 workgroup scope, " + std::to_string(choice.rows) + " rows x granularity " + std::to_string(choice.pad) +
+         " (dimensions <= " + std::to_string(choice.maxDimension) +
+         "), workgroups <= " + std::to_string(choice.maxWorkgroup);
+}
+
 CoopmatRequest coopmatRequestFromEnvironment() {
   const char* value = std::getenv("VKATTN_COOPMAT");
   if (value == nullptr || *value == '\0') return CoopmatRequest::Auto;

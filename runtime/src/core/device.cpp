@@ -154,6 +154,9 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   coopmat2Features.cooperativeMatrixReductions = VK_TRUE;
   coopmat2Features.cooperativeMatrixConversions = VK_TRUE;
   coopmat2Features.cooperativeMatrixPerElementOperations = VK_TRUE;
+  // The workgroup-scope twin's (attention_coopmat2_wg.comp), where offered.
+  coopmat2Features.cooperativeMatrixWorkgroupScope = m_info.cooperativeMatrix2.workgroupScope;
+  coopmat2Features.cooperativeMatrixTensorAddressing = m_info.cooperativeMatrix2.tensorAddressing;
   if (coopmat2) chain(coopmat2Features);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

@@ -323,6 +323,8 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
     more.pNext = &limits;
     vkGetPhysicalDeviceProperties2(device, &more);
     info.flexibleMaxDimension = limits.cooperativeMatrixFlexibleDimensionsMaxDimension;
+    info.workgroupScopeMaxWorkgroupSize = limits.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
+    info.workgroupScopeReservedSharedMemory = limits.cooperativeMatrixWorkgroupScopeReservedSharedMemory;
     if (info.cooperativeMatrix2.flexibleDimensions) queryFlexibleShapes(instance, device, info);
   }
   return info;

@@ -101,6 +101,7 @@ constexpr detail::VariantName<AttentionVariant> kAttentionVariants[] = {
     {"coopmat", AttentionVariant::Coopmat},
     {"coopmat-emulated", AttentionVariant::CoopmatEmulated},
     {"coopmat2", AttentionVariant::Coopmat2},
+    {"coopmat2-wg", AttentionVariant::Coopmat2Workgroup},
     {"decode", AttentionVariant::Decode}};
 
 }  // namespace

@@ -39,6 +39,11 @@ KeyLoop coopmat2Loop(const AttentionPlan& plan, const AttentionKernelShape& shap
   return {shape.keyBlock, 1, (uint64_t{shape.fragM} * (dk + 2 * dv) + shape.subgroup - 1) / shape.subgroup + 8};
 }
 
+// Workgroup-scope cooperative-matrix-2 kernel: one iteration per tile, no other loop.
+KeyLoop coopmat2WorkgroupLoop(const AttentionPlan&, const AttentionKernelShape& shape) {
+  return {shape.keyBlock, 1, 1};
+}
+
 // Decode kernel: one per step of KEY_BLOCK keys per key group, plus the final merge's (one per
 // WG_SIZE of the ROWS * Dv outputs, each walking the subgroups' records twice).
 KeyLoop decodeLoop(const AttentionPlan& plan, const AttentionKernelShape& shape) {
@@ -84,6 +89,9 @@ constexpr AttentionKernel kKernels[] = {
     {AttentionVariant::Coopmat2, false, false, true, coopmat2Shape,
      [](const Context&, const AttentionPlan& p) { return f16Only(shaders::attention_coopmat2_f16, p.dtype); },
      fragmentRows, noPacking, coopmat2Loop},
+    {AttentionVariant::Coopmat2Workgroup, false, false, true, coopmat2WorkgroupShape,
+     [](const Context&, const AttentionPlan& p) { return f16Only(shaders::attention_coopmat2_wg_f16, p.dtype); },
+     [](const AttentionKernelShape& s) { return uint64_t{s.fragM}; }, noPacking, coopmat2WorkgroupLoop},
     {AttentionVariant::Decode, false, true, true, decodeShape,
      [](const Context&, const AttentionPlan& p) { return shaders::attention_decode.of(p.dtype); },
      [](const AttentionKernelShape& s) { return uint64_t{s.rows}; }, [](const AttentionKernelShape&) { return true; },

@@ -252,6 +252,52 @@ AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan) {
                std::to_string(info.maxSharedMemoryBytes));
 }
 
+// Workgroup-scope cooperative-matrix-2 kernel (attention_coopmat2_wg.comp): one workgroup-scope
+// matrix of BM query rows per workgroup, KEY_BLOCK keys per tile, no shared memory of its own
+// (the compiler stages the matrices in what the device reserves for them). The tile is the one
+// FlashAttention-2 and llama.cpp's NVIDIA kernel use, 64 rows x 64 keys over 128 invocations,
+// rounded to the device's granularities; nothing measured yet chose it. Tensor loads and stores
+// need 16-byte aligned bases: every (batch, head) base of q, k, v and out at a multiple of 8 halves.
+AttentionKernelShape coopmat2WorkgroupShape(Context& ctx, const AttentionPlan& plan) {
+  const DeviceInfo& info = ctx.info();
+  auto refuse = [&](const std::string& why) {
+    return Unsupported("workgroup-scope cooperative-matrix-2 attention " + why + " (variant Coopmat2Workgroup)");
+  };
+  const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
+  if (!choice.usable) throw refuse("cannot run: " + choice.reason);
+  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
+  if (plan.dk < 8 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 8 || plan.dv > 256 || plan.dv % 8 != 0)
+    throw refuse("takes head dims 8..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
+                 std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  const pc::AttentionParams& p = plan.params;
+  if ((p.qOffset | p.qStrideB | p.qStrideH | p.kOffset | p.kStrideB | p.kStrideH | p.vOffset | p.vStrideB | p.vStrideH |
+       p.oOffset | p.oStrideB | p.oStrideH) %
+          8 !=
+      0)
+    throw refuse(
+        "needs each head of q, k, v and out to start at a multiple of 8 elements (16 bytes): their offsets "
+        "and batch and head strides");
+  const uint32_t rows = static_cast<uint32_t>(roundUp(64, choice.rows));
+  const uint32_t keys = static_cast<uint32_t>(roundUp(64, choice.pad));
+  const uint64_t dk = roundUp(plan.dk, choice.pad), dv = roundUp(plan.dv, choice.pad);
+  if (std::max<uint64_t>({dk, dv, keys, rows}) > choice.maxDimension)
+    throw refuse("with head dims " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+                 " needs flexible dimensions of " + std::to_string(std::max<uint64_t>({dk, dv, keys, rows})) + "; " +
+                 info.name + " allows " + std::to_string(choice.maxDimension));
+  const uint32_t workgroup = std::min({128u, choice.maxWorkgroup, info.maxWorkgroupInvocations});
+  if (workgroup == 0) throw refuse("cannot run: " + info.name + " reports no workgroup size for workgroup scope");
+  AttentionKernelShape s;
+  s.workgroup = workgroup;
+  s.subgroup = info.subgroupSize;
+  s.fragM = rows;
+  s.fragN = choice.pad;
+  s.fragK = choice.pad;
+  s.rows = 1;
+  s.keyBlock = keys;
+  s.stages = 1;
+  return s;
+}
+
 // Decode kernel: 16-byte words of 4 (f32) or 8 (f16) elements. A lane holds its slice of ROWS
 // rows of q and of the output, ROWS * (Dk + Dv) / D_LANES floats, kept at most kDecodeLaneFloats
 // (the key group grows to the subgroup's width, then the rows shrink); KEY_BLOCK keys per step

@@ -17,6 +17,7 @@ AttentionKernelShape rowsShape(Context& ctx, const AttentionPlan& plan);
 AttentionKernelShape tiledShape(Context& ctx, const AttentionPlan& plan);
 AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool emulated);
 AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan);
+AttentionKernelShape coopmat2WorkgroupShape(Context& ctx, const AttentionPlan& plan);
 
 // Why the decode kernel (attention_decode.comp) cannot take this plan on this device, or empty
 // when it can: it needs a known subgroup size with shuffles, q's dtype for K/V, no packed batch,

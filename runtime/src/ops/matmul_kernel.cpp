@@ -154,6 +154,40 @@ FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, cons
   throw Unsupported(op + ": " + kernel + " needs more shared memory than " + info.name + " has");
 }
 
+// The workgroup-scope cooperative-matrix-2 kernel (matmul_coopmat2_wg.comp): one BM x BN tile of c
+// per workgroup, BK of K per slice. 128 x 128 over 256 invocations, 128 x 256 where N is wide (the
+// tiles llama.cpp's NVIDIA kernel uses), BK 32, rounded to the device's granularities; nothing
+// measured yet chose them. Tensor loads and stores need 16-byte aligned bases.
+struct Coopmat2WorkgroupShape {
+  uint32_t bm = 128, bn = 128, bk = 32, workgroup = 256;
+};
+
+Coopmat2WorkgroupShape coopmat2WorkgroupShape(const Context& ctx, const detail::MatmulCall& call,
+                                              const std::string& op) {
+  const DeviceInfo& info = ctx.info();
+  const std::string kernel = op + ": the workgroup-scope cooperative-matrix-2 kernel ";
+  const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
+  if (!choice.usable) throw Unsupported(kernel + "cannot run: " + choice.reason);
+  if (call.dtype != DType::F16) throw Unsupported(kernel + "takes f16 operands only");
+  const pc::MatmulParams& p = call.params;
+  const bool batched = p.batch > 1;
+  if ((p.aOffset | p.bOffset | p.cOffset | (batched ? p.aStrideB | p.bStrideB | p.cStrideB : 0u)) % 8 != 0)
+    throw Unsupported(kernel +
+                      "needs a, B and the output to start at multiples of 8 elements (16 bytes), each batch "
+                      "too");
+  Coopmat2WorkgroupShape s;
+  s.bn = p.n >= 4096 ? 256 : 128;
+  s.bm = static_cast<uint32_t>((s.bm + choice.rows - 1) / choice.rows * choice.rows);
+  s.bn = static_cast<uint32_t>((s.bn + choice.pad - 1) / choice.pad * choice.pad);
+  s.bk = static_cast<uint32_t>((s.bk + choice.pad - 1) / choice.pad * choice.pad);
+  s.workgroup = std::min({s.workgroup, choice.maxWorkgroup, info.maxWorkgroupInvocations});
+  if (std::max({s.bm, s.bn, s.bk}) > choice.maxDimension)
+    throw Unsupported(kernel + "needs flexible dimensions of " + std::to_string(std::max({s.bm, s.bn, s.bk})) + "; " +
+                      info.name + " allows " + std::to_string(choice.maxDimension));
+  if (s.workgroup == 0) throw Unsupported(kernel + "cannot run: " + info.name + " reports no workgroup size for it");
+  return s;
+}
+
 }  // namespace
 
 namespace detail {
@@ -239,6 +273,19 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
              : choice.flavour == CoopmatFlavour::Khr ? f16Only(shaders::matmul_coopmat_khr_f16, call.dtype)
                                                      : f16Only(shaders::matmul_coopmat_f16, call.dtype);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
+  } else if (variant == MatmulVariant::Coopmat2Workgroup) {
+    const Coopmat2WorkgroupShape s = coopmat2WorkgroupShape(ctx, call, op);
+    requireLoopBudget(ctx, (uint64_t{p.k} + s.bk - 1) / s.bk + k4,
+                      op + " (coopmat2-wg kernel) with K = " + std::to_string(p.k));
+    p.tilesM = ceilDiv(p.m, s.bm);
+    p.tilesN = ceilDiv(p.n, s.bn);
+    constants.set(SPEC_WORKGROUP_SIZE, s.workgroup)
+        .set(MATMUL_SPEC_B_KN, call.bKN)
+        .set(MATMUL_SPEC_BK, s.bk)
+        .set(FRAG_SPEC_M, s.bm)
+        .set(FRAG_SPEC_N, s.bn);
+    groups = groupsFor(ctx.device(), uint64_t{p.batch} * p.tilesM * p.tilesN);
+    shader = f16Only(shaders::matmul_coopmat2_wg_f16, call.dtype);
   } else if (variant == MatmulVariant::Matvec) {
     if (!ctx.info().subgroupArithmetic)
       throw Unsupported(op + ": the matvec kernel needs subgroup arithmetic, which " + ctx.info().name + " lacks");

@@ -11,7 +11,7 @@ constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
     {"cpu", MatmulVariant::Rows},        {"tiled", MatmulVariant::Tiled},
     {"gpu", MatmulVariant::Tiled},       {"naive", MatmulVariant::Naive},
     {"coopmat", MatmulVariant::Coopmat}, {"coopmat-emulated", MatmulVariant::CoopmatEmulated},
-    {"matvec", MatmulVariant::Matvec}};
+    {"matvec", MatmulVariant::Matvec},   {"coopmat2-wg", MatmulVariant::Coopmat2Workgroup}};
 
 constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {{"auto", WeightKernel::Auto},
                                                                 {"matvec", WeightKernel::Matvec},

@@ -63,6 +63,28 @@ Coopmat2Choice coopmat2ChoiceFor(const DeviceInfo& info);
 // "NV2 flexible, 8 rows x granularity 8, subgroup 8 (required)", or "none (<reason>)".
 std::string describe(const Coopmat2Choice& choice);
 
+// Whether the workgroup-scope twin of that kernel (attention_coopmat2_wg_f16) runs on a device:
+// what the cooperative-matrix-2 kernel needs, plus workgroup-scope matrices, tensor addressing and
+// a flexible f16 x f16 -> f32 workgroup-scope shape. rows and pad are that shape's granularities
+// (of the rows, and of the columns and the inner dimension), maxWorkgroup the largest workgroup
+// that may use such matrices.
+struct Coopmat2WorkgroupChoice {
+  bool usable = false;
+  uint32_t rows = 0, pad = 0;
+  uint32_t maxDimension = 0;
+  uint32_t maxWorkgroup = 0;
+  std::string reason;  // why not usable
+};
+
+// The workgroup-scope choice on `info`; only CoopmatRequest::Off refuses it by request. Pure.
+Coopmat2WorkgroupChoice chooseCoopmat2Workgroup(const DeviceInfo& info, CoopmatRequest request = CoopmatRequest::Auto);
+
+// chooseCoopmat2Workgroup(info, coopmatRequestFromEnvironment()).
+Coopmat2WorkgroupChoice coopmat2WorkgroupChoiceFor(const DeviceInfo& info);
+
+// "NV2 workgroup scope, 64 rows x granularity 16, workgroups <= 256", or "none (<reason>)".
+std::string describe(const Coopmat2WorkgroupChoice& choice);
+
 // Registry base id of `kernel` for `flavour` (the dtype suffix follows): "<kernel>_khr" for KHR.
 std::string coopmatShader(std::string_view kernel, CoopmatFlavour flavour);
 

@@ -103,6 +103,10 @@ struct DeviceInfo {
   CooperativeMatrix2Features cooperativeMatrix2;
   uint32_t flexibleMaxDimension = 0;
   std::vector<CooperativeMatrixShape> flexibleShapes;
+  // Workgroup-scope matrices: the largest workgroup that may use them, and the shared memory the
+  // compiler reserves to stage them (taken from the workgroup's limit).
+  uint32_t workgroupScopeMaxWorkgroupSize = 0;
+  uint32_t workgroupScopeReservedSharedMemory = 0;
   bool vulkanMemoryModel = false;  // the Vulkan memory model with device scope
   // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver reports each
   // pipeline's statistics (registers, spills, shared memory; names are the driver's own).

@@ -55,11 +55,12 @@ AttentionVariant resolveAttentionVariant(const Context& ctx, AttentionVariant re
 AttentionVariant attentionVariantFor(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                                      const AttentionOptions& options);
 const char* toString(AttentionVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat2, coopmat-emulated, decode or auto; none for
-// any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention --kernel` take these).
+// The variant named rows (or cpu), tiled (or gpu), coopmat, coopmat2, coopmat2-wg, coopmat-emulated,
+// decode or auto; none for any other name (VKATTN_ATTENTION_VARIANT and `vkattn bench attention
+// --kernel` take these).
 std::optional<AttentionVariant> attentionVariantNamed(std::string_view name) noexcept;
 // The names attentionVariantNamed takes, for error messages.
 inline constexpr std::string_view kAttentionVariantNames =
-    "rows, tiled, coopmat, coopmat2, coopmat-emulated, decode or auto";
+    "rows, tiled, coopmat, coopmat2, coopmat2-wg, coopmat-emulated, decode or auto";
 
 }  // namespace vkattn

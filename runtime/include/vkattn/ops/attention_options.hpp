@@ -32,13 +32,16 @@ enum class MaskAlignment {
 // with the softmax done on the matrices (reductions and per-element operations; f16 storage)
 // where coopmat2ChoiceFor(info).usable holds. Auto picks Rows or Tiled by ctx.profile(), and on
 // GPUs with matrix units (DeviceInfo::cooperativeMatrixF16) Coopmat for inputs it takes (f16, head
-// dims 16..256 in steps of 8, dense K/V); Coopmat2 only when asked for. Decode is the GPU kernel
+// dims 16..256 in steps of 8, dense K/V); Coopmat2 only when asked for. Coopmat2Workgroup is its
+// twin on workgroup-scope matrices loaded by tensor addressing (attention_coopmat2_wg.comp; NVIDIA)
+// where coopmat2WorkgroupChoiceFor(info).usable holds: written, not yet executed on any device, so
+// only when asked for. Decode is the GPU kernel
 // for few query rows over many keys (attention_decode.comp: the query heads of a KV head packed
 // into one workgroup, lanes splitting each key's head dim, split-K; f32 or f16 with head dims in
 // 16-byte words, dense or paged K/V), which Auto picks on GPUs for Lq <= 8; CPU drivers keep the
 // rows kernel's decode mode. Overridden by
-// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat-emulated|decode.
-enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2, Decode };
+// VKATTN_ATTENTION_VARIANT=rows|tiled|coopmat|coopmat2|coopmat2-wg|coopmat-emulated|decode.
+enum class AttentionVariant { Auto, Rows, Tiled, Coopmat, CoopmatEmulated, Coopmat2, Decode, Coopmat2Workgroup };
 
 struct AttentionOptions {
   // Defaults to 1 / sqrt(Dk); 1.0 gives the plain (Luong) dot product.

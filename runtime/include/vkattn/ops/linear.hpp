@@ -11,7 +11,7 @@
 // GLSL (f32 or f16, devices with a fixed subgroup size of 8 such as lavapipe) so that CI executes
 // it; it is slow and never picked automatically. Auto picks Rows or Tiled by ctx.profile(), and
 // Coopmat for f16 operands on GPUs with matrix units (DeviceInfo::cooperativeMatrixF16), overridden by
-// VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat|coopmat-emulated.
+// VKATTN_MATMUL_VARIANT=rows|tiled|naive|coopmat|coopmat-emulated|coopmat2-wg.
 // linear() also takes weights in ggml's block formats (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K; x, y, bias
 // and residual f32 or f16): they stay in their blocks in device memory and are decoded as they
 // load, by a matrix-vector kernel (decode) or a shared-memory tiled kernel (prompts), chosen by

@@ -11,16 +11,20 @@
 
 namespace vkattn {
 
-enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated, Matvec };
+// Coopmat2Workgroup: f16 products on VK_NV_cooperative_matrix2's workgroup-scope matrices loaded by
+// tensor addressing (matmul_coopmat2_wg.comp; NVIDIA), where coopmat2WorkgroupChoiceFor(info).usable
+// holds; written, not yet executed on any device, so only when asked for.
+enum class MatmulVariant { Auto, Rows, Tiled, Naive, Coopmat, CoopmatEmulated, Matvec, Coopmat2Workgroup };
 
 const char* toString(MatmulVariant variant) noexcept;
-// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated, matvec or
-// auto; none for any other name (VKATTN_MATMUL_VARIANT takes these). On GPUs Auto runs products of
+// The variant named rows (or cpu), tiled (or gpu), naive, coopmat, coopmat-emulated, coopmat2-wg,
+// matvec or auto; none for any other name (VKATTN_MATMUL_VARIANT takes these). On GPUs Auto runs products of
 // at most kMatvecMaxRows rows with B [N, K] (a dense layer at decode) on Matvec, the
 // matrix-vector kernel: it reads the weights once at memory speed.
 std::optional<MatmulVariant> matmulVariantNamed(std::string_view name) noexcept;
 // The names matmulVariantNamed takes, for error messages.
-inline constexpr std::string_view kMatmulVariantNames = "rows, tiled, naive, coopmat, coopmat-emulated, matvec or auto";
+inline constexpr std::string_view kMatmulVariantNames =
+    "rows, tiled, naive, coopmat, coopmat-emulated, coopmat2-wg, matvec or auto";
 
 // The variant VKATTN_MATMUL_VARIANT names, none when unset; throws InvalidArgument naming the
 // variable for any other name than matmulVariantNamed takes.
