@@ -27,7 +27,7 @@ function(vkattn_test name)
   endif()
   set_property(GLOBAL APPEND PROPERTY VKATTN_CONFORMANCE_CASES ${name}_cases)
   add_executable(${name} $<TARGET_OBJECTS:${name}_cases>)
-  # Every test program lands in BUILD/tests, wherever its sources lie.
+  # Every program of device cases lands in BUILD/tests, wherever its sources lie (scripts run them there).
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   target_link_libraries(${name} PRIVATE vkattn_test_support GTest::gtest_main vkattn_warnings)
   add_dependencies(${name} vkattn_model_files)
