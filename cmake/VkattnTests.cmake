@@ -57,3 +57,28 @@ function(vkattn_test name)
     ENVIRONMENT "VKATTN_VALIDATION=1;VKATTN_PIPELINE_CACHE=${VKATTN_TEST_PIPELINE_CACHE};${VKATTN_KERNEL_TEST_DRIVER_ENV}"
     TIMEOUT 1200)
 endfunction()
+
+# vkattn_unit_test(<name> <sources...> LINK <libraries...>): a library's own GoogleTest program,
+# beside the library (<component>/tests), run by ctest as <name>.
+function(vkattn_unit_test name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK} GTest::gtest_main vkattn_warnings)
+  add_test(NAME ${name} COMMAND ${name} --gtest_brief=1)
+endfunction()
+
+# vkattn_crosscheck(<test> SCRIPT <script> PROBE <target> WORK <folder> BUDGET <seconds>): a library
+# checked against an independent implementation from PyPI: SCRIPT (which installs its pinned
+# packages into a venv beside WORK on its first run) drives the PROBE program. Skipped (77) only
+# when PyPI is out of reach outside CI; not registered without a Python that has numpy.
+include(VkattnPython)
+function(vkattn_crosscheck test)
+  cmake_parse_arguments(ARG "" "SCRIPT;PROBE;WORK;BUDGET" "" ${ARGN})
+  if(NOT VKATTN_PYTHON)
+    message(STATUS "no python3 with numpy: the ${test} test is not registered")
+    return()
+  endif()
+  add_test(NAME ${test} COMMAND ${VKATTN_PYTHON} ${ARG_SCRIPT} $<TARGET_FILE:${ARG_PROBE}> ${ARG_WORK})
+  vkattn_test_budget(${ARG_BUDGET} ${test})
+  set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+endfunction()

@@ -316,6 +316,28 @@ TEST(Coopmat2Choice, MissingPiecesAreNamed) {
   EXPECT_FALSE(off.usable);
   EXPECT_NE(off.reason.find("VKATTN_COOPMAT=off"), std::string::npos);
 }
+// The workgroup-scope twin needs what the subgroup kernel needs, workgroup scope and tensor
+// addressing, and a workgroup-scope flexible shape (its granularities, not the subgroup shape's).
+TEST(Coopmat2Choice, WorkgroupScopeNeedsItsFeaturesAndShape) {
+  DeviceInfo info = withCoopmat2(gpu());
+  EXPECT_NE(chooseCoopmat2Workgroup(info).reason.find("workgroup scope or tensor addressing"), std::string::npos);
+  info.cooperativeMatrix2.workgroupScope = info.cooperativeMatrix2.tensorAddressing = true;
+  info.workgroupScopeMaxWorkgroupSize = 256;
+  EXPECT_NE(chooseCoopmat2Workgroup(info).reason.find("workgroup-scope shape"), std::string::npos);
+  CooperativeMatrixShape shape = f16Shape(CoopmatFlavour::Khr, 32, 16, 16);
+  shape.subgroupScope = false;
+  info.flexibleShapes.push_back(shape);
+  const Coopmat2WorkgroupChoice c = chooseCoopmat2Workgroup(info);
+  ASSERT_TRUE(c.usable) << c.reason;
+  EXPECT_EQ(c.rows, 32u);
+  EXPECT_EQ(c.pad, 16u);
+  EXPECT_EQ(c.maxWorkgroup, 256u);
+  EXPECT_NE(describe(c).find("workgroup scope"), std::string::npos);
+  info.nvCooperativeMatrix2 = false;  // the subgroup kernel's own requirements come first
+  EXPECT_NE(chooseCoopmat2Workgroup(info).reason.find("VK_NV_cooperative_matrix2"), std::string::npos);
+  EXPECT_FALSE(chooseCoopmat2Workgroup(withCoopmat2(gpu()), CoopmatRequest::Off).usable);
+}
+
 TEST(Readback, ThroughStagingOnlyForUncachedVramOfDiscreteGpus) {
   constexpr VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   constexpr VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

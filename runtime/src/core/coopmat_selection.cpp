@@ -127,6 +127,23 @@ CoopmatChoice chooseCoopmat(const DeviceInfo& info, CoopmatRequest request) {
   return choice;
 }
 
+namespace {
+// The flexible f16 x f16 -> f32 shape of the given scope (subgroup, else workgroup) whose
+// granularities are powers of two from 8 to maxGranularity, with the least padding of the columns
+// and the inner dimension; nullptr when there is none.
+const CooperativeMatrixShape* leastPaddedF16Shape(const DeviceInfo& info, bool subgroupScope, uint32_t maxGranularity) {
+  auto granularity = [&](uint32_t g) { return g >= 8 && g <= maxGranularity && (g & (g - 1)) == 0; };
+  const CooperativeMatrixShape* best = nullptr;
+  for (const auto& s : info.flexibleShapes) {
+    if (s.subgroupScope != subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" || s.cType != "f32" ||
+        s.resultType != "f32" || !granularity(s.m) || !granularity(s.n) || !granularity(s.k))
+      continue;
+    if (!best || std::max(s.n, s.k) < std::max(best->n, best->k)) best = &s;
+  }
+  return best;
+}
+}  // namespace
+
 Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request) {
   Coopmat2Choice choice;
   auto none = [&](std::string why) {
@@ -151,14 +168,7 @@ Coopmat2Choice chooseCoopmat2(const DeviceInfo& info, CoopmatRequest request) {
   if (!info.vulkanMemoryModel) return none(info.name + " lacks the Vulkan memory model (with device scope)");
   if (!info.computeSubgroupSizeControl)
     return none(info.name + " lacks compute subgroup size control with full subgroups");
-  auto granularity = [](uint32_t g) { return g == 8 || g == 16 || g == 32; };
-  const CooperativeMatrixShape* best = nullptr;
-  for (const auto& s : info.flexibleShapes) {
-    if (!s.subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" || s.cType != "f32" ||
-        s.resultType != "f32" || !granularity(s.m) || !granularity(s.n) || !granularity(s.k))
-      continue;
-    if (!best || std::max(s.n, s.k) < std::max(best->n, best->k)) best = &s;  // the least padding
-  }
+  const CooperativeMatrixShape* best = leastPaddedF16Shape(info, true, 32);
   if (!best)
     return none("no flexible f16 x f16 -> f32 subgroup shape with granularities of 8, 16 or 32 among " + info.name +
                 "'s VK_NV_cooperative_matrix2 shapes");
@@ -193,17 +203,10 @@ Coopmat2WorkgroupChoice chooseCoopmat2Workgroup(const DeviceInfo& info, CoopmatR
   const CooperativeMatrix2Features& f = info.cooperativeMatrix2;
   if (!f.workgroupScope || !f.tensorAddressing)
     return none(info.name + "'s VK_NV_cooperative_matrix2 lacks workgroup scope or tensor addressing");
-  auto granularity = [](uint32_t g) { return g > 0 && g <= 64 && (g & (g - 1)) == 0; };
-  const CooperativeMatrixShape* best = nullptr;
-  for (const auto& s : info.flexibleShapes) {
-    if (s.subgroupScope || s.saturating || s.aType != "f16" || s.bType != "f16" || s.cType != "f32" ||
-        s.resultType != "f32" || !granularity(s.m) || !granularity(s.n) || !granularity(s.k))
-      continue;
-    if (!best || std::max(s.n, s.k) < std::max(best->n, best->k)) best = &s;  // the least padding
-  }
+  const CooperativeMatrixShape* best = leastPaddedF16Shape(info, false, 64);
   if (!best)
-    return none("no flexible f16 x f16 -> f32 workgroup-scope shape with power-of-two granularities up to 64 among " +
-                info.name + "'s VK_NV_cooperative_matrix2 shapes");
+    return none("no flexible f16 x f16 -> f32 workgroup-scope shape with granularities of 8 to 64 among " + info.name +
+                "'s VK_NV_cooperative_matrix2 shapes");
   choice.rows = best->m;
   choice.pad = std::max<uint32_t>({best->n, best->k, 8});
   choice.maxDimension = info.flexibleMaxDimension;
