@@ -191,6 +191,17 @@ AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool
                std::to_string(info.maxSharedMemoryBytes));
 }
 
+namespace {
+// What both cooperative-matrix-2 kernels take (f16, head dims 8..256 in steps of 8), or why not.
+std::string coopmat2InputRefusal(const AttentionPlan& plan) {
+  if (plan.dtype != DType::F16) return "takes f16 q, k, v only";
+  if (plan.dk < 8 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 8 || plan.dv > 256 || plan.dv % 8 != 0)
+    return "takes head dims 8..256 in steps of 8, not " + std::to_string(plan.dk) + "/" + std::to_string(plan.dv) +
+           " (the rows and tiled variants take any up to 576)";
+  return "";
+}
+}  // namespace
+
 // Cooperative-matrix-2 kernel (attention_coopmat2.comp): ROWS subgroups of FM query rows each,
 // KEY_BLOCK keys per tile and STAGES K/V buffers, the first configuration below that fits the
 // device's shared memory (shared_layout.h's count) and its largest flexible dimension. FM is the
@@ -204,10 +215,7 @@ AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan) {
   };
   const Coopmat2Choice choice = coopmat2ChoiceFor(info);
   if (!choice.usable) throw refuse("cannot run: " + choice.reason);
-  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
-  if (plan.dk < 8 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 8 || plan.dv > 256 || plan.dv % 8 != 0)
-    throw refuse("takes head dims 8..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
-                 std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  if (const std::string why = coopmat2InputRefusal(plan); !why.empty()) throw refuse(why);
   const uint64_t dk = roundUp(plan.dk, choice.pad), dv = roundUp(plan.dv, choice.pad);
   struct Option {
     uint32_t rows, keys, stages;
@@ -265,10 +273,7 @@ AttentionKernelShape coopmat2WorkgroupShape(Context& ctx, const AttentionPlan& p
   };
   const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
   if (!choice.usable) throw refuse("cannot run: " + choice.reason);
-  if (plan.dtype != DType::F16) throw refuse("takes f16 q, k, v only");
-  if (plan.dk < 8 || plan.dk > 256 || plan.dk % 8 != 0 || plan.dv < 8 || plan.dv > 256 || plan.dv % 8 != 0)
-    throw refuse("takes head dims 8..256 in steps of 8, not " + std::to_string(plan.dk) + "/" +
-                 std::to_string(plan.dv) + " (the rows and tiled variants take any up to 576)");
+  if (const std::string why = coopmat2InputRefusal(plan); !why.empty()) throw refuse(why);
   const pc::AttentionParams& p = plan.params;
   if ((p.qOffset | p.qStrideB | p.qStrideH | p.kOffset | p.kStrideB | p.kStrideH | p.vOffset | p.vStrideB | p.vStrideH |
        p.oOffset | p.oStrideB | p.oStrideH) %
