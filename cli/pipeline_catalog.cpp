@@ -128,38 +128,8 @@ std::vector<CatalogEntry> pipelineCatalog() {
                        sampleTokens(ctx, ctx.tensor({1, 32000}), ctx.tensor({1}), ctx.tensor({1}, DType::I32),
                                     {.temperature = 0.8f, .topK = 40, .topP = 0.95f});
                      }});
-  // Row kernels.
-  for (DType dtype : {DType::F32, DType::F16}) {
-    const std::string suffix = std::string(" ") + toString(dtype);
-    entries.push_back({"softmax" + suffix, [dtype](Context& ctx) {
-                         softmax(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                       }});
-    entries.push_back({"layer_norm" + suffix, [dtype](Context& ctx) {
-                         layerNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                       }});
-    // A 1B-class model's greedy token: the argmax of one row of 32000 logits.
-    entries.push_back({"argmax" + suffix, [dtype](Context& ctx) {
-                         argmax(ctx, ctx.tensor({1, 32000}, dtype), ctx.tensor({1}, DType::I32));
-                       }});
-    entries.push_back({"rms_norm" + suffix, [dtype](Context& ctx) {
-                         rmsNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                       }});
-    entries.push_back({"rope" + suffix, [dtype](Context& ctx) {
-                         rope(ctx, ctx.tensor({1, 32, 1024, 128}, dtype), ctx.tensor({1, 32, 1024, 128}, dtype));
-                       }});
-    // A decoded token's queries and keys rotated, its keys and values appended to the cache
-    // (32 query heads, 8 K/V heads of 128, after the stacked projection).
-    entries.push_back(
-        {"rope append" + suffix, [dtype](Context& ctx) {
-           Tensor rows = ctx.tensor({1, 1, 48 * 128}, dtype);
-           Tensor keys = ctx.tensor({1, 8, 4096, 128}, dtype), values = ctx.tensor({1, 8, 4096, 128}, dtype);
-           const auto heads = [&](int64_t first, int64_t count) {
-             return rows.view().reshaped({1, 1, 48, 128}).sliced(2, first, count).permuted({0, 2, 1, 3});
-           };
-           ropeAppend(ctx, heads(0, 32), heads(32, 8), heads(40, 8), keys.view().sliced(2, 100, 1),
-                      values.view().sliced(2, 100, 1), {.positionOffset = 100});
-         }});
-  }
+  // The ops whose rows name their catalog shapes (vkattn/ops/op_row.hpp): the row kernels.
+  for (const OpRow& row : opRows()) entries.insert(entries.end(), row.catalog.begin(), row.catalog.end());
   return entries;
 }
 

@@ -8,14 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "vkattn/core/context.hpp"
+#include "vkattn/ops/op_row.hpp"
 
 namespace vkattn::cli {
 
-struct CatalogEntry {
-  std::string label;  // what the op was asked, e.g. "attention f16 D128 causal"
-  std::function<void(Context&)> build;
-};
+// What the op was asked (label), and the call on tensors of that shape (build).
+using CatalogEntry = CatalogShape;
 
 std::vector<CatalogEntry> pipelineCatalog();
 

@@ -36,6 +36,13 @@
 #   then has `shaders::<family>_by_format`, a ByFormat table (src/shader_id.hpp) from each format's
 #   DType to its module or pair, which the ops look formats up in instead of switching over them.
 #   Configuring fails when a declared format's module is not built.
+# vkattn_storage_pairs_from_sources()
+#   Every shaders/*.comp whose comment lines include `// Storage: f32, f16` is built as the pair
+#   <stem>_f32 and <stem>_f16 (STORAGE_F16), shaders::<stem> in the ids header: a kernel that is
+#   plain f32/f16 storage declares its modules where it is written, and a new one edits no CMake
+#   file (the glob finds a new .comp when the build runs; a line added to an existing one takes
+#   effect at the next configure). Modules built with other defines (block formats, cooperative
+#   matrices, a second variant of the same source) are vkattn_shader calls in shaders/CMakeLists.txt.
 
 set(VKATTN_SHADER_DIR ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 set(VKATTN_BLOCK_LAYOUTS_DIR ${CMAKE_CURRENT_LIST_DIR}/../base/include/vkattn/core)
@@ -191,6 +198,24 @@ function(vkattn_shader_formats family)
   set_property(GLOBAL APPEND PROPERTY VKATTN_SHADER_FORMAT_FAMILIES ${family})
   set_property(GLOBAL PROPERTY VKATTN_SHADER_FORMATS_${family} ${ARG_FORMATS})
   set_property(GLOBAL PROPERTY VKATTN_SHADER_FORMATS_${family}_STORAGE ${ARG_STORAGE})
+endfunction()
+
+function(vkattn_storage_pairs_from_sources)
+  file(GLOB sources CONFIGURE_DEPENDS ${VKATTN_SHADER_DIR}/*.comp)
+  list(SORT sources)
+  foreach(src IN LISTS sources)
+    file(STRINGS ${src} storage REGEX "^// Storage: ")
+    if(NOT storage)
+      continue()
+    endif()
+    get_filename_component(stem ${src} NAME_WE)
+    if(NOT storage STREQUAL "// Storage: f32, f16")
+      message(FATAL_ERROR "${src}: '${storage}' is not a storage declaration this build knows "
+                          "(the one form is `// Storage: f32, f16`)")
+    endif()
+    vkattn_shader(${stem}_f32 SOURCE ${src})
+    vkattn_shader(${stem}_f16 SOURCE ${src} DEFINES STORAGE_F16)
+  endforeach()
 endfunction()
 
 function(vkattn_shader_registry target)

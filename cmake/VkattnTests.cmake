@@ -15,6 +15,7 @@ function(vkattn_test name)
     vkattn_test_budget(${ARG_BUDGET} ${name})
   endif()
   add_library(${name}_cases OBJECT ${ARG_UNPARSED_ARGUMENTS})
+  set_property(DIRECTORY APPEND PROPERTY VKATTN_TEST_SOURCES ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name}_cases PUBLIC vkattn_test_support PRIVATE vkattn_warnings)
   # One precompiled header, GoogleTest and the standard library, serves every program.
   get_property(pch_owner GLOBAL PROPERTY VKATTN_TEST_PCH_OWNER)
@@ -56,6 +57,22 @@ function(vkattn_test name)
   set_tests_properties(${tests} PROPERTIES
     ENVIRONMENT "VKATTN_VALIDATION=1;VKATTN_PIPELINE_CACHE=${VKATTN_TEST_PIPELINE_CACHE};${VKATTN_KERNEL_TEST_DRIVER_ENV}"
     TIMEOUT 1200)
+endfunction()
+
+# vkattn_tests_of_unlisted_sources(): each test_<name>.cpp of the calling folder that no
+# vkattn_test call of that folder lists is the program test_<name>, every case in the quick tier
+# under the folder's budget: a new op's cases need no CMake edit until they want a tier or a
+# budget of their own. Call it after the folder's vkattn_test calls.
+function(vkattn_tests_of_unlisted_sources)
+  get_property(listed DIRECTORY PROPERTY VKATTN_TEST_SOURCES)
+  file(GLOB sources CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/test_*.cpp)
+  list(SORT sources)
+  foreach(src IN LISTS sources)
+    if(NOT src IN_LIST listed)
+      get_filename_component(name ${src} NAME_WE)
+      vkattn_test(${name} ${src})
+    endif()
+  endforeach()
 endfunction()
 
 # vkattn_unit_test(<name> <sources...> LINK <libraries...>): a library's own GoogleTest program,

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // y = act(x) elementwise (activation.glsl: ReLU, exact GELU, tanh GELU, SiLU).
 // Bindings: 0 x, 1 y (ELEM, also viewed as ELEM4; may be the same buffer), 2 status.
 // Push: ElementwiseParams (bCols unused). Spec: 0 workgroup, 1 VEC4, 2 activation id.

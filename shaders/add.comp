@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // y = a + b elementwise, b either a's shape (bCols == count) or one row of bCols elements added
 // to every row of a (bias / residual broadcast over the last dim).
 // Bindings: 0 a, 1 b (ELEM, read), 2 y (ELEM, write; may alias an input), all also viewed as

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // The index of each row's largest value over the last dimension, the lowest index among equal
 // ones: a language model's greedy next token as the host sampler picks it (TokenSampler with
 // temperature 0), without the logits leaving the device.

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Split-K epilogue of attention_rows.comp, attention_decode.comp and the fragment kernels: merges the partial records (unnormalised sums
 // acc, running max m in log2 units, running sum l) of each query row into
 //   out = sum_s acc_s 2^(m_s - M) / L,  L = sum_s l_s 2^(m_s - M),  M = max_s m_s,

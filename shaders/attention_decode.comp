@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Decode attention for GPUs (few query rows, many keys): O = softmax(scale * Q K^T + mask) V with
 // the online softmax in fp32, reading K and V at memory bandwidth.
 // A workgroup owns ROWS of the kvGroup * Lq query rows packed across the query heads that share

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Second half of the naive attention path: out[b, h, i, :] = P[b, h, i, :] V[b, h / kvGroup] with P
 // the softmax-ed scores ([batch, heads, lq, lk] f32, contiguous). One invocation per (b, h, i, 4
 // output features) loops over the lk keys, so lk must stay under the driver's loop limit.

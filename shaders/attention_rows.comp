@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Fused attention for CPU drivers (lavapipe): O = softmax(scale * Q K^T + mask) V with the online
 // (running max, running sum) softmax in fp32, never forming the Lq x Lk matrix.
 // A workgroup (one subgroup) owns WG_SIZE * ROWS consecutive query rows of one (batch, head),

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Attention scores for the naive path and for attention weights: one invocation per (b, selected
 // head hh, query row i, key j) writes the masked logit scale * q.k, softcapped, + ALiBi + bias
 // (natural units, -inf where masked) to S[b, hh, i, j]; attentionWeights then runs the softmax

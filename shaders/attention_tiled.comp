@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Fused attention for GPUs without cooperative matrices (FlashAttention-style): O = softmax(scale
 // * Q K^T + mask) V with the online softmax in fp32. A workgroup owns WG_SIZE / ROW_LANES
 // consecutive query rows of one (batch, head); each row belongs to ROW_LANES consecutive lanes of a

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Embedding lookup: out[t, :] = scale * table[ids[t], :] (+ positions[positionOffset + t % seq, :]) for
 // each of `tokens` ids. An id outside [0, vocab) is never read: the row is written as zeros and
 // status bit 0 is set (the runtime names "ids"). NaN met in table / positions sets bit 1 / 2.

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // LayerNorm over the last dimension: y = (x - mean) / sqrt(var + eps) * weight + bias, with the
 // biased variance (as PyTorch). Two reads compute mean then variance (no cancellation), a third
 // writes. Bindings: 0 x, 1 y, 2 weight, 3 bias (ELEM; x when absent), 4 status; 0-3 are also

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Matrix product for few rows of a (decode: one token's activations against a weight matrix):
 // c = act(alpha a B + bias) + residual (see matmul_common.glsl), float B in a's dtype. Memory-bound
 // on B: a workgroup owns COLS output columns (rows of B when B is [N, K]) for 8 rows of a, and its

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // The baseline matrix product: one output element per invocation, a scalar loop over K, no
 // blocking, no vector loads. Same contract as matmul_rows.comp (c = act(alpha a B + bias) +
 // residual); the benchmarks measure the tuned kernels against it and the tests check it too.

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Matrix product for CPU drivers (lavapipe): c = act(alpha a B + bias) + residual (see
 // matmul_common.glsl and MatmulParams), register-blocked with no shared memory and no barriers.
 // A workgroup owns ROWS consecutive rows of one batch and WG_SIZE * COLS consecutive columns; each

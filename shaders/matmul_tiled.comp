@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Matrix product for GPUs: c = act(alpha a B + bias) + residual (see matmul_common.glsl). A
 // workgroup of 256 invocations (16 x 16) owns a 64 x 64 tile of c; each invocation 4 x 4 outputs,
 // rows ty + 16 i and columns tx + 16 j, so neighbouring invocations read neighbouring shared

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // x [M, K] (ELEM) to 8-bit blocks of 32 (x_q8.glsl) for linear_q_matvec_int8.comp: one invocation
 // per block reads its 32 values, takes d = max |x| / 127 and stores round(x / d) (0 where the
 // block is all zeros), d and d * sum(q). A NaN makes the block's d NaN, so the products come out NaN

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps) * weight, plus a residual of x's
 // shape when p.hasResidual (a post-norm model's x + norm(sublayer), in one pass; the residual may
 // be y itself).

@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // Rotary position embedding (RoFormer; seed 002's complex-number form).
 // x is viewed as [batch, heads, seq, headDim] with element strides; feature pair i < rotaryDim/2
 // of the vector at (b, h, l) is rotated by angle pos(b, l) * invFreq[i], invFreq[i] =

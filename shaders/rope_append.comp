@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // A decoder step after its stacked q/k/v projection, in one dispatch: RoPE on the queries in
 // place, RoPE on the keys into the key cache, the values copied into the value cache (what
 // rope.comp twice and a copy would do in three), with the query and key heads first normalized

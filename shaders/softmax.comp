@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // softmax over the last dimension: y[r, :] = softmax(scale * x[r, :] + mask[maskRow(r), :]).
 // Bindings: 0 x (ELEM, read), 1 y (ELEM, write), 2 mask (f32, read; x when absent), 3 status.
 // Bindings 0-2 are also viewed as vec4 arrays, used when cols % 4 == 0 (p.vec4Rows): CPU drivers

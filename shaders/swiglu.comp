@@ -1,4 +1,5 @@
 #version 450
+// Storage: f32, f16
 // y = act(gate) * up elementwise (the gated MLP of LLaMA-style models: act = SiLU, SwiGLU; Gemma's:
 // act = tanh GELU, GeGLU), act from activation.glsl.
 // Bindings: 0 gate, 1 up (ELEM, read), 2 y (ELEM, write; may alias an input), all also viewed

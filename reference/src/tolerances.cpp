@@ -1,18 +1,17 @@
 #include "vkattn/reference/tolerances.hpp"
 
+#include "vkattn/ops/op_row.hpp"
+
 namespace vkattn::reference {
 
 Tolerance toleranceFor(Checked what, DType storage) {
   const bool half = storage == DType::F16;
   switch (what) {
     case Checked::Softmax:
-      // f16: outputs in [0, 1] rounded to half (ulp 2^-11 near 1): absolute only.
-      return half ? Tolerance{1e-3, 0.0} : Tolerance{2e-6, 1e-5};
     case Checked::LayerNorm:
     case Checked::RmsNorm:
-      return half ? Tolerance{2e-3, 2e-3} : Tolerance{1e-5, 1e-5};
     case Checked::Rope:
-      return half ? Tolerance{2e-3, 0.0} : Tolerance{2e-6, 0.0};
+      return opRow(toString(what)).toleranceFor(half ? DType::F16 : DType::F32);
     case Checked::Attention:
       // f16: P is rounded to half before the P V product, as in FlashAttention.
       return half ? Tolerance{2e-3, 5e-3} : Tolerance{2e-5, 1e-4};

@@ -3,6 +3,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -47,5 +48,20 @@ Tensor argmax(Context& ctx, const TensorView& x) {
   argmax(ctx, x, ids);
   return ids;
 }
+
+namespace detail {
+
+// Exact: the ids equal the reference's (the lowest column among equal largest values).
+VKATTN_OP_ROW(argmax) {
+  OpRow row{.name = "argmax", .f32 = {0.0, 0.0}, .f16 = {0.0, 0.0}};
+  // A 1B-class model's greedy token: the argmax of one row of 32000 logits.
+  for (DType dtype : {DType::F32, DType::F16})
+    row.catalog.push_back({std::string("argmax ") + toString(dtype), [dtype](Context& ctx) {
+                             argmax(ctx, ctx.tensor({1, 32000}, dtype), ctx.tensor({1}, DType::I32));
+                           }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

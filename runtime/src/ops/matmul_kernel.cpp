@@ -54,7 +54,7 @@ uint64_t rowsIterations(const RowsShape& s, uint32_t k) {
 // Multiply-adds up to which the rows kernel takes its one light block shape on CPU drivers.
 constexpr uint64_t kSmallMatmul = uint64_t{1} << 22;
 
-RowsShape rowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
+RowsShape matmulRowsShape(const Context& ctx, uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
   const DeviceInfo& info = ctx.info();
   const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
   RowsShape s;
@@ -105,8 +105,8 @@ constexpr uint32_t kEmulatedFragment = FRAG_EMULATED_SIZE;
 
 // `choice`: the hardware flavour with its fragment shape and subgroup size (ignored for the
 // emulation, which runs 16 x 16 x 16 fragments at the device's fixed size).
-FragmentShape fragmentShape(const Context& ctx, DType dtype, bool emulated, const std::string& op,
-                            const CoopmatChoice& choice) {
+FragmentShape matmulFragmentShape(const Context& ctx, DType dtype, bool emulated, const std::string& op,
+                                  const CoopmatChoice& choice) {
   const DeviceInfo& info = ctx.info();
   const std::string kernel = emulated ? "the emulated cooperative-matrix kernel" : "the cooperative-matrix kernel";
   if (emulated) {
@@ -162,8 +162,8 @@ struct Coopmat2WorkgroupShape {
   uint32_t bm = 128, bn = 128, bk = 32, workgroup = 256;
 };
 
-Coopmat2WorkgroupShape coopmat2WorkgroupShape(const Context& ctx, const detail::MatmulCall& call,
-                                              const std::string& op) {
+Coopmat2WorkgroupShape matmulCoopmat2WorkgroupShape(const Context& ctx, const detail::MatmulCall& call,
+                                                    const std::string& op) {
   const DeviceInfo& info = ctx.info();
   const std::string kernel = op + ": the workgroup-scope cooperative-matrix-2 kernel ";
   const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
@@ -214,7 +214,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
   ShaderId shader{};
   uint32_t subgroupSize = 0;  // required subgroup size, 0 for the driver's choice
   if (variant == MatmulVariant::Rows) {
-    const RowsShape s = rowsShape(ctx, p.m, p.n, p.k, p.batch);
+    const RowsShape s = matmulRowsShape(ctx, p.m, p.n, p.k, p.batch);
     requireLoopBudget(ctx, rowsIterations(s, p.k), op + " (rows kernel) with K = " + std::to_string(p.k));
     const bool alignedA = multipleOf4({p.aOffset, p.aStrideM, p.aStrideB});
     const bool alignedB = !call.bKN && multipleOf4({p.bOffset, p.bStrideRow, p.bStrideB});
@@ -248,7 +248,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
         throw Unsupported(op + ": the cooperative-matrix kernel cannot run: " + choice.reason);
     }
     const uint32_t lanes = emulated ? ctx.info().subgroupSize : choice.subgroupSize;
-    const FragmentShape f = fragmentShape(ctx, call.dtype, emulated, op, choice);
+    const FragmentShape f = matmulFragmentShape(ctx, call.dtype, emulated, op, choice);
     const uint64_t slices = (uint64_t{p.k} + f.bk - 1) / f.bk;
     const uint64_t perSlice = 1 + f.bk / f.fk * (1 + 2 * f.frags + f.frags * (1 + f.frags));
     const uint64_t epilogue = f.frags * f.frags * (1 + (f.fm * f.fn + lanes - 1) / lanes);
@@ -274,7 +274,7 @@ void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const st
                                                      : f16Only(shaders::matmul_coopmat_f16, call.dtype);
     subgroupSize = choice.requireSubgroupSize ? choice.subgroupSize : 0;
   } else if (variant == MatmulVariant::Coopmat2Workgroup) {
-    const Coopmat2WorkgroupShape s = coopmat2WorkgroupShape(ctx, call, op);
+    const Coopmat2WorkgroupShape s = matmulCoopmat2WorkgroupShape(ctx, call, op);
     requireLoopBudget(ctx, (uint64_t{p.k} + s.bk - 1) / s.bk + k4,
                       op + " (coopmat2-wg kernel) with K = " + std::to_string(p.k));
     p.tilesM = ceilDiv(p.m, s.bm);

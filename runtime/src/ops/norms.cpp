@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -82,5 +83,27 @@ void detail::rmsNormNaming(Context& ctx, const TensorView& x, const TensorView& 
 Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options) {
   return detail::allocatingLike(ctx, x, [&](const TensorView& y) { rmsNorm(ctx, x, y, options); });
 }
+
+namespace detail {
+
+VKATTN_OP_ROW(layer_norm) {
+  OpRow row{.name = "layer_norm", .f32 = {1e-5, 1e-5}, .f16 = {2e-3, 2e-3}};
+  for (DType dtype : {DType::F32, DType::F16})
+    row.catalog.push_back({std::string("layer_norm ") + toString(dtype), [dtype](Context& ctx) {
+                             layerNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                           }});
+  return row;
+}
+
+VKATTN_OP_ROW(rms_norm) {
+  OpRow row{.name = "rms_norm", .f32 = {1e-5, 1e-5}, .f16 = {2e-3, 2e-3}};
+  for (DType dtype : {DType::F32, DType::F16})
+    row.catalog.push_back({std::string("rms_norm ") + toString(dtype), [dtype](Context& ctx) {
+                             rmsNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                           }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "rope_append_plan.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
@@ -253,5 +254,33 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
                    {"ropeAppend", {"q", "k", "v", "headNorms"}, ROPE_APPEND_BINDING_STATUS});
   batch.submit();
 }
+
+namespace detail {
+
+// rope and ropeAppend (the same rotation; the append's copies are exact).
+VKATTN_OP_ROW(rope) {
+  OpRow row{.name = "rope", .f32 = {2e-6, 0.0}, .f16 = {2e-3, 0.0}};
+  for (DType dtype : {DType::F32, DType::F16}) {
+    const std::string suffix = std::string(" ") + toString(dtype);
+    row.catalog.push_back({"rope" + suffix, [dtype](Context& ctx) {
+                             rope(ctx, ctx.tensor({1, 32, 1024, 128}, dtype), ctx.tensor({1, 32, 1024, 128}, dtype));
+                           }});
+    // A decoded token's queries and keys rotated, its keys and values appended to the cache
+    // (32 query heads, 8 K/V heads of 128, after the stacked projection).
+    row.catalog.push_back(
+        {"rope append" + suffix, [dtype](Context& ctx) {
+           Tensor rows = ctx.tensor({1, 1, 48 * 128}, dtype);
+           Tensor keys = ctx.tensor({1, 8, 4096, 128}, dtype), values = ctx.tensor({1, 8, 4096, 128}, dtype);
+           const auto heads = [&](int64_t first, int64_t count) {
+             return rows.view().reshaped({1, 1, 48, 128}).sliced(2, first, count).permuted({0, 2, 1, 3});
+           };
+           ropeAppend(ctx, heads(0, 32), heads(32, 8), heads(40, 8), keys.view().sliced(2, 100, 1),
+                      values.view().sliced(2, 100, 1), {.positionOffset = 100});
+         }});
+  }
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
@@ -79,5 +80,19 @@ void softmax(Context& ctx, const TensorView& x, const TensorView& y, const Softm
 Tensor softmax(Context& ctx, const TensorView& x, const SoftmaxOptions& options) {
   return detail::allocatingLike(ctx, x, [&](const TensorView& y) { softmax(ctx, x, y, options); });
 }
+
+namespace detail {
+
+// f16: outputs in [0, 1] rounded to half (ulp 2^-11 near 1), absolute only.
+VKATTN_OP_ROW(softmax) {
+  OpRow row{.name = "softmax", .f32 = {2e-6, 1e-5}, .f16 = {1e-3, 0.0}};
+  for (DType dtype : {DType::F32, DType::F16})
+    row.catalog.push_back({std::string("softmax ") + toString(dtype), [dtype](Context& ctx) {
+                             softmax(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
+                           }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

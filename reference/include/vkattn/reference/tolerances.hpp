@@ -1,19 +1,17 @@
-// The one tolerance table: how close each kernel's output must be to its double-precision
-// reference, per storage type. An element passes when
-//   |got - ref| <= atol + rtol * |ref| (+ dotRtol * sum_k |a_k b_k| for matrix products).
-// The tests, `vkattn conformance`, `vkattn bench`, `vkattn demo` and bench/ all read it here; the
+// Every checked output's tolerance against its double-precision reference, per storage type
+// (vkattn/core/tolerance.hpp says when an element passes): the ops with a row
+// (vkattn/ops/op_row.hpp: softmax, the norms, RoPE) state theirs there, and toleranceFor reads it;
+// the attention kernels, matrix products and elementwise ops theirs here. The tests,
+// `vkattn conformance`, `vkattn bench`, `vkattn demo` and bench/ all ask toleranceFor; the
 // README's accuracy table quotes it.
 #pragma once
 
 #include "vkattn/core/tensor.hpp"
+#include "vkattn/core/tolerance.hpp"
 
 namespace vkattn::reference {
 
-struct Tolerance {
-  double atol = 0.0;
-  double rtol = 0.0;
-  double dotRtol = 0.0;  // matrix products: times the output's sum of |products|
-};
+using vkattn::Tolerance;
 
 enum class Checked {
   Softmax,
