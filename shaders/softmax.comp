@@ -13,6 +13,7 @@
 // Tolerance (tests): |y - ref| <= 2e-6 + 1e-5 |ref| for f32 storage; 1e-3 abs for f16 storage.
 #include "common.glsl"
 #include "kernel_interface.h"
+#include "online_max_sum.glsl"
 #include "row_reduce.glsl"
 #include "push_constants.h"
 
@@ -25,35 +26,12 @@ layout(std430, set = 0, binding = SOFTMAX_BINDING_MASK) readonly buffer Mask { f
 layout(std430, set = 0, binding = SOFTMAX_BINDING_MASK) readonly buffer Mask4 { vec4 mask4[]; };
 STATUS_BUFFER(SOFTMAX_BINDING_STATUS)
 
-const float NEG_INF = -1.0 / 0.0;
-
 uint maskRowOf(uint row) {
   uint r2 = row % p.dim2;
   uint rest = row / p.dim2;
   uint r1 = rest % p.dim1;
   uint r0 = rest / p.dim1;
   return r0 * p.maskStride0 + r1 * p.maskStride1 + r2 * p.maskStride2;
-}
-
-// Running (max m, sum s of exp(v - m)) over logits seen so far; -inf logits contribute nothing.
-void accumulate(inout float m, inout float s, float v) {
-  if (v > m) {
-    s = s * exp(m - v) + 1.0;
-    m = v;
-  } else if (v != NEG_INF) {
-    s += exp(v - m);
-  }
-}
-
-void accumulate4(inout float m, inout float s, vec4 v) {
-  const float top = max(max(v.x, v.y), max(v.z, v.w));
-  if (top == NEG_INF) return;
-  if (top > m) {
-    s *= exp(m - top);
-    m = top;
-  }
-  const vec4 e = exp(v - m);  // exp(-inf) = 0 for masked entries
-  s += (e.x + e.y) + (e.z + e.w);
 }
 
 vec4 logits4(uint i, uint maskBase4, inout bool nanX, inout bool nanMask) {
