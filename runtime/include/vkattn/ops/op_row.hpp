@@ -23,8 +23,8 @@ struct CatalogShape {
 };
 
 struct OpRow {
-  std::string name;        // the op's kernel name: its .comp's stem, its tests' program test_<name>
-  Tolerance f32, f16;      // for outputs stored as f32, as f16
+  std::string name;    // the op's kernel name: its .comp's stem, its tests' program test_<name>
+  Tolerance f32, f16;  // for outputs stored as f32, as f16
   std::vector<CatalogShape> catalog;
 
   // f32 or f16's tolerance (an Error for another storage type).
