@@ -1,4 +1,5 @@
-// Row operations over the last dimension: softmax, LayerNorm, RMSNorm, argmax, drawing tokens.
+// Row operations over the last dimension: softmax, log_softmax, LayerNorm, RMSNorm, argmax,
+// drawing tokens.
 // Inputs are contiguous f32 or f16 tensors; outputs have the input's shape and dtype (in place is
 // allowed), argmax's and sampleTokens' the input's shape without its last dim, in int32.
 #pragma once
@@ -33,6 +34,16 @@ struct RmsNormOptions {
 
 void softmax(Context& ctx, const TensorView& x, const TensorView& y, const SoftmaxOptions& options = {});
 Tensor softmax(Context& ctx, const TensorView& x, const SoftmaxOptions& options = {});
+
+struct LogSoftmaxOptions {
+  float scale = 1.0f;  // x's multiplier (1 / temperature): finite and > 0
+};
+
+// y = log_softmax(scale * x) along the last dim (torch.log_softmax): each row's log-probabilities,
+// scale * x - log(sum exp(scale * x)), in one read of x and one write. A -inf in x stays -inf (a
+// row of -inf alone comes out as -inf); NaN or +inf in x is reported naming x. Rank 1..8.
+void logSoftmax(Context& ctx, const TensorView& x, const TensorView& y, const LogSoftmaxOptions& options = {});
+Tensor logSoftmax(Context& ctx, const TensorView& x, const LogSoftmaxOptions& options = {});
 
 void layerNorm(Context& ctx, const TensorView& x, const TensorView& y, const LayerNormOptions& options = {});
 Tensor layerNorm(Context& ctx, const TensorView& x, const LayerNormOptions& options = {});
