@@ -1,4 +1,4 @@
-// softmax, argmax, layer_norm, rms_norm and rope on NumPy arrays.
+// softmax, log_softmax, argmax, layer_norm, rms_norm and rope on NumPy arrays.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -23,7 +23,9 @@ std::optional<ArrayInput> optionalInput(const py::object& value, const std::stri
   return floatInput(value, name, limits, dtype);
 }
 
-py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
+// softmax or log_softmax (rowOp(ctx, x, y) over the last dim of a 2-d x) along one axis.
+template <typename RowOp>
+py::object alongAxis(const py::object& xValue, const py::object& axisValue, RowOp rowOp) {
   const SizeLimits limits = sizeLimits();
   const bool keep = isDeviceTensor(xValue);
   ArrayInput x = floatInput(xValue, "x", limits);
@@ -40,7 +42,7 @@ py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
     py::array out = toNumpy(onDevice([&](Context& ctx) {
       const DeviceInput t = upload(ctx, x);
       Tensor flat = ctx.tensor({elementCount(x.shape) / x.shape.back(), x.shape.back()}, x.dtype);
-      softmax(ctx, t.view().reshaped(flat.shape()), flat);
+      rowOp(ctx, t.view().reshaped(flat.shape()), flat);
       return download(flat, x.shape);
     }));
     py::object moved = np.attr("ascontiguousarray")(np.attr("moveaxis")(out, last, axis));
@@ -48,12 +50,23 @@ py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
   }
   return toPython(onDevice([&](Context& ctx) {
     const DeviceInput t = upload(ctx, x);
-    // The kernel takes rank <= 4; rows are independent, so fold the leading dims into one.
+    // The kernels take rank <= 4; rows are independent, so fold the leading dims into one.
     Tensor flat = ctx.tensor({elementCount(x.shape) / x.shape.back(), x.shape.back()}, x.dtype);
-    softmax(ctx, t.view().reshaped(flat.shape()), flat);
+    rowOp(ctx, t.view().reshaped(flat.shape()), flat);
     return finish(std::move(flat), keep, x.shape);
   }));
 }
+
+py::object softmaxArray(const py::object& xValue, const py::object& axisValue) {
+  return alongAxis(xValue, axisValue,
+                   [](Context& ctx, const TensorView& x, const TensorView& y) { softmax(ctx, x, y); });
+}
+
+py::object logSoftmaxArray(const py::object& xValue, const py::object& axisValue) {
+  return alongAxis(xValue, axisValue,
+                   [](Context& ctx, const TensorView& x, const TensorView& y) { logSoftmax(ctx, x, y); });
+}
+
 
 // numpy.argmax along one axis (the first index among equal values), for float arrays.
 py::object argmaxArray(const py::object& xValue, const py::object& axisValue) {
@@ -85,6 +98,9 @@ void bindRowOps(py::module_& m) {
         "axis); a language model's greedy token. NaN in x raises ValueError.");
   m.def("softmax", &softmaxArray, py::arg("x"), py::arg("axis") = -1,
         "softmax over one axis (exp(x - max) / sum). Rows of all -inf give zeros.");
+  m.def("log_softmax", &logSoftmaxArray, py::arg("x"), py::arg("axis") = -1,
+        "log_softmax over one axis (x - log(sum(exp(x))), as torch.log_softmax): each row's log-probabilities. "
+        "-inf stays -inf; NaN or +inf in x raises ValueError.");
   m.def(
       "layer_norm",
       [](const py::object& xValue, const py::object& weight, const py::object& bias, const py::object& epsValue) {

@@ -1,4 +1,4 @@
-"""softmax, argmax, layer_norm, rms_norm and rope against float64 NumPy references, NumPy and PyTorch."""
+"""softmax, log_softmax, argmax, layer_norm, rms_norm and rope against float64 NumPy references, NumPy and PyTorch."""
 import gc
 
 import numpy as np
@@ -93,6 +93,33 @@ def test_softmax_matches_torch(rng, torch):
     x = rng.standard_normal((8, 129)).astype(np.float32)
     expected = torch.nn.functional.softmax(torch.from_numpy(x).double(), dim=-1).numpy()
     np.testing.assert_allclose(vkattn.softmax(x), expected, atol=2e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(1,), (3, 7), (2, 5, 33), (2, 32000)])
+def test_log_softmax_matches_torch(rng, torch, shape):
+    x = rng.standard_normal(shape).astype(np.float32) * 6
+    expected = torch.log_softmax(torch.from_numpy(x).double(), dim=-1).numpy()
+    np.testing.assert_allclose(vkattn.log_softmax(x), expected, atol=1e-5, rtol=1e-6)
+
+
+def test_log_softmax_other_axis_float16_and_bad_input(rng):
+    x = rng.standard_normal((4, 6, 9)).astype(np.float32)
+    x[0, 0, 0] = -np.inf
+    ref = x.astype(np.float64) - np.log(np.sum(np.exp(x.astype(np.float64)), axis=1, keepdims=True))
+    got = vkattn.log_softmax(x, axis=1)
+    assert got[0, 0, 0] == -np.inf
+    finite = np.isfinite(ref)
+    np.testing.assert_allclose(got[finite], ref[finite], atol=1e-5, rtol=1e-6)
+    h = x[1:].astype(np.float16)
+    y = vkattn.log_softmax(h)
+    assert y.dtype == np.float16
+    hr = h.astype(np.float64)
+    np.testing.assert_allclose(y, hr - np.log(np.sum(np.exp(hr), axis=-1, keepdims=True)), atol=2e-3, rtol=1e-3)
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="'x'"):
+            vkattn.log_softmax(np.array([1.0, bad], np.float32))
+    with pytest.raises(ValueError, match="'axis'"):
+        vkattn.log_softmax(x, axis=3)
 
 
 @pytest.mark.parametrize("cols", [1, 7, 64, 1000])
