@@ -1,13 +1,12 @@
 // `vkattn devices --pipelines [--json FILE]`: the driver's compiler statistics (registers, spills,
 // shared memory, occupancy, instruction counts, as VK_KHR_pipeline_executable_properties reports
-// them) of every GPU kernel in pipeline_catalog.cpp, and for each module the matrix instructions
-// and packed 8-bit dot instructions in its ISA text (the proof that cooperative matrices reach the
-// matrix units, and integer dot products the dot instructions). Runs nothing: the
-// context is compile-only, so it works where kernels cannot execute (RADV's null device). Spills
-// are marked and counted; judging them is for the budgets (tools/drivers/check_compiler_budgets.py) and
-// tools/gpu/qualify_gpu.sh. In AMD's ISA it also counts the main loop's vector memory loads and the
-// waits for all of them (isa_main_loop.hpp), which the budgets bound for the cooperative-matrix
-// kernels.
+// them) of every kernel at the shapes its op's row names (vkattn/ops/op_row.hpp), and for each module the matrix
+// instructions and packed 8-bit dot instructions in its ISA text (the proof that cooperative matrices reach the matrix
+// units, and integer dot products the dot instructions). Runs nothing: the context is compile-only, so it works where
+// kernels cannot execute (RADV's null device). Spills are marked and counted; judging them is for the budgets
+// (tools/drivers/check_compiler_budgets.py) and tools/gpu/qualify_gpu.sh. In AMD's ISA it also counts the main loop's
+// vector memory loads and the waits for all of them (isa_main_loop.hpp), which the budgets bound for the
+// cooperative-matrix kernels.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -23,10 +22,10 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "isa_main_loop.hpp"
-#include "pipeline_catalog.hpp"
 #include "vkattn/core/context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/pipeline.hpp"
+#include "vkattn/ops/op_row.hpp"
 
 namespace vkattn::cli {
 namespace {
@@ -87,43 +86,44 @@ int pipelinesCommand(const CommonOptions& options, const std::vector<std::string
   std::map<std::string, Module> modules;  // by pipeline: module name and specialization
   std::map<const Pipeline*, std::string> keys;
   nlohmann::ordered_json notRun = nlohmann::ordered_json::array();
-  for (const CatalogEntry& entry : pipelineCatalog()) {
-    try {
-      entry.build(ctx);
-    } catch (const Unsupported& e) {
-      std::cout << "  " << entry.label << ": not on this device (" << e.what() << ")\n";
-      notRun.push_back({{"entry", entry.label}, {"reason", e.what()}});
-      continue;
-    }
-    // The pipelines this entry compiled: those not seen before.
-    for (const Pipeline* pipeline : ctx.pipelines().all()) {
-      if (keys.count(pipeline)) continue;
-      const std::string key = pipeline->name() + " #" + std::to_string(keys.size());
-      keys[pipeline] = key;
-      Module& m = modules[key];
-      m.entries.push_back(entry.label);
-      for (const PipelineStatistic& s : pipelineStatistics(ctx.device(), *pipeline)) {
-        m.statistics[s.name] = s.value;
-        if (isSpill(s.name) && s.value > 0) ++m.spills;
+  for (const OpRow& row : opRows())
+    for (const CatalogShape& entry : row.catalog) {
+      try {
+        entry.build(ctx);
+      } catch (const Unsupported& e) {
+        std::cout << "  " << entry.label << ": not on this device (" << e.what() << ")\n";
+        notRun.push_back({{"entry", entry.label}, {"reason", e.what()}});
+        continue;
       }
-      for (const PipelineRepresentation& r : pipelineRepresentations(ctx.device(), *pipeline)) {
-        if (!r.isText || !isIsa(r.name)) continue;
-        if (isaDir) {
-          std::string file = entry.label + ".s";
-          for (char& c : file)
-            if (c == ' ' || c == '/' || c == ':') c = '_';
-          std::ofstream(std::filesystem::path(*isaDir) / file) << r.data;
+      // The pipelines this entry compiled: those not seen before.
+      for (const Pipeline* pipeline : ctx.pipelines().all()) {
+        if (keys.count(pipeline)) continue;
+        const std::string key = pipeline->name() + " #" + std::to_string(keys.size());
+        keys[pipeline] = key;
+        Module& m = modules[key];
+        m.entries.push_back(entry.label);
+        for (const PipelineStatistic& s : pipelineStatistics(ctx.device(), *pipeline)) {
+          m.statistics[s.name] = s.value;
+          if (isSpill(s.name) && s.value > 0) ++m.spills;
         }
-        const auto found = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kMatrixInstruction),
-                                         std::sregex_iterator());
-        m.matrixInstructions = m.matrixInstructions.value_or(0) + static_cast<int>(found);
-        const auto dots =
-            std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kDotInstruction), std::sregex_iterator());
-        m.dotInstructions = m.dotInstructions.value_or(0) + static_cast<int>(dots);
-        if (!m.mainLoop) m.mainLoop = amdMainLoop(r.data);
+        for (const PipelineRepresentation& r : pipelineRepresentations(ctx.device(), *pipeline)) {
+          if (!r.isText || !isIsa(r.name)) continue;
+          if (isaDir) {
+            std::string file = entry.label + ".s";
+            for (char& c : file)
+              if (c == ' ' || c == '/' || c == ':') c = '_';
+            std::ofstream(std::filesystem::path(*isaDir) / file) << r.data;
+          }
+          const auto found = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kMatrixInstruction),
+                                           std::sregex_iterator());
+          m.matrixInstructions = m.matrixInstructions.value_or(0) + static_cast<int>(found);
+          const auto dots = std::distance(std::sregex_iterator(r.data.begin(), r.data.end(), kDotInstruction),
+                                          std::sregex_iterator());
+          m.dotInstructions = m.dotInstructions.value_or(0) + static_cast<int>(dots);
+          if (!m.mainLoop) m.mainLoop = amdMainLoop(r.data);
+        }
       }
     }
-  }
 
   int spills = 0;
   nlohmann::ordered_json report = {{"device", ctx.info().name},

@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(OddShapes, LogSoftmax,
 TEST_F(VkattnTest, LogSoftmaxKeepsMinusInfinityAndRowsOfItAlone) {
   const int64_t rows = 4, cols = 12;  // vec4 rows
   auto x = randomValues(rows * cols, 8, -3.0f, 3.0f);
-  for (int64_t c = 0; c < cols; c += 3) x[c] = kNegInf;           // row 0: every third column removed
+  for (int64_t c = 0; c < cols; c += 3) x[c] = kNegInf;          // row 0: every third column removed
   for (int64_t c = 0; c < cols; ++c) x[2 * cols + c] = kNegInf;  // row 2: every column
   const std::vector<float> got = logSoftmax(ctx(), ctx().tensor({rows, cols}, x)).download();
   std::vector<double> ref = logSoftmaxRef(x, cols, 1.0);
@@ -110,7 +110,10 @@ TEST_F(VkattnTest, LogSoftmaxNamesBadArguments) {
     for (int64_t cols : {8, 7}) {  // vec4 rows and scalar rows
       auto values = randomValues(2 * cols, 2);
       values[cols + 3] = bad;
-      EXPECT_EQ(invalidArgumentOf([&] { logSoftmax(ctx(), ctx().tensor({2, cols}, values)); }), "x")
+      EXPECT_EQ(invalidArgumentOf([&] {
+                  logSoftmax(ctx(), ctx().tensor({2, cols}, values));
+                }),
+                "x")
           << bad << " in a row of " << cols;
     }
 }

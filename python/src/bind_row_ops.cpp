@@ -67,7 +67,6 @@ py::object logSoftmaxArray(const py::object& xValue, const py::object& axisValue
                    [](Context& ctx, const TensorView& x, const TensorView& y) { logSoftmax(ctx, x, y); });
 }
 
-
 // numpy.argmax along one axis (the first index among equal values), for float arrays.
 py::object argmaxArray(const py::object& xValue, const py::object& axisValue) {
   const SizeLimits limits = sizeLimits();

@@ -11,10 +11,10 @@ Tolerance toleranceFor(Checked what, DType storage) {
     case Checked::LayerNorm:
     case Checked::RmsNorm:
     case Checked::Rope:
-      return opRow(toString(what)).toleranceFor(half ? DType::F16 : DType::F32);
     case Checked::Attention:
-      // f16: P is rounded to half before the P V product, as in FlashAttention.
-      return half ? Tolerance{2e-3, 5e-3} : Tolerance{2e-5, 1e-4};
+    case Checked::Linear:
+    case Checked::Elementwise:
+      return opRow(toString(what)).toleranceFor(half ? DType::F16 : DType::F32);
     case Checked::AttentionLse:
       return {2e-5, 1e-5};
     case Checked::AttentionWeights:
@@ -23,11 +23,6 @@ Tolerance toleranceFor(Checked what, DType storage) {
       return {2e-5, 1e-4};
     case Checked::AttentionLayer:
       return {2e-5, 1e-4};
-    case Checked::Linear:
-      // The bound grows with each output's sum of |products|: accumulation order differs.
-      return half ? Tolerance{1e-3, 1e-3, 2e-7} : Tolerance{1e-5, 1e-5, 2e-7};
-    case Checked::Elementwise:
-      return half ? Tolerance{1e-3, 1e-3} : Tolerance{1e-6, 1e-5};
   }
   return {};
 }

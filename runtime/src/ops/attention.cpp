@@ -18,6 +18,7 @@
 #include "attention_shapes.hpp"
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "variant_from_environment.hpp"
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/device_parallelism.hpp"
@@ -249,5 +250,45 @@ Tensor attention(Context& ctx, const TensorView& q, const TensorView& k, const T
   return detail::allocatingCall(ctx, detail::attentionOutputShape(q, v), q.dtype,
                                 [&](const TensorView& out) { attention(ctx, q, k, v, out, options); });
 }
+
+namespace detail {
+namespace {
+
+// Self-attention of `heads` query heads over kvHeads K/V heads, lq query rows against lk keys.
+CatalogShape attentionShape(std::string label, DType dtype, int64_t dim, bool causal, int64_t heads, int64_t kvHeads,
+                            int64_t lq, int64_t lk, AttentionVariant variant = AttentionVariant::Auto) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor q = ctx.tensor({1, heads, lq, dim}, dtype), k = ctx.tensor({1, kvHeads, lk, dim}, dtype),
+                   v = ctx.tensor({1, kvHeads, lk, dim}, dtype), out = ctx.tensor({1, heads, lq, dim}, dtype);
+            attention(ctx, q, k, v, out,
+                      {.causal = causal, .alignment = MaskAlignment::BottomRight, .variant = variant});
+          }};
+}
+
+}  // namespace
+
+// The output O. f16: P is rounded to half before the P V product, as in FlashAttention.
+VKATTN_OP_ROW(attention) {
+  OpRow row{.name = "attention", .f32 = {2e-5, 1e-4}, .f16 = {2e-3, 5e-3}};
+  // Prefill as Auto runs it: the cooperative-matrix kernel for f16 where there are matrix units,
+  // the tiled kernel otherwise.
+  for (int64_t dim : {64, 80, 96, 128, 160, 192, 256})
+    for (bool causal : {false, true})
+      row.catalog.push_back(attentionShape("attention f16 D" + std::to_string(dim) + (causal ? " causal" : ""),
+                                           DType::F16, dim, causal, 8, 8, 1024, 1024));
+  for (DType dtype : {DType::F32, DType::F16})
+    row.catalog.push_back(attentionShape(std::string("attention tiled ") + toString(dtype) + " D128", dtype, 128, false,
+                                         8, 8, 1024, 1024, AttentionVariant::Tiled));
+  row.catalog.push_back(attentionShape("attention coopmat2 f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
+                                       AttentionVariant::Coopmat2));
+  row.catalog.push_back(attentionShape("attention coopmat2-wg f16 D128", DType::F16, 128, false, 8, 8, 1024, 1024,
+                                       AttentionVariant::Coopmat2Workgroup));
+  // Decode: one query row of 32 heads against 8 K/V heads (GQA 4:1), split over the keys and
+  // combined.
+  row.catalog.push_back(attentionShape("attention decode f16 D128 GQA 4:1", DType::F16, 128, true, 32, 8, 1, 4096));
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

@@ -6,7 +6,9 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/embedding.hpp"
 
 namespace vkattn {
 namespace {
@@ -126,5 +128,22 @@ Tensor add(Context& ctx, const TensorView& a, const TensorView& b) {
   requireElementwise(ctx, "a", a);
   return detail::allocatingCall(ctx, a.shape, a.dtype, [&](const TensorView& y) { add(ctx, a, b, y); });
 }
+
+namespace detail {
+
+// Activations, SwiGLU, add and the embedding gather (exact for block-format tables against the
+// host's decoding).
+VKATTN_OP_ROW(elementwise) {
+  OpRow row{.name = "elementwise", .f32 = {1e-6, 1e-5}, .f16 = {1e-3, 1e-3}};
+  // A decoded token's row of a 1B-class model's table, decoded from the file's format as it is gathered.
+  for (DType format : {DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K})
+    row.catalog.push_back(
+        {std::string("embedding ") + toString(format) + " table 32000x2048", [format](Context& ctx) {
+           embedding(ctx, ctx.tensor({32000, 2048}, format), ctx.tensor({1, 1}, DType::I32), ctx.tensor({1, 1, 2048}));
+         }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

@@ -8,10 +8,12 @@
 #include "checks.hpp"
 #include "linear_tail.hpp"
 #include "matmul_kernel.hpp"
+#include "op_row_definition.hpp"
 #include "row_kernel.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/ops/elementwise.hpp"
+#include "vkattn/ops/linear_steps.hpp"
 #include "vkattn/ops/row_ops.hpp"
 #include "weight_kernel.hpp"
 
@@ -379,5 +381,101 @@ Tensor matmul(Context& ctx, const TensorView& a, const TensorView& b, const Matm
   matmul(ctx, a, b, c, options);
   return c;
 }
+
+namespace detail {
+namespace {
+
+// With inputNorm, x's RMSNorm folded into the product (a decoder's pre-norm).
+CatalogShape linearShape(std::string label, DType activations, DType weights, int64_t m, int64_t n, int64_t k,
+                         WeightKernel kernel = WeightKernel::Auto, bool inputNorm = false) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor x = ctx.tensor({m, k}, activations), w = ctx.tensor({n, k}, weights),
+                   y = ctx.tensor({m, n}, activations), g = ctx.tensor({k}, activations);
+            LinearOptions options{.weightKernel = kernel};
+            if (inputNorm) options.inputNorm = InputRmsNorm{.weight = g.view()};
+            linear(ctx, x, w, y, options);
+          }};
+}
+
+// A feed-forward layer's gate and up projections in one dispatch (decode), F outputs from 2F rows.
+CatalogShape gatedShape(std::string label, DType weights, int64_t f, int64_t k, bool inputNorm = false) {
+  return {std::move(label), [=](Context& ctx) {
+            Tensor x = ctx.tensor({1, k}, DType::F32), w = ctx.tensor({2 * f, k}, weights),
+                   y = ctx.tensor({1, f}, DType::F32), g = ctx.tensor({k}, DType::F32);
+            GatedLinearOptions options;
+            if (inputNorm) options.inputNorm = InputRmsNorm{.weight = g.view()};
+            gatedLinear(ctx, x, w, y, options);
+          }};
+}
+
+}  // namespace
+
+// linear, matmul and gatedLinear, with their epilogues and the steps after them. The bound grows
+// with each output's sum of |products|: the accumulation order differs from the reference's.
+VKATTN_OP_ROW(linear) {
+  OpRow row{.name = "linear", .f32 = {1e-5, 1e-5, 2e-7}, .f16 = {1e-3, 1e-3, 2e-7}};
+  std::vector<CatalogShape>& shapes = row.catalog;
+  // Dense layers: prompts (tiles; cooperative matrices for f16) and decode (one row).
+  for (DType dtype : {DType::F16, DType::F32}) {
+    shapes.push_back(
+        linearShape(std::string("linear ") + toString(dtype) + " 512x4096x4096", dtype, dtype, 512, 4096, 4096));
+    shapes.push_back(
+        linearShape(std::string("linear ") + toString(dtype) + " 1x4096x4096", dtype, dtype, 1, 4096, 4096));
+  }
+  // The workgroup-scope cooperative-matrix-2 kernel, on request (written, not yet executed).
+  shapes.push_back({"linear f16 512x4096x4096 coopmat2-wg", [](Context& ctx) {
+                      Tensor x = ctx.tensor({512, 4096}, DType::F16), w = ctx.tensor({4096, 4096}, DType::F16),
+                             y = ctx.tensor({512, 4096}, DType::F16);
+                      linear(ctx, x, w, y, {.variant = MatmulVariant::Coopmat2Workgroup});
+                    }});
+  // Weights in block formats (and f16 under f32 x), decoded as they load: matrix-vector (decode)
+  // and tiled (prompts); and the integer-dot matrix-vector kernel (not Auto's choice until a GPU
+  // has measured it) where the device has 8-bit dot products.
+  for (DType format : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::F16}) {
+    const std::string name = std::string("linear ") + toString(format) + " weights ";
+    for (int64_t rows : {1, 64})
+      shapes.push_back(linearShape(name + std::to_string(rows) + "x4096x4096", DType::F32, format, rows, 4096, 4096));
+    if (format != DType::F16)
+      shapes.push_back(
+          linearShape(name + "1x4096x4096 integer-dot", DType::F32, format, 1, 4096, 4096, WeightKernel::MatvecInt8));
+  }
+  // The gate and up projections of a feed-forward layer read in one dispatch when decoding.
+  for (DType format : {DType::Q4_K, DType::F16})
+    shapes.push_back(
+        gatedShape(std::string("gated linear ") + toString(format) + " weights 1x4096x4096", format, 4096, 4096));
+  // A decoder's pre-norm folded into the products that read it (LinearOptions::inputNorm).
+  for (DType format : {DType::Q4_K, DType::F16}) {
+    const std::string weights = std::string(toString(format)) + " weights 1x4096x4096 input norm";
+    shapes.push_back(linearShape("linear " + weights, DType::F32, format, 1, 4096, 4096, WeightKernel::Auto, true));
+    shapes.push_back(gatedShape("gated linear " + weights, format, 4096, 4096, true));
+  }
+  // A decoded token's step after its product, run by the product's last workgroup
+  // (LinearOptions::ropeAppend, postNorm): 32 query and 8 K/V heads of 128 with head norms from a
+  // stacked q/k/v product, and a post-norm after a 4096-wide product.
+  shapes.push_back({"linear Q4_K weights 1x4096x6144 then RoPE and cache append", [](Context& ctx) {
+                      Tensor x = ctx.tensor({1, 1, 4096}), w = ctx.tensor({6144, 4096}, DType::Q4_K),
+                             rows = ctx.tensor({1, 1, 6144}), norm = ctx.tensor({128});
+                      Tensor keys = ctx.tensor({1, 8, 4096, 128}), values = ctx.tensor({1, 8, 4096, 128});
+                      const auto heads = [&](int64_t first, int64_t count) {
+                        return rows.view().reshaped({1, 1, 48, 128}).sliced(2, first, count).permuted({0, 2, 1, 3});
+                      };
+                      linear(ctx, x, w, rows,
+                             {.ropeAppend = RopeAppendStep{heads(0, 32),
+                                                           heads(32, 8),
+                                                           heads(40, 8),
+                                                           keys.view().sliced(2, 100, 1),
+                                                           values.view().sliced(2, 100, 1),
+                                                           {.positionOffset = 100},
+                                                           HeadNorms{norm.view(), norm.view()}}});
+                    }});
+  shapes.push_back({"linear Q4_K weights 1x4096x4096 then post-norm", [](Context& ctx) {
+                      Tensor x = ctx.tensor({1, 4096}), w = ctx.tensor({4096, 4096}, DType::Q4_K),
+                             y = ctx.tensor({1, 4096}), norm = ctx.tensor({4096}), residual = ctx.tensor({1, 4096});
+                      linear(ctx, x, w, y, {.postNorm = PostNormStep{norm.view(), 1e-6f, residual.view()}});
+                    }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

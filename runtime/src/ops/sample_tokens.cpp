@@ -7,6 +7,7 @@
 
 #include "checks.hpp"
 #include "op_dispatch.hpp"
+#include "op_row_definition.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/ops/row_ops.hpp"
 
@@ -71,5 +72,20 @@ void sampleTokens(Context& ctx, const TensorView& logits, const TensorView& unif
            {"sampleTokens", {"logits", "uniforms"}, SAMPLE_BINDING_STATUS, {"", "holds a value outside [0, 1)"}});
   ctx.flush();
 }
+
+namespace detail {
+
+// Exact: the host sampler's token for the same uniform number (but within 2e-6 of a boundary).
+VKATTN_OP_ROW(sample_tokens) {
+  OpRow row{.name = "sample_tokens", .f32 = {0.0, 0.0}, .f16 = {0.0, 0.0}};
+  // A 1B-class model's sampled token: top k 40 and top p 0.95 over one row of 32000 logits.
+  row.catalog.push_back({"sample_tokens", [](Context& ctx) {
+                           sampleTokens(ctx, ctx.tensor({1, 32000}), ctx.tensor({1}), ctx.tensor({1}, DType::I32),
+                                        {.temperature = 0.8f, .topK = 40, .topP = 0.95f});
+                         }});
+  return row;
+}
+
+}  // namespace detail
 
 }  // namespace vkattn

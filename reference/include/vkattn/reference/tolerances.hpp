@@ -1,7 +1,7 @@
 // Every checked output's tolerance against its double-precision reference, per storage type
-// (vkattn/core/tolerance.hpp says when an element passes): the ops with a row
-// (vkattn/ops/op_row.hpp: softmax, the norms, RoPE) state theirs there, and toleranceFor reads it;
-// the attention kernels, matrix products and elementwise ops theirs here. The tests,
+// (vkattn/core/tolerance.hpp says when an element passes): each op's is in its row
+// (vkattn/ops/op_row.hpp), which toleranceFor reads; the outputs that are not an op's own (the
+// log-sum-exp, attention weights, additive attention, a whole attention layer) have theirs here. The tests,
 // `vkattn conformance`, `vkattn bench`, `vkattn demo` and bench/ all ask toleranceFor; the
 // README's accuracy table quotes it.
 #pragma once
