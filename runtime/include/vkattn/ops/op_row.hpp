@@ -23,7 +23,7 @@ struct CatalogShape {
 };
 
 struct OpRow {
-  std::string name;    // the op's kernel name: its .comp's stem, its tests' program test_<name>
+  std::string name;    // the op's kernel name in reports (its .comp's stem where it has one kernel)
   Tolerance f32, f16;  // for outputs stored as f32, as f16
   std::vector<CatalogShape> catalog;
 
