@@ -7,6 +7,7 @@
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/device_selection.hpp"
+#include "vkattn/ops/tile_rankings.hpp"
 
 namespace vkattn::cli {
 
@@ -88,6 +89,9 @@ int devicesCommand(const CommonOptions& options) {
     if (choice.flavour != CoopmatFlavour::None)
       std::cout << " (modules " << coopmatShader("attention_coopmat", choice.flavour) << "_f16, "
                 << coopmatShader("matmul_coopmat", choice.flavour) << "_f16)";
+    if (choice.flavour != CoopmatFlavour::None && !cpu)
+      for (const char* kernel : {"attention coopmat", "linear coopmat"})
+        std::cout << "\n     " << kernel << " tiles: " << describeTileRanking(d.vendorId, kernel);
     std::cout << "\n     cooperative-matrix-2 attention: " << describe(coopmat2ChoiceFor(d)) << "\n";
     std::cout << "     cooperative-matrix-2 attention, workgroup scope: " << describe(coopmat2WorkgroupChoiceFor(d))
               << "\n";

@@ -4,7 +4,9 @@
 #include <shared_layout.h>
 
 #include <algorithm>
+#include <array>
 #include <span>
+#include <vector>
 
 #include "tile_override.hpp"
 #include "vkattn/core/checked_size.hpp"
@@ -12,6 +14,7 @@
 #include "vkattn/core/device_parallelism.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/fragment_layout.hpp"
+#include "vkattn/ops/tile_rankings.hpp"
 
 namespace vkattn::detail {
 
@@ -94,6 +97,23 @@ AttentionKernelShape tiledShape(Context& ctx, const AttentionPlan& plan) {
 constexpr uint32_t kEmulatedFragmentLanes = FRAG_EMULATED_LANES;
 constexpr uint32_t kEmulatedFragment = FRAG_EMULATED_SIZE;
 
+namespace {
+
+using Tile = std::array<uint32_t, 3>;  // rows x keys x stages
+
+// The tiles a fragment kernel tries, in order: the one VKATTN_ATTENTION_TILE forces; else the CPU
+// drivers' order; else `vendorId`'s ranked tiles for `kernel` at these head dims
+// (vkattn/ops/tile_rankings.hpp; vendor 0: none) before the GPUs' order.
+std::vector<Tile> attentionTileOrder(bool cpu, uint32_t vendorId, std::string_view kernel, const AttentionPlan& plan,
+                                     std::span<const Tile> cpuOrder, std::span<const Tile> gpuOrder) {
+  if (const auto forced = tileOverride("VKATTN_ATTENTION_TILE"))
+    return {{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}};
+  if (cpu) return {cpuOrder.begin(), cpuOrder.end()};
+  return rankedTileOrder(vendorId, kernel, static_cast<uint32_t>(std::max(plan.dk, plan.dv)), gpuOrder);
+}
+
+}  // namespace
+
 // Fragment kernel (attention_coopmat.comp, hardware or emulated fragments): ROWS subgroups of FM
 // query rows each per workgroup, KEY_BLOCK keys per tile and STAGES K/V buffers: the first of
 // the configurations below, in order of expected speed, whose shared memory (shared_layout.h's
@@ -145,27 +165,21 @@ AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool
   // row: AMD's compiler read row-major V two bytes at a time (RDNA3). NVIDIA keeps the row-major
   // tiles it was measured with; the emulated fragments read element by element either way.
   const bool vTransposed = !emulated && info.vendorId != kVendorNvidia;
-  struct Option {
-    uint32_t rows, keys, stages;
-  };
-  constexpr Option kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 16, 2}, {2, 16, 2}, {4, 64, 1},
-                                    {4, 32, 1}, {2, 32, 1}, {4, 16, 1}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
-  constexpr Option kCpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
-                                    {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
-  const std::span<const Option> options =
-      info.kind == DeviceKind::Cpu ? std::span<const Option>(kCpuOptions) : std::span<const Option>(kGpuOptions);
-  const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
-  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}
-                                        : Option{}};
+  constexpr Tile kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 16, 2}, {2, 16, 2}, {4, 64, 1},
+                                  {4, 32, 1}, {2, 32, 1}, {4, 16, 1}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  constexpr Tile kCpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {4, 64, 1}, {4, 32, 1}, {2, 64, 2}, {2, 32, 2}, {2, 32, 1},
+                                  {4, 16, 2}, {4, 16, 1}, {2, 16, 2}, {2, 16, 1}, {1, 32, 1}, {1, 16, 1}};
+  const std::vector<Tile> options = attentionTileOrder(info.kind == DeviceKind::Cpu, emulated ? 0 : info.vendorId,
+                                                       "attention coopmat", plan, kCpuOptions, kGpuOptions);
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
-  for (const Option& o : forced ? std::span<const Option>(forcedOption) : options) {
+  for (const auto& [rows, keys, stages] : options) {
     const uint64_t bytes = ATTN_COOPMAT_SHARED_BYTES(
-        uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, pad, e, uint64_t{fm}, uint64_t{fn}, uint64_t{fk},
-        uint64_t{o.rows}, uint64_t{sharedQ}, uint64_t{vTransposed}, uint64_t{static_cast<uint32_t>(layout.placement)});
+        uint64_t{stages}, uint64_t{keys}, dk, dv, pad, e, uint64_t{fm}, uint64_t{fn}, uint64_t{fk}, uint64_t{rows},
+        uint64_t{sharedQ}, uint64_t{vTransposed}, uint64_t{static_cast<uint32_t>(layout.placement)});
     // Tiles hold whole fragments: keys in multiples of FN (S) and of FK (P).
-    if (o.keys % fn != 0 || o.keys % fk != 0) continue;
+    if (keys % fn != 0 || keys % fk != 0) continue;
     smallest = std::min(smallest, bytes);
-    if (bytes <= info.maxSharedMemoryBytes && o.rows * lanes <= info.maxWorkgroupInvocations) {
+    if (bytes <= info.maxSharedMemoryBytes && rows * lanes <= info.maxWorkgroupInvocations) {
       AttentionKernelShape s;
       s.subgroup = lanes;
       s.fragM = fm;
@@ -179,10 +193,10 @@ AttentionKernelShape fragmentShape(Context& ctx, const AttentionPlan& plan, bool
       s.softmax = static_cast<uint32_t>(layout.placement);
       s.fragLaneFree = layout.laneFree;
       s.fragElemFree = layout.elementFree;
-      s.workgroup = o.rows * lanes;
-      s.rows = o.rows;
-      s.keyBlock = o.keys;
-      s.stages = o.stages;
+      s.workgroup = rows * lanes;
+      s.rows = rows;
+      s.keyBlock = keys;
+      s.stages = stages;
       return s;
     }
   }
@@ -217,27 +231,19 @@ AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan) {
   if (!choice.usable) throw refuse("cannot run: " + choice.reason);
   if (const std::string why = coopmat2InputRefusal(plan); !why.empty()) throw refuse(why);
   const uint64_t dk = roundUp(plan.dk, choice.pad), dv = roundUp(plan.dv, choice.pad);
-  struct Option {
-    uint32_t rows, keys, stages;
-  };
-  constexpr Option kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 32, 1}, {2, 32, 1},
-                                    {1, 32, 2}, {1, 32, 1}, {2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
-  constexpr Option kCpuOptions[] = {{2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
-  const bool cpu = info.defaultProfile() == KernelProfile::CpuDriver;
-  const auto forced = tileOverride("VKATTN_ATTENTION_TILE");
-  const Option forcedOption[] = {forced ? Option{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)}
-                                        : Option{}};
-  const std::span<const Option> options = forced ? std::span<const Option>(forcedOption)
-                                          : cpu  ? std::span<const Option>(kCpuOptions)
-                                                 : std::span<const Option>(kGpuOptions);
+  constexpr Tile kGpuOptions[] = {{4, 64, 2}, {4, 32, 2}, {2, 64, 2}, {2, 32, 2}, {4, 32, 1}, {2, 32, 1},
+                                  {1, 32, 2}, {1, 32, 1}, {2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
+  constexpr Tile kCpuOptions[] = {{2, 16, 1}, {1, 16, 1}, {1, 8, 1}};
+  const std::vector<Tile> options = attentionTileOrder(info.defaultProfile() == KernelProfile::CpuDriver, info.vendorId,
+                                                       "attention coopmat2", plan, kCpuOptions, kGpuOptions);
   const uint32_t fm = choice.rows;
   uint64_t smallest = ~uint64_t{0};  // the least shared memory any configuration needs
-  for (const Option& o : options) {
-    const uint64_t bytes = ATTN_COOPMAT2_SHARED_BYTES(uint64_t{o.stages}, uint64_t{o.keys}, dk, dv, uint64_t{8},
-                                                      uint64_t{2}, uint64_t{fm}, uint64_t{o.rows});
-    if (o.keys % choice.pad != 0 || std::max<uint64_t>({dk, dv, o.keys}) > choice.maxDimension) continue;
+  for (const auto& [rows, keys, stages] : options) {
+    const uint64_t bytes = ATTN_COOPMAT2_SHARED_BYTES(uint64_t{stages}, uint64_t{keys}, dk, dv, uint64_t{8},
+                                                      uint64_t{2}, uint64_t{fm}, uint64_t{rows});
+    if (keys % choice.pad != 0 || std::max<uint64_t>({dk, dv, keys}) > choice.maxDimension) continue;
     smallest = std::min(smallest, bytes);
-    if (bytes > info.maxSharedMemoryBytes || o.rows * choice.subgroupSize > info.maxWorkgroupInvocations) continue;
+    if (bytes > info.maxSharedMemoryBytes || rows * choice.subgroupSize > info.maxWorkgroupInvocations) continue;
     AttentionKernelShape s;
     s.subgroup = choice.subgroupSize;
     s.requiredSubgroupSize = choice.subgroupSize;
@@ -245,10 +251,10 @@ AttentionKernelShape coopmat2Shape(Context& ctx, const AttentionPlan& plan) {
     s.fragN = choice.pad;
     s.fragK = choice.pad;
     s.lockstepSubgroups = info.kind == DeviceKind::Cpu;  // as fragmentShape
-    s.workgroup = o.rows * choice.subgroupSize;
-    s.rows = o.rows;
-    s.keyBlock = o.keys;
-    s.stages = o.stages;
+    s.workgroup = rows * choice.subgroupSize;
+    s.rows = rows;
+    s.keyBlock = keys;
+    s.stages = stages;
     return s;
   }
   if (smallest == ~uint64_t{0})

@@ -13,6 +13,7 @@
 #include "tile_override.hpp"
 #include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/ops/tile_rankings.hpp"
 
 namespace vkattn {
 namespace {
@@ -126,22 +127,16 @@ FragmentShape matmulFragmentShape(const Context& ctx, DType dtype, bool emulated
     throw Unsupported(op + ": " + kernel + " needs workgroups of " + std::to_string(4 * lanes) + " invocations on " +
                       info.name);
   const uint64_t e = dtype == DType::F16 ? 2 : 4, pad = 16 / e;
-  constexpr FragmentShape kOptions[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2}, {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
-  // NVIDIA (measured on an H100, f16 4096^3, README's GPU section): 64 x 64 tiles with one slice
-  // buffer ran 1.5x the 128 x 128 double-buffered tiles, at the 48 KiB its Vulkan driver allows.
-  constexpr FragmentShape kNvidiaOptions[] = {{2, 32, 1}, {4, 16, 2}, {2, 16, 2}, {4, 32, 1}, {4, 32, 2}, {2, 16, 1}};
-  // AMD (AMD's compiler, RDNA3, f16 512x4096x4096; estimates): the same 128 x 128 tile with one
-  // slice buffer takes 144 VGPRs instead of 256, 10 waves per SIMD instead of 4, and an inverse
-  // throughput of 232 a matrix instruction instead of 320 (4x16x2: 265 at 8 waves).
-  constexpr FragmentShape kAmdOptions[] = {{4, 32, 1}, {4, 16, 2}, {4, 32, 2}, {2, 32, 2}, {2, 16, 2}, {2, 16, 1}};
+  // The portable order; a vendor's ranked tiles (vkattn/ops/tile_rankings.hpp) go first.
+  constexpr std::array<uint32_t, 3> kPortable[] = {{4, 32, 2}, {4, 32, 1}, {2, 32, 2},
+                                                   {2, 16, 2}, {2, 32, 1}, {2, 16, 1}};
   const auto forced = detail::tileOverride("VKATTN_MATMUL_TILE");
-  const FragmentShape forcedShape[] = {
-      forced ? FragmentShape{(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)} : FragmentShape{}};
-  using Options = std::span<const FragmentShape>;
-  const Options options = forced                                        ? Options(forcedShape)
-                          : !emulated && info.vendorId == kVendorNvidia ? Options(kNvidiaOptions)
-                          : !emulated && info.vendorId == kVendorAmd    ? Options(kAmdOptions)
-                                                                        : Options(kOptions);
+  std::vector<FragmentShape> options;
+  if (forced)
+    options.push_back({(*forced)[0], (*forced)[1], std::min<uint32_t>((*forced)[2], 2)});
+  else
+    for (const auto& t : rankedTileOrder(emulated ? 0 : info.vendorId, "linear coopmat", 0, kPortable))
+      options.push_back({t[0], t[1], t[2]});
   for (FragmentShape s : options) {
     s.fm = emulated ? kEmulatedFragment : choice.m;
     s.fn = emulated ? kEmulatedFragment : choice.n;
