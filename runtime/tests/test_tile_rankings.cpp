@@ -63,8 +63,6 @@ TEST(TileRankings, EachRankingIsWrittenInTheSectionItNames) {
     const std::size_t hash = source.find('#');
     ASSERT_NE(hash, std::string::npos) << source;
     const std::filesystem::path path = std::filesystem::path(VKATTN_SOURCE_DIR) / source.substr(0, hash);
-    if (!std::filesystem::exists(std::filesystem::path(VKATTN_SOURCE_DIR) / "runtime"))
-      GTEST_SKIP() << "the source tree it was built from is not here (" << VKATTN_SOURCE_DIR << ")";
     std::ifstream file(path);
     ASSERT_TRUE(file) << source;
     std::string line, section;
