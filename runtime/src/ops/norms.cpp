@@ -87,21 +87,21 @@ Tensor rmsNorm(Context& ctx, const TensorView& x, const RmsNormOptions& options)
 namespace detail {
 
 VKATTN_OP_ROW(layer_norm) {
-  OpRow row{.name = "layer_norm", .f32 = {1e-5, 1e-5}, .f16 = {2e-3, 2e-3}};
-  for (DType dtype : {DType::F32, DType::F16})
-    row.catalog.push_back({std::string("layer_norm ") + toString(dtype), [dtype](Context& ctx) {
-                             layerNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                           }});
-  return row;
+  return {.name = "layer_norm",
+          .f32 = {1e-5, 1e-5},
+          .f16 = {2e-3, 2e-3},
+          .catalog =
+              sameShapeCatalog("layer_norm", {4096, 4096},
+                               [](Context& ctx, const TensorView& x, const TensorView& y) { layerNorm(ctx, x, y); })};
 }
 
 VKATTN_OP_ROW(rms_norm) {
-  OpRow row{.name = "rms_norm", .f32 = {1e-5, 1e-5}, .f16 = {2e-3, 2e-3}};
-  for (DType dtype : {DType::F32, DType::F16})
-    row.catalog.push_back({std::string("rms_norm ") + toString(dtype), [dtype](Context& ctx) {
-                             rmsNorm(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                           }});
-  return row;
+  return {
+      .name = "rms_norm",
+      .f32 = {1e-5, 1e-5},
+      .f16 = {2e-3, 2e-3},
+      .catalog = sameShapeCatalog("rms_norm", {4096, 4096},
+                                  [](Context& ctx, const TensorView& x, const TensorView& y) { rmsNorm(ctx, x, y); })};
 }
 
 }  // namespace detail

@@ -85,12 +85,12 @@ namespace detail {
 
 // f16: outputs in [0, 1] rounded to half (ulp 2^-11 near 1), absolute only.
 VKATTN_OP_ROW(softmax) {
-  OpRow row{.name = "softmax", .f32 = {2e-6, 1e-5}, .f16 = {1e-3, 0.0}};
-  for (DType dtype : {DType::F32, DType::F16})
-    row.catalog.push_back({std::string("softmax ") + toString(dtype), [dtype](Context& ctx) {
-                             softmax(ctx, ctx.tensor({4096, 4096}, dtype), ctx.tensor({4096, 4096}, dtype));
-                           }});
-  return row;
+  return {
+      .name = "softmax",
+      .f32 = {2e-6, 1e-5},
+      .f16 = {1e-3, 0.0},
+      .catalog = sameShapeCatalog("softmax", {4096, 4096},
+                                  [](Context& ctx, const TensorView& x, const TensorView& y) { softmax(ctx, x, y); })};
 }
 
 }  // namespace detail
