@@ -9,6 +9,7 @@
 #include "vkattn/core/device_selection.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
+#include "vkattn/core/replay.hpp"
 #include "vkattn/core/storage_formats.hpp"
 #include "vkattn/core/tensor.hpp"
 #include "vkattn/core/timing.hpp"

@@ -9,7 +9,8 @@
 
 namespace vkattn {
 
-CommandContext::CommandContext(const Device& device, bool resettable) : m_device(&device), m_resettable(resettable) {
+CommandContext::CommandContext(const Device& device, bool resettable, bool reusable)
+    : m_device(&device), m_resettable(resettable), m_reusable(reusable) {
   VkDevice dev = device.handle();
   VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   poolInfo.flags = resettable ? VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT : VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
@@ -29,13 +30,28 @@ void CommandContext::begin() {
   if (m_recording) return;
   m_device->requireUsable();
   VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  info.flags = m_reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   checkVk(vkBeginCommandBuffer(buffer(), &info), "vkBeginCommandBuffer");
   m_recording = true;
 }
 
+void CommandContext::end() {
+  if (!m_reusable) throw Error("end: only a reusable command context keeps its recording");
+  if (!m_recording) return;
+  m_recording = false;
+  checkVk(vkEndCommandBuffer(buffer()), "vkEndCommandBuffer");
+}
+
+void CommandContext::resubmitAndWait() {
+  if (!m_reusable || m_recording) throw Error("resubmitAndWait: no ended recording of a reusable context");
+  VkFence fence = m_fence.get();
+  checkVk(vkResetFences(m_device->handle(), 1, &fence), "vkResetFences");
+  queueSubmit(fence);
+  wait();
+}
+
 void CommandContext::submitPart() {
-  if (!m_resettable) throw Error("submitPart: a one-shot command context submits once");
+  if (!m_resettable || m_reusable) throw Error("submitPart: this command context submits its recording whole");
   submit(VK_NULL_HANDLE);
   m_partsPending = true;
   if (++m_current == m_buffers.size()) {
@@ -51,8 +67,13 @@ void CommandContext::submitPart() {
 
 void CommandContext::submit(VkFence fence) {
   m_recording = false;
+  checkVk(vkEndCommandBuffer(buffer()), "vkEndCommandBuffer");
+  queueSubmit(fence);
+}
+
+void CommandContext::queueSubmit(VkFence fence) {
+  m_device->requireUsable();
   VkCommandBuffer cmd = buffer();
-  checkVk(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
@@ -73,10 +94,15 @@ void CommandContext::submit(VkFence fence) {
 }
 
 void CommandContext::submitAndWait() {
+  VkFence fence = m_fence.get();
+  checkVk(vkResetFences(m_device->handle(), 1, &fence), "vkResetFences");
+  submit(fence);
+  wait();
+}
+
+void CommandContext::wait() {
   VkDevice dev = m_device->handle();
   VkFence fence = m_fence.get();
-  checkVk(vkResetFences(dev, 1, &fence), "vkResetFences");
-  submit(fence);
   const auto waiting = std::chrono::steady_clock::now();
   const VkResult result = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
   m_device->addWaitedNs(static_cast<uint64_t>(

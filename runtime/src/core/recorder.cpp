@@ -23,15 +23,18 @@ uint32_t partSize() {
 
 }  // namespace
 
-Recorder::Recorder(const Device& device)
+Recorder::Recorder(const Device& device, bool replayable)
     : m_device(device),
-      m_commands(device.compileOnly() ? std::nullopt : std::optional<CommandContext>(std::in_place, device, true)),
+      m_commands(device.compileOnly() ? std::nullopt
+                                      : std::optional<CommandContext>(std::in_place, device, true, replayable)),
       m_descriptors(device),
       m_timestamps(device),
       m_status(device),
       m_scratch(device),
-      m_partSize(partSize()) {
-  if (!device.compileOnly() && DispatchTrace::requested()) m_trace = std::make_unique<DispatchTrace>(device);
+      m_partSize(replayable ? 0 : partSize()),
+      m_replayable(replayable) {
+  if (!device.compileOnly() && !replayable && DispatchTrace::requested())
+    m_trace = std::make_unique<DispatchTrace>(device);
 }
 
 Recorder::~Recorder() {
@@ -72,6 +75,7 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
       throw Unsupported(pipeline.name() + ": a buffer of " + std::to_string(b->size()) +
                         " bytes exceeds the device's maxStorageBufferRange of " +
                         std::to_string(limits.maxStorageBufferRange) + " bytes");
+  if (m_finished) throw Error(pipeline.name() + ": a replay's recording has ended; nothing more is recorded into it");
   ++m_dispatchesRecorded;
   if (m_device.compileOnly()) {  // checked and compiled: nothing is recorded
     ++m_dispatches;
@@ -118,6 +122,7 @@ void Recorder::dispatch(const Pipeline& pipeline, std::span<const Bind> buffers,
 
 uint32_t Recorder::timestamp() {
   if (m_device.compileOnly()) throw Unsupported("a compile-only context runs nothing: it takes no timestamps");
+  if (m_replayable) throw Unsupported("a replay takes no timestamps: time its submissions on the host");
   if (!m_timestamps.supported()) throw Unsupported("this device's compute queue has no timestamps");
   begin();
   return m_timestamps.record(m_commands->buffer());
@@ -140,18 +145,47 @@ const Buffer& Recorder::upload(const void* data, std::size_t bytes, const char* 
   return m_scratch.upload(data, bytes, what);
 }
 
+namespace {
+
+// Shader writes made visible to host reads (and copies) after the fence wait.
+void barrierToHost(VkCommandBuffer cmd) {
+  VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &toHost, 0, nullptr, 0,
+                       nullptr);
+}
+
+}  // namespace
+
+void Recorder::finishRecording() {
+  if (!m_replayable) throw Error("finishRecording: only a replay's recorder keeps its recording");
+  if (m_finished) return;
+  m_finished = true;
+  if (!m_recording) return;  // nothing recorded (or a compile-only device)
+  // Host writes to the replay's inputs (before each submission) precede its first reads: the
+  // submission itself orders them; shader writes are made visible to the host after each run.
+  barrierToHost(m_commands->buffer());
+  m_commands->end();
+  m_recording = false;
+  m_hasRecording = true;
+}
+
+void Recorder::replay() {
+  if (!m_finished) throw Error("replay: the recording has not been finished");
+  if (!m_hasRecording) return;
+  m_commands->resubmitAndWait();
+  m_status.checkAndRearm();
+}
+
 void Recorder::submit() {
+  if (m_replayable) throw Error("a replay's recorder submits through replay()");
   if (!m_recording) {  // nothing to run (or a compile-only device): temporaries are free again
     discard();
     return;
   }
-  // Shader writes must be visible to host reads after the fence wait below.
-  VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(m_commands->buffer(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &toHost, 0, nullptr, 0,
-                       nullptr);
+  barrierToHost(m_commands->buffer());  // shader writes visible to host reads after the wait
   m_recording = false;
   try {
     m_commands->submitAndWait();
@@ -168,6 +202,8 @@ void Recorder::submit() {
 void Recorder::discard() noexcept {
   if (m_commands) m_commands->reset();
   m_recording = false;
+  m_finished = false;
+  m_hasRecording = false;
   m_descriptors.reset();
   m_dispatches = 0;
   m_partDispatches = 0;

@@ -24,6 +24,14 @@ StatusSlot StatusBuffer::take(std::string op, std::vector<std::string> arguments
 }
 
 void StatusBuffer::check() {
+  throwFirstProblem(false);
+}
+
+void StatusBuffer::checkAndRearm() {
+  throwFirstProblem(true);
+}
+
+void StatusBuffer::throwFirstProblem(bool keepSlots) {
   std::string failure, failedArgument;
   for (std::size_t i = 0; i < m_uses.size() && failure.empty(); ++i) {
     const auto* words = static_cast<const uint32_t*>(m_buffers[i / kSlotsPerBuffer]->mapped());
@@ -37,13 +45,20 @@ void StatusBuffer::check() {
         break;
       }
   }
-  clear();
+  if (keepSlots)
+    zeroWords();
+  else
+    clear();
   if (!failure.empty()) throw InvalidArgument(failedArgument, failure);
 }
 
-void StatusBuffer::clear() noexcept {
+void StatusBuffer::zeroWords() noexcept {
   for (const auto& buffer : m_buffers)
     if (void* words = buffer->mapped()) std::memset(words, 0, kSlotsPerBuffer * sizeof(uint32_t));
+}
+
+void StatusBuffer::clear() noexcept {
+  zeroWords();
   m_uses.clear();
 }
 

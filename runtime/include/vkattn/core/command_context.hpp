@@ -2,7 +2,8 @@
 // what every submission needs (the Recorder's batches, one-shot uploads, the viewer's frames).
 // A long batch may be handed to the queue in parts (submitPart) while the rest is still being
 // recorded, so that the device runs the first part while the host records the next; the last
-// part is submitted with the fence (submitAndWait), which waits for every part.
+// part is submitted with the fence (submitAndWait), which waits for every part. A reusable
+// context records its buffer once (end) and submits it as often as asked (resubmitAndWait).
 #pragma once
 
 #include <vector>
@@ -16,12 +17,17 @@ class Device;
 class CommandContext {
  public:
   // `resettable`: the buffer is re-recorded many times (else the pool is transient, used once).
-  CommandContext(const Device& device, bool resettable);
+  // `reusable`: its recording is submitted many times (no one-time-submit, no parts).
+  CommandContext(const Device& device, bool resettable, bool reusable = false);
 
   // The buffer being recorded.
   VkCommandBuffer buffer() const noexcept { return m_buffers[m_current]; }
-  // Starts recording (one-time-submit).
+  // Starts recording (one-time-submit, unless reusable).
   void begin();
+  // Ends the recording of a reusable context, which resubmitAndWait then submits.
+  void end();
+  // Submits the ended recording of a reusable context and waits for it.
+  void resubmitAndWait();
   // Ends the buffer being recorded, submits it without waiting and goes on recording into another
   // (resettable contexts only). Work in later parts runs after it in queue order; a barrier at the
   // start of the next part orders memory accesses as within one buffer.
@@ -35,10 +41,13 @@ class CommandContext {
 
  private:
   void submit(VkFence fence);
-  void waitForParts() noexcept;  // the queue idle, where parts may still run
+  void queueSubmit(VkFence fence);  // the buffer, ended
+  void wait();                      // for the fence
+  void waitForParts() noexcept;     // the queue idle, where parts may still run
 
   const Device* m_device;
   bool m_resettable;
+  bool m_reusable;
   CommandPoolHandle m_pool;
   std::vector<VkCommandBuffer> m_buffers;  // freed with the pool
   std::size_t m_current = 0;               // the one being recorded; those before it are submitted

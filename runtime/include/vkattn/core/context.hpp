@@ -89,6 +89,7 @@ class Context {
 
  private:
   friend class Batch;
+  friend class Replay;
   std::unique_ptr<Instance> m_ownedInstance;  // empty when borrowed (SharedDevice)
   std::unique_ptr<Device> m_ownedDevice;
   const Instance* m_instance = nullptr;

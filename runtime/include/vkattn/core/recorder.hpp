@@ -2,7 +2,9 @@
 // buffer, fence), a DescriptorArena (the sets the dispatches bind), a TimestampPool and a
 // StatusBuffer (bad-input reports), and keeps transient buffers alive until the work has run
 // (the ops' temporaries come from a ScratchArena, reused across submissions).
-// Reusable: submit() waits, then the recorder is empty and ready again.
+// Reusable: submit() waits, then the recorder is empty and ready again. A replayable recorder
+// (Replay, vkattn/core/replay.hpp) instead keeps what it recorded, temporaries included, and
+// submits it again on each replay().
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -48,7 +50,8 @@ class Recorder {
   // VKATTN_PART_DISPATCHES=N sets another part size, 0 submits every batch whole.
   static constexpr uint32_t kPartDispatches = 64;
 
-  explicit Recorder(const Device& device);
+  // `replayable`: recorded once and submitted by replay() (no parts, no timestamps).
+  explicit Recorder(const Device& device, bool replayable = false);
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -95,6 +98,11 @@ class Recorder {
   // Drops what was recorded without running it.
   void discard() noexcept;
 
+  // A replayable recorder: ends the recording (nothing more can be recorded) ...
+  void finishRecording();
+  // ... then submits it, waits, and reports bad input as submit() does; the recording stays.
+  void replay();
+
  private:
   void begin();
 
@@ -111,6 +119,9 @@ class Recorder {
   uint32_t m_partDispatches = 0;  // recorded since the last part was submitted
   uint32_t m_partSize;            // kPartDispatches or VKATTN_PART_DISPATCHES; 0: no parts
   bool m_recording = false;
+  bool m_replayable = false;
+  bool m_finished = false;      // a replayable recording ended
+  bool m_hasRecording = false;  // ... and holds work
 };
 
 // Group counts for `items` work items of `perGroup` each, spread over x then y so that no

@@ -29,10 +29,15 @@ class StatusBuffer {
   StatusSlot take(std::string op, std::vector<std::string> arguments, std::vector<std::string> problems = {});
   // Throws InvalidArgument for the first reported problem, after clearing every slot.
   void check();
+  // The same, but the slots stay taken (zeroed) for the next submission of the same recording.
+  void checkAndRearm();
   // Clears every slot without reading it.
   void clear() noexcept;
 
  private:
+  void zeroWords() noexcept;
+  void throwFirstProblem(bool keepSlots);
+
   struct Use {
     std::string op;
     std::vector<std::string> arguments;
