@@ -64,6 +64,10 @@ struct RopeStepCase {
   RopeOptions rope;
   bool headNorms = false;
   bool bias = false;
+  // The positions start + l from a tensor on the device, the keys and values written into the
+  // whole caches' rows at them (a decode step recorded once), instead of rope.positionOffset + l
+  // into a view of rows start .. start + L.
+  bool devicePositions = false;
 };
 
 // The q/k/v product of x [B, L, K] followed by ropeAppend into a cache [B, capacity, Hkv D] at
@@ -79,16 +83,26 @@ void checkRopeAppendStep(Context& ctx, const RopeStepCase& c, WeightKernel kerne
   const std::vector<float> before(static_cast<std::size_t>(s.B * capacity * kvWidth), 5.0f);
   Tensor keys = ctx.tensor({s.B, capacity, kvWidth}, before), values = ctx.tensor({s.B, capacity, kvWidth}, before);
   const auto cacheHeads = [&](const Tensor& cache) {
+    if (c.devicePositions)
+      return TensorView{
+          &cache.buffer(), DType::F32, {s.B, s.Hkv, capacity, s.D}, {capacity * kvWidth, s.D, kvWidth, 1}, 0};
     return TensorView{
         &cache.buffer(), DType::F32, {s.B, s.Hkv, s.L, s.D}, {capacity * kvWidth, s.D, kvWidth, 1}, start * kvWidth};
   };
+  std::vector<int32_t> at;
+  for (int64_t i = 0; i < rows; ++i) at.push_back(static_cast<int32_t>(start + i % s.L));
+  Tensor devicePositions = ctx.tensor({s.B, s.L}, DType::I32);
+  devicePositions.uploadInt(at);
+  RopeOptions rope = c.rope;
+  if (c.devicePositions) rope.positions = devicePositions.view();
+  const int64_t firstPosition = c.devicePositions ? start : c.rope.positionOffset;
   const std::vector<float> qw = randomValues(static_cast<std::size_t>(s.D), 204, 0.5f, 1.5f),
                            kw = randomValues(static_cast<std::size_t>(s.D), 205, 0.5f, 1.5f);
   Tensor tqw = ctx.tensor({s.D}, qw), tkw = ctx.tensor({s.D}, kw);
   LinearOptions options{.weightKernel = kernel};
   if (c.bias) options.bias = tb.view();
   options.ropeAppend = RopeAppendStep{s.heads(y, 0, s.Hq), s.heads(y, s.Hq, s.Hkv), s.heads(y, s.Hq + s.Hkv, s.Hkv),
-                                      cacheHeads(keys),    cacheHeads(values),      c.rope};
+                                      cacheHeads(keys),    cacheHeads(values),      rope};
   if (c.headNorms) options.ropeAppend->headNorms = HeadNorms{tqw.view(), tkw.view(), kEps};
   const bool fused = finishesRowsInProduct(ctx, tx, tw, kernel);
   const uint64_t dispatches = dispatchesOf(ctx, [&] { linear(ctx, tx, tw, y, options); });
@@ -98,8 +112,7 @@ void checkRopeAppendStep(Context& ctx, const RopeStepCase& c, WeightKernel kerne
 
   const std::vector<float> yRef = productRef(x, w, rows, n, c.k, c.bias ? &b : nullptr);
   const int64_t rotary = c.rope.rotaryDim ? c.rope.rotaryDim : s.D;
-  const auto positions =
-      offsetPositions(static_cast<std::size_t>(s.B), static_cast<std::size_t>(s.L), c.rope.positionOffset);
+  const auto positions = offsetPositions(static_cast<std::size_t>(s.B), static_cast<std::size_t>(s.L), firstPosition);
   const auto rotated = [&](std::vector<float> heads, int64_t count, const std::vector<float>& norm) {
     if (c.headNorms) heads = headNormed(heads, s.D, norm, kEps);
     const double tol = (c.headNorms ? 1e-5 : 2e-6) * (1.0 + 2.0 * maxAbs(heads));
@@ -142,6 +155,29 @@ TEST_F(VkattnTest, LinearThenRopeAppendMatchesTheReference) {
   checkRopeAppendStep(ctx(), {.s = {.B = 1, .L = 9, .Hq = 2, .Hkv = 1, .D = 16}, .k = 32, .rope = plain});
   checkRopeAppendStep(ctx(), {.s = {.B = 1, .L = 1, .Hq = 2, .Hkv = 1, .D = 16}, .k = 32, .rope = plain},
                       WeightKernel::Tiled);
+}
+
+// The same with the positions on the device and the whole caches given: fused into the product's
+// last workgroup (one and three rows, head norms), and the step's own dispatch past it.
+TEST_F(VkattnTest, LinearThenRopeAppendAtPositionsFromTheDevice) {
+  checkRopeAppendStep(ctx(), {.s = {.B = 1, .L = 1, .Hq = 4, .Hkv = 2, .D = 16}, .k = 64, .devicePositions = true});
+  checkRopeAppendStep(ctx(), {.s = {.B = 2, .L = 3, .Hq = 2, .Hkv = 1, .D = 32},
+                              .k = 64,
+                              .rope = {.rotaryDim = 16},
+                              .headNorms = true,
+                              .devicePositions = true});
+  checkRopeAppendStep(ctx(), {.s = {.B = 1, .L = 9, .Hq = 2, .Hkv = 1, .D = 16}, .k = 32, .devicePositions = true});
+  // A position outside the caches, named as linear() takes it.
+  const StackedRows s{.B = 1, .L = 1, .Hq = 2, .Hkv = 1, .D = 16};
+  Tensor x = ctx().tensor({1, 1, 32}, smallIntegers(32, 221)), w = ctx().tensor({s.width(), 32}, DType::F16);
+  Tensor y = ctx().tensor({1, 1, s.width()}), keys = ctx().tensor({1, 1, 4, 16}), values = ctx().tensor({1, 1, 4, 16});
+  Tensor outside = ctx().tensor({1}, DType::I32);
+  outside.uploadInt(std::vector<int32_t>{-1});
+  const RopeAppendStep step{
+      s.heads(y, 0, 2), s.heads(y, 2, 1), s.heads(y, 3, 1), keys, values, {.positions = outside.view()}};
+  const bool fused = finishesRowsInProduct(ctx(), x.view().reshaped({1, 32}), w);
+  EXPECT_EQ(invalidArgumentOf([&] { linear(ctx(), x, w, y, {.ropeAppend = step}); }),
+            fused ? "ropeAppend.rope.positions" : "positions");
 }
 
 // y = residual + rmsNorm(x W^T) * weight, for `rows` rows of x.

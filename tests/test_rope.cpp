@@ -214,6 +214,68 @@ TEST_F(VkattnTest, RopeAppendNormalizesHeadsFirst) {
   checkRopeAppend(ctx(), {.B = 1, .L = 2, .Hq = 2, .Hkv = 1, .D = 64}, DType::F16, {}, 4e-3, true);
 }
 
+// Positions on the device and caches longer than the step (a decode step recorded once and
+// replayed): row (b, l) rotates at positions[b, l] (or positions[l]) and its key and value land in
+// the caches' row of that position; every other row untouched; a position outside them reported.
+TEST_F(VkattnTest, RopeAppendWritesEachRowAtItsPositionFromTheDevice) {
+  const StackedRows s{.B = 2, .L = 3, .Hq = 4, .Hkv = 2, .D = 16};
+  const int64_t capacity = 20, kvWidth = s.Hkv * s.D;
+  for (const bool perBatch : {true, false}) {
+    const std::vector<int32_t> at =
+        perBatch ? std::vector<int32_t>{5, 6, 7, 17, 18, 19} : std::vector<int32_t>{0, 9, 4};
+    const std::vector<float> rows = randomValues(static_cast<std::size_t>(s.B * s.L * s.width()), 91);
+    Tensor t = ctx().tensor({s.B, s.L, s.width()}, rows);
+    const std::vector<float> before(static_cast<std::size_t>(s.B * capacity * kvWidth), 5.0f);
+    Tensor keys = ctx().tensor({s.B, capacity, kvWidth}, before),
+           values = ctx().tensor({s.B, capacity, kvWidth}, before);
+    Tensor positions = perBatch ? ctx().tensor({s.B, s.L}, DType::I32) : ctx().tensor({s.L}, DType::I32);
+    positions.uploadInt(at);
+    const auto wholeCache = [&](const Tensor& cache) {
+      return TensorView{
+          &cache.buffer(), DType::F32, {s.B, s.Hkv, capacity, s.D}, {capacity * kvWidth, s.D, kvWidth, 1}, 0};
+    };
+    ropeAppend(ctx(), s.heads(t, 0, s.Hq), s.heads(t, s.Hq, s.Hkv), s.heads(t, s.Hq + s.Hkv, s.Hkv), wholeCache(keys),
+               wholeCache(values), {.positions = positions.view()});
+    std::vector<int64_t> position(static_cast<std::size_t>(s.B * s.L));
+    for (std::size_t i = 0; i < position.size(); ++i)
+      position[i] = at[perBatch ? i : i % static_cast<std::size_t>(s.L)];
+    const auto ref = [&](int64_t first, int64_t heads) {
+      return ropeRef(s.gather(rows, first, heads), s.B, heads, s.L, s.D, s.D, false, 10000.0, position);
+    };
+    // The caches' rows at the positions as [B, Hkv, L, D]; every other row still 5.
+    const auto rowsAt = [&](const std::vector<float>& cache) {
+      std::vector<float> out;
+      for (int64_t b = 0; b < s.B; ++b)
+        for (int64_t h = 0; h < s.Hkv; ++h)
+          for (int64_t l = 0; l < s.L; ++l)
+            for (int64_t d = 0; d < s.D; ++d)
+              out.push_back(
+                  cache[static_cast<std::size_t>((b * capacity + position[b * s.L + l]) * kvWidth + h * s.D + d)]);
+      return out;
+    };
+    const std::vector<float> k = keys.download(), v = values.download();
+    EXPECT_TRUE(allClose(s.gather(t.download(), 0, s.Hq), ref(0, s.Hq), kAtolF32, 0.0)) << "queries";
+    EXPECT_TRUE(allClose(rowsAt(k), ref(s.Hq, s.Hkv), kAtolF32, 0.0)) << "keys";
+    EXPECT_EQ(rowsAt(v), s.gather(rows, s.Hq + s.Hkv, s.Hkv)) << "values";
+    const auto untouched = [&](const std::vector<float>& cache) {
+      return std::count(cache.begin(), cache.end(), 5.0f) ==
+             static_cast<std::ptrdiff_t>(cache.size()) - s.B * s.L * kvWidth;
+    };
+    EXPECT_TRUE(untouched(k) && untouched(v)) << "a row at no position changed";
+  }
+  // A position outside the caches' rows is reported naming the positions; longer caches need them.
+  Tensor t = ctx().tensor({1, 1, s.width()}, randomValues(static_cast<std::size_t>(s.width()), 92));
+  const StackedRows one{.B = 1, .L = 1, .Hq = 4, .Hkv = 2, .D = 16};
+  Tensor keys = ctx().tensor({1, s.Hkv, 8, s.D}), values = ctx().tensor({1, s.Hkv, 8, s.D});
+  Tensor outside = ctx().tensor({1}, DType::I32);
+  outside.uploadInt(std::vector<int32_t>{8});
+  const auto append = [&](const RopeOptions& options) {
+    ropeAppend(ctx(), one.heads(t, 0, 4), one.heads(t, 4, 2), one.heads(t, 6, 2), keys, values, options);
+  };
+  EXPECT_EQ(invalidArgumentOf([&] { append({.positions = outside.view()}); }), "positions");
+  EXPECT_EQ(invalidArgumentOf([&] { append({.positionOffset = 3}); }), "keysOut");
+}
+
 TEST_F(VkattnTest, RopeAppendBadArgumentsAreNamed) {
   const StackedRows s{.B = 1, .L = 2, .Hq = 2, .Hkv = 1, .D = 8};
   Tensor t = ctx().tensor({1, 2, s.width()}, randomValues(static_cast<std::size_t>(2 * s.width()), 81));

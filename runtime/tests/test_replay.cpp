@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "support/compare.hpp"
+#include "support/stacked_rows.hpp"
 #include "support/test_context.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/replay.hpp"
@@ -93,6 +94,44 @@ TEST_F(VkattnTest, ReplayedRopeReadsItsPositionsFromTheDevice) {
     EXPECT_TRUE(allClose(y.download(), reference::ropeRef(values, 1, 2, 3, 64, 64, false, 10000.0, at), 2e-6, 0.0))
         << first;
   }
+}
+
+// A decoded token's RoPE and cache append recorded once: each run's projection rows land at the
+// position the host wrote, filling the caches row by row as decoding would.
+TEST_F(VkattnTest, ReplayedRopeAppendFillsTheCachesAtEachRunsPosition) {
+  const StackedRows s{.B = 1, .L = 1, .Hq = 4, .Hkv = 2, .D = 32};
+  const int64_t capacity = 6, kvWidth = s.Hkv * s.D;
+  Tensor rows = ctx().tensor({1, 1, s.width()});
+  Tensor keys = ctx().tensor({1, s.Hkv, capacity, s.D}), values = ctx().tensor({1, s.Hkv, capacity, s.D});
+  Tensor position = ctx().tensor({1}, DType::I32);
+  Replay replay(ctx());
+  replay.record([&] {
+    ropeAppend(ctx(), s.heads(rows, 0, s.Hq), s.heads(rows, s.Hq, s.Hkv), s.heads(rows, s.Hq + s.Hkv, s.Hkv), keys,
+               values, {.positions = position.view()});
+  });
+  std::vector<double> keysRef(static_cast<std::size_t>(capacity * kvWidth));
+  std::vector<float> valuesRef(keysRef.size());
+  for (int32_t at = 0; at < capacity; ++at) {
+    const std::vector<float> step = randomValues(static_cast<std::size_t>(s.width()), 300 + at);
+    rows.upload(step);
+    position.uploadInt(std::vector<int32_t>{at});
+    replay.submit();
+    const std::vector<double> k = reference::ropeRef(s.gather(step, s.Hq, s.Hkv), 1, s.Hkv, 1, s.D, s.D, false, 10000.0,
+                                                     std::vector<int64_t>{at});
+    const std::vector<float> v = s.gather(step, s.Hq + s.Hkv, s.Hkv);
+    for (int64_t h = 0; h < s.Hkv; ++h)
+      for (int64_t d = 0; d < s.D; ++d) {
+        keysRef[static_cast<std::size_t>((h * capacity + at) * s.D + d)] = k[static_cast<std::size_t>(h * s.D + d)];
+        valuesRef[static_cast<std::size_t>((h * capacity + at) * s.D + d)] = v[static_cast<std::size_t>(h * s.D + d)];
+      }
+    EXPECT_TRUE(allClose(
+        s.gather(rows.download(), 0, s.Hq),
+        reference::ropeRef(s.gather(step, 0, s.Hq), 1, s.Hq, 1, s.D, s.D, false, 10000.0, std::vector<int64_t>{at}),
+        2e-6, 0.0))
+        << "queries at " << at;
+  }
+  EXPECT_TRUE(allClose(keys.download(), keysRef, 2e-6, 0.0));
+  EXPECT_EQ(values.download(), valuesRef);
 }
 
 TEST_F(VkattnTest, ReplayReportsBadInputOnTheRunThatHasItAndGoesOn) {

@@ -133,7 +133,13 @@
 #define ROPE_APPEND_BINDING_STATUS 4
 #define ROPE_APPEND_BINDING_Q_NORM 5
 #define ROPE_APPEND_BINDING_K_NORM 6
-#define ROPE_APPEND_BINDING_COUNT 7
+#define ROPE_APPEND_BINDING_POSITIONS 7  // int: with ROPE_APPEND_DEVICE_POSITIONS
+#define ROPE_APPEND_BINDING_COUNT 8
+// RopeAppendParams::flags
+#define ROPE_APPEND_INTERLEAVED 1u
+#define ROPE_APPEND_HEAD_NORMS 2u
+#define ROPE_APPEND_DEVICE_POSITIONS 4u    // row (b, l)'s position is positions[b * positionsStrideB + l]
+#define ROPE_APPEND_CACHE_AT_POSITIONS 8u  // ... and its key and value land in the caches' row of that position
 
 // argmax.comp
 #define ARGMAX_BINDING_X 0
@@ -212,7 +218,8 @@
 #define MATMUL_BINDING_TAIL_PHASE 11
 #define MATMUL_BINDING_TAIL_NORM 12
 #define MATMUL_BINDING_TAIL_K_NORM 13
-#define MATMUL_MATVEC_BINDING_COUNT 14
+#define MATMUL_BINDING_TAIL_POSITIONS 14
+#define MATMUL_MATVEC_BINDING_COUNT 15
 #define LINEAR_TAIL_NONE 0
 #define LINEAR_TAIL_ROPE_APPEND 1
 #define LINEAR_TAIL_POST_NORM 2

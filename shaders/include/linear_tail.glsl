@@ -13,7 +13,8 @@
 // (C_QUALIFIER), so the last workgroup reads what the others stored.
 // Bindings: 7 the finish counter, 8 LinearTailParams, 9 keys, 10 values (ELEM, written), 11 the
 // phase steps (uvec2), 12 the query heads' norm or the post-norm's weight, 13 the key heads' norm
-// (ELEM). NaN in a norm's weight sets status bit 5, in the post-norm's residual bit 6.
+// (ELEM), 14 RoPE's positions (int). NaN in a norm's weight sets status bit 5, in the post-norm's
+// residual bit 6; a RoPE position outside the caches bit 6.
 #ifndef VKATTN_LINEAR_TAIL_GLSL
 #define VKATTN_LINEAR_TAIL_GLSL
 
@@ -25,6 +26,7 @@ layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_VALUES) writeonly buffer T
 layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_PHASE) readonly buffer TailPhase { uvec2 tailPhase[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_NORM) readonly buffer TailNorm { ELEM tailNorm[]; };
 layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_K_NORM) readonly buffer TailKNorm { ELEM tailKNorm[]; };
+layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_POSITIONS) readonly buffer TailPositions { int tailPositions[]; };
 
 #define ROPE_ROW_QKV c
 #define ROPE_ROW_KEYS tailKeys
@@ -32,6 +34,7 @@ layout(std430, set = 0, binding = MATMUL_BINDING_TAIL_K_NORM) readonly buffer Ta
 #define ROPE_ROW_PHASE tailPhase
 #define ROPE_ROW_Q_NORM tailNorm
 #define ROPE_ROW_K_NORM tailKNorm
+#define ROPE_ROW_POSITIONS tailPositions
 #include "rope_append_row.glsl"
 #define LAST_WORKGROUP_BINDING MATMUL_BINDING_TAIL_COUNTER
 #include "last_workgroup.glsl"
@@ -61,10 +64,12 @@ void finishRows(uint workgroups) {
   if (TAIL == LINEAR_TAIL_NONE || !finishedLast(workgroups)) return;
   uint bits = 0u;
   for (uint m = 0u; m < p.m; ++m) {
-    if (TAIL == LINEAR_TAIL_ROPE_APPEND)
-      bits |= (ropeAppendRow(tail.rope, m / tail.rope.seq, m % tail.rope.seq) & 8u) != 0u ? 32u : 0u;
-    else
+    if (TAIL == LINEAR_TAIL_ROPE_APPEND) {
+      const uint row = ropeAppendRow(tail.rope, m / tail.rope.seq, m % tail.rope.seq);
+      bits |= ((row & 8u) != 0u ? 32u : 0u) | ((row & 16u) != 0u ? 64u : 0u);
+    } else {
       bits |= postNormRow(m);
+    }
   }
   if (bits != 0u) atomicOr(status[p.statusSlot], bits);
 }

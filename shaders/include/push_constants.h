@@ -77,9 +77,12 @@ struct RopeParams {
 // cache and its values copied into the value cache. Each of q, k, v, keysOut, valuesOut is a
 // [batch, heads, seq, headDim] view (q with qHeads heads, the others kvHeads) at its offset with
 // element strides B, H, L (the head dim contiguous); q, k and v lie in one buffer (a stacked
-// projection's rows). Positions are positionOffset + l. With hasHeadNorms, each query head is
-// first normalized by RMSNorm with the weight qNorm[headDim], each key head with kNorm (Qwen3's
-// and Gemma 3's head norms), epsilon headNormEps.
+// projection's rows). Positions are positionOffset + l, or with ROPE_APPEND_DEVICE_POSITIONS
+// read from the positions binding; with ROPE_APPEND_CACHE_AT_POSITIONS row (b, l)'s key and
+// value go to the caches' row at its position (keysOut and valuesOut then hold cacheRows rows
+// from their offsets; a position outside them is reported, bit 4). With ROPE_APPEND_HEAD_NORMS,
+// each query head is first normalized by RMSNorm with the weight qNorm[headDim], each key head
+// with kNorm (Qwen3's and Gemma 3's head norms), epsilon headNormEps. 128 bytes.
 struct RopeAppendParams {
   uint batch;
   uint qHeads;
@@ -93,11 +96,13 @@ struct RopeAppendParams {
   uint keysOffset, keysStrideB, keysStrideH, keysStrideL;
   uint valuesOffset, valuesStrideB, valuesStrideH, valuesStrideL;
   int positionOffset;
-  uint interleaved;
-  uint hasHeadNorms;
+  uint flags;  // ROPE_APPEND_* (kernel_interface.h)
+  uint positionsStrideB;
+  uint cacheRows;
   float headNormEps;
   uint statusSlot;
 };
+
 
 // attention_*.comp: O[b, h, i, :] = softmax(scale * Q K^T + mask) V for query head h, kv head
 // h / kvGroup. Q, K, V, O are [batch, heads, len, dim] views with element strides (dim stride 1).

@@ -7,8 +7,10 @@
 // rope_append.comp (a workgroup per row) and by linear_tail.glsl (the product's last workgroup).
 // The includer declares WG_SIZE, RopeAppendParams (push_constants.h) and defines the views:
 // ROPE_ROW_QKV (the projection's rows, ELEM, read and written), ROPE_ROW_KEYS, ROPE_ROW_VALUES
-// (ELEM, written), ROPE_ROW_PHASE (uvec2 phase steps), ROPE_ROW_Q_NORM, ROPE_ROW_K_NORM (ELEM).
-// Returns the NaN report's bits: q 1, k 2, v 4, the norms' weights 8.
+// (ELEM, written), ROPE_ROW_PHASE (uvec2 phase steps), ROPE_ROW_Q_NORM, ROPE_ROW_K_NORM (ELEM),
+// ROPE_ROW_POSITIONS (int, read with ROPE_APPEND_DEVICE_POSITIONS).
+// Returns the report's bits: NaN in q 1, k 2, v 4, the norms' weights 8; a position outside the
+// caches' rows 16 (that row then writes nothing).
 #ifndef VKATTN_ROPE_APPEND_ROW_GLSL
 #define VKATTN_ROPE_APPEND_ROW_GLSL
 
@@ -27,7 +29,7 @@ vec2 ropeCosSin(uint pair, uint rotaryPairs, int position) {
 // or ROPE_ROW_KEYS. Returns (NaN read, NaN in the norm's weight).
 bvec2 ropeRowHead(RopeAppendParams rp, int position, uint from, uint to, bool isKey) {
   const uint halfDim = rp.headDim / 2u, rotaryPairs = rp.rotaryDim / 2u;
-  const bool norms = rp.hasHeadNorms != 0u, interleaved = rp.interleaved != 0u;
+  const bool norms = (rp.flags & ROPE_APPEND_HEAD_NORMS) != 0u, interleaved = (rp.flags & ROPE_APPEND_INTERLEAVED) != 0u;
   float scale = 1.0;
   if (norms) {
     float squares = 0.0;
@@ -66,7 +68,14 @@ bvec2 ropeRowHead(RopeAppendParams rp, int position, uint from, uint to, bool is
 
 // Row (b, l): every invocation of the workgroup calls this, in uniform control flow.
 uint ropeAppendRow(RopeAppendParams rp, uint b, uint l) {
-  const int position = rp.positionOffset + int(l);
+  const int position = (rp.flags & ROPE_APPEND_DEVICE_POSITIONS) != 0u
+                           ? ROPE_ROW_POSITIONS[b * rp.positionsStrideB + l]
+                           : rp.positionOffset + int(l);
+  uint cacheRow = l;
+  if ((rp.flags & ROPE_APPEND_CACHE_AT_POSITIONS) != 0u) {
+    if (position < 0 || position >= int(rp.cacheRows)) return 16u;  // uniform: one row per workgroup
+    cacheRow = uint(position);
+  }
   uint bits = 0u;
   uint at = rp.qOffset + b * rp.qStrideB + l * rp.qStrideL;
   for (uint h = 0u; h < rp.qHeads; ++h, at += rp.qStrideH) {
@@ -75,8 +84,8 @@ uint ropeAppendRow(RopeAppendParams rp, uint b, uint l) {
   }
   uint k = rp.kOffset + b * rp.kStrideB + l * rp.kStrideL;
   uint v = rp.vOffset + b * rp.vStrideB + l * rp.vStrideL;
-  uint kOut = rp.keysOffset + b * rp.keysStrideB + l * rp.keysStrideL;
-  uint vOut = rp.valuesOffset + b * rp.valuesStrideB + l * rp.valuesStrideL;
+  uint kOut = rp.keysOffset + b * rp.keysStrideB + cacheRow * rp.keysStrideL;
+  uint vOut = rp.valuesOffset + b * rp.valuesStrideB + cacheRow * rp.valuesStrideL;
   for (uint h = 0u; h < rp.kvHeads;
        ++h, k += rp.kStrideH, v += rp.vStrideH, kOut += rp.keysStrideH, vOut += rp.valuesStrideH) {
     const bvec2 nan = ropeRowHead(rp, position, k, kOut, true);

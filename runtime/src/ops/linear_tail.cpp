@@ -61,7 +61,9 @@ LinearTail linearTail(Context& ctx, const LinearSteps& options, const pc::Linear
       tail.norm = step->headNorms->q.buffer;
       tail.kNorm = step->headNorms->k.buffer;
     }
-    tail.statusNames = {"headNorms"};  // as ropeAppend() names it
+    if (step->rope.positions) tail.positions = step->rope.positions->buffer;
+    tail.statusNames = {"headNorms", "ropeAppend.rope.positions"};  // headNorms as ropeAppend() names it
+    tail.statusProblems = {"", "holds a position outside the caches' rows"};
   } else if (const auto& step = options.postNorm) {
     tail.kind = LINEAR_TAIL_POST_NORM;
     tail.norm = step->weight.buffer;

@@ -31,8 +31,10 @@ struct LinearTail {
   const Buffer* phase = nullptr;
   const Buffer* norm = nullptr;
   const Buffer* kNorm = nullptr;
-  const Buffer* residual = nullptr;      // LINEAR_TAIL_POST_NORM's, bound as the product's residual
-  std::vector<std::string> statusNames;  // the tail's NaN reports, status bits 5 and 6
+  const Buffer* residual = nullptr;   // LINEAR_TAIL_POST_NORM's, bound as the product's residual
+  const Buffer* positions = nullptr;  // LINEAR_TAIL_ROPE_APPEND's, where the device gives them
+  // The tail's reports, status bits 5 and 6: the arguments, and each problem where not a NaN.
+  std::vector<std::string> statusNames, statusProblems;
 };
 
 // Checks the step against y (linear()'s output, already checked; `residual`: linear() adds one) and maps it onto the

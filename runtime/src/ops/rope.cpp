@@ -172,12 +172,31 @@ namespace detail {
 pc::RopeAppendParams planRopeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                                     const TensorView& keysOut, const TensorView& valuesOut, const RopeOptions& options,
                                     const std::optional<HeadNorms>& headNorms) {
-  if (options.positions)
-    throw InvalidArgument("positions",
-                          "ropeAppend rotates at positionOffset + l; rotate by a positions tensor with rope()");
+  requireTensor("k", k);
+  requireTensor("keysOut", keysOut);
+  requireTensor("valuesOut", valuesOut);
+  // Caches longer than the step: each row's key and value land at its position's row, which the
+  // positions on the device give (a step recorded once and replayed at every position).
+  const bool cacheAtPositions = keysOut.rank() == 4 && k.rank() == 4 && keysOut.dim(2) != k.dim(2);
+  if (cacheAtPositions && !options.positions)
+    throw InvalidArgument("keysOut", "has " + std::to_string(keysOut.dim(2)) + " rows for " + std::to_string(k.dim(2)) +
+                                         " keys: caches longer than the step take the rows' positions in "
+                                         "options.positions");
+  if (cacheAtPositions && keysOut.dim(2) < k.dim(2))
+    throw InvalidArgument("keysOut", "has fewer rows than the step's " + std::to_string(k.dim(2)) + " keys");
+  if (cacheAtPositions && (valuesOut.rank() != 4 || valuesOut.dim(2) != keysOut.dim(2)))
+    throw InvalidArgument("valuesOut", "shape " + toString(valuesOut.shape) + " must have keysOut's rows");
+  // The caches' first k.dim(2) rows, for the checks and strides the rows share.
+  const auto stepRows = [&](const TensorView& cache) {
+    return cacheAtPositions ? cache.sliced(2, 0, k.dim(2)) : cache;
+  };
   const RopePlan qPlan = planRope(ctx, q, q, options, "q", "q");
-  const RopePlan kPlan = planRope(ctx, k, keysOut, options, "k", "keysOut");
-  const RopePlan vPlan = planRope(ctx, v, valuesOut, options, "v", "valuesOut");
+  const RopePlan kPlan = planRope(ctx, k, stepRows(keysOut), options, "k", "keysOut");
+  const RopePlan vPlan = planRope(ctx, v, stepRows(valuesOut), options, "v", "valuesOut");
+  if (cacheAtPositions) {
+    requireFitsDevice(ctx, "keysOut", keysOut);
+    requireFitsDevice(ctx, "valuesOut", valuesOut);
+  }
   if (k.shape != v.shape)
     throw InvalidArgument("v", "shape " + toString(v.shape) + " differs from k's " + toString(k.shape));
   if (q.dim(0) != k.dim(0) || q.dim(2) != k.dim(2) || q.dim(3) != k.dim(3))
@@ -216,8 +235,11 @@ pc::RopeAppendParams planRopeAppend(Context& ctx, const TensorView& q, const Ten
   p.valuesOffset = vPlan.params.outOffset, p.valuesStrideB = vPlan.params.outStrideB;
   p.valuesStrideH = vPlan.params.outStrideH, p.valuesStrideL = vPlan.params.outStrideL;
   p.positionOffset = qPlan.params.positionOffset;
-  p.interleaved = qPlan.params.interleaved;
-  p.hasHeadNorms = headNorms ? 1 : 0;
+  p.flags = (qPlan.params.interleaved ? ROPE_APPEND_INTERLEAVED : 0u) | (headNorms ? ROPE_APPEND_HEAD_NORMS : 0u) |
+            (options.positions ? ROPE_APPEND_DEVICE_POSITIONS : 0u) |
+            (cacheAtPositions ? ROPE_APPEND_CACHE_AT_POSITIONS : 0u);
+  p.positionsStrideB = qPlan.params.positionMode == 2 ? p.seq : 0u;
+  p.cacheRows = detail::checkedU32("keysOut", keysOut.dim(2));
   p.headNormEps = headNorms ? headNorms->eps : 0.0f;
   return p;
 }
@@ -249,9 +271,13 @@ void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const Te
                     {ROPE_APPEND_BINDING_VALUES, valuesOut.buffer},
                     {ROPE_APPEND_BINDING_PHASE_STEP, &steps},
                     {ROPE_APPEND_BINDING_Q_NORM, headNorms ? headNorms->q.buffer : &steps},
-                    {ROPE_APPEND_BINDING_K_NORM, headNorms ? headNorms->k.buffer : &steps}},
+                    {ROPE_APPEND_BINDING_K_NORM, headNorms ? headNorms->k.buffer : &steps},
+                    {ROPE_APPEND_BINDING_POSITIONS, options.positions ? options.positions->buffer : &steps}},
                    p, groupsFor(ctx.device(), uint64_t{p.batch} * p.seq),
-                   {"ropeAppend", {"q", "k", "v", "headNorms"}, ROPE_APPEND_BINDING_STATUS});
+                   {"ropeAppend",
+                    {"q", "k", "v", "headNorms", "positions"},
+                    ROPE_APPEND_BINDING_STATUS,
+                    {"", "", "", "", "holds a position outside the caches' rows"}});
   batch.submit();
 }
 

@@ -103,6 +103,10 @@ void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId m
   const LinearTail& tail = call.tail ? *call.tail : none;
   const auto or_ = [&](const Buffer* b) { return b ? b : call.a; };
   report.inputs.insert(report.inputs.end(), tail.statusNames.begin(), tail.statusNames.end());
+  if (!tail.statusProblems.empty()) {
+    report.problems.resize(report.inputs.size() - tail.statusNames.size());
+    report.problems.insert(report.problems.end(), tail.statusProblems.begin(), tail.statusProblems.end());
+  }
   recordOp(ctx, {module, MATMUL_MATVEC_BINDING_COUNT, constants, 0},
            {{MATMUL_BINDING_A, call.a},
             {MATMUL_BINDING_B, call.b},
@@ -116,7 +120,8 @@ void record(Context& ctx, const MatmulCall& call, pc::MatmulParams p, ShaderId m
             {MATMUL_BINDING_TAIL_VALUES, or_(tail.values)},
             {MATMUL_BINDING_TAIL_PHASE, or_(tail.phase)},
             {MATMUL_BINDING_TAIL_NORM, or_(tail.norm)},
-            {MATMUL_BINDING_TAIL_K_NORM, or_(tail.kNorm)}},
+            {MATMUL_BINDING_TAIL_K_NORM, or_(tail.kNorm)},
+            {MATMUL_BINDING_TAIL_POSITIONS, or_(tail.positions)}},
            p, groups, report);
 }
 

@@ -14,10 +14,12 @@ namespace vkattn {
 // step (the matrix-vector kernel's last workgroup to finish: no dispatch of its own); elsewhere it
 // is its own op after the product.
 // ropeAppend() on the stacked q/k/v rows y holds: q, k, v are views of y's buffer, keysOut and
-// valuesOut a key/value cache's newest rows (ropeAppend's rules, which also name the arguments).
+// valuesOut a key/value cache's newest rows, or the whole caches with rope.positions on the
+// device (ropeAppend's rules, which also name the arguments; a position outside the caches is
+// reported as ropeAppend.rope.positions).
 struct RopeAppendStep {
   TensorView q, k, v, keysOut, valuesOut;
-  RopeOptions rope;  // positions absent
+  RopeOptions rope;
   std::optional<HeadNorms> headNorms;
 };
 // y = residual + rmsNorm(y) * weight, row by row: a post-norm model's x + norm(sublayer) (rmsNorm()

@@ -48,9 +48,12 @@ struct HeadNorms {
 // rotated into keysOut, v copied into valuesOut (a key/value cache's newest rows); with
 // headNorms, q's and k's heads normalized first. q [B, Hq, L, D] and k, v [B, Hkv, L, D] (any
 // Hq, Hkv) are views of one f32 or f16 buffer, the projection's rows; keysOut and valuesOut have
-// k's shape and dtype and lie in other buffers. Positions are options.positionOffset + l
-// (options.positions must be absent). Every view's head dim is contiguous. NaN in q, k, v or the
-// norms' weights is reported naming it.
+// k's shape and dtype and lie in other buffers. Positions are options.positionOffset + l, or
+// options.positions ([L] or [B, L], i32 on the device); with positions given, keysOut and valuesOut
+// may instead be whole caches [B, Hkv, capacity, D] whose row p receives the key and value at
+// position p (a decode step recorded once and replayed at every position; Replay), and a
+// position outside [0, capacity) is reported naming positions. Every view's head dim is
+// contiguous. NaN in q, k, v or the norms' weights is reported naming it.
 void ropeAppend(Context& ctx, const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& keysOut,
                 const TensorView& valuesOut, const RopeOptions& options = {},
                 const std::optional<HeadNorms>& headNorms = std::nullopt);
