@@ -54,6 +54,10 @@ struct GenerationMeasurement {
   // sampling) and waiting for the device, in microseconds.
   double hostMicrosecondsPerToken = 0;
   double waitMicrosecondsPerToken = 0;
+  // The same decode with every token recorded afresh (GenerateOptions::replay off), same run: what
+  // replaying one recording saves.
+  double recordedDecodeTokensPerSecond = 0;
+  double recordedHostMicrosecondsPerToken = 0;
   double copyGBs = 0;       // a device copy in the same process (bytes read and written)
   double writeSeconds = 0;  // drawing and writing the model file
   bool passed() const noexcept { return logitError <= logitTolerance; }

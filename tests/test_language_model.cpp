@@ -403,6 +403,7 @@ TEST_F(VkattnTest, DecodedTokensTakeFiveDispatchesALayerOnEveryArchitecture) {
       const auto dispatchesFor = [&](int64_t tokens) {
         GenerateOptions options;
         options.maxTokens = tokens;
+        options.replay = false;  // each token recorded afresh, so the context's recorder counts it
         const uint64_t before = ctx().recorder().dispatchesRecorded();
         model.generate(someIds(3, 16), options);
         return ctx().recorder().dispatchesRecorded() - before;
@@ -411,6 +412,52 @@ TEST_F(VkattnTest, DecodedTokensTakeFiveDispatchesALayerOnEveryArchitecture) {
       std::filesystem::remove(built.path);
     }
     EXPECT_LE(perToken[1] - perToken[0], 5u) << arch << ": dispatches a decoded token takes for one more layer";
+  }
+}
+
+// A decoded token replays the step recorded at the first one (GenerateOptions::replay): the host
+// records nothing more per token, and the tokens and logits are those of recording every token
+// afresh, on every architecture, greedy and sampled (the draw's number written to the device).
+TEST_F(VkattnTest, DecodedTokensReplayOneRecordingOnEveryArchitecture) {
+  for (const std::string arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3"}) {
+    const ModelSpec spec{.arch = arch,
+                         .layers = 2,
+                         .modelDim = 64,
+                         .ffnDim = 96,
+                         .heads = 4,
+                         .kvHeads = 2,
+                         .headDim = 32,
+                         .rotaryDim = 32,
+                         .tied = arch.rfind("gemma", 0) == 0,
+                         .matrices = GgmlType::Q8_0,
+                         .neverEndsSequence = true};
+    const BuiltModel built = ModelBuilder(spec, 19).write("replay_" + arch);
+    LanguageModel model(ctx(), built.path);
+    const auto run = [&](bool replay, bool logits, int64_t tokens, float temperature) {
+      GenerateOptions options;
+      options.maxTokens = tokens;
+      options.replay = replay;
+      options.logits = logits;
+      options.sampler = {.temperature = temperature, .topK = 20, .seed = 5};
+      return model.generate(someIds(3, 19), options);
+    };
+    for (float temperature : {0.0f, 0.9f}) {
+      const Generation replayed = run(true, false, 6, temperature), recorded = run(false, false, 6, temperature);
+      EXPECT_EQ(replayed.ids, recorded.ids) << arch << ", temperature " << temperature;
+    }
+    const Generation replayed = run(true, true, 6, 0.0f), recorded = run(false, true, 6, 0.0f);
+    EXPECT_EQ(replayed.ids, recorded.ids) << arch;
+    EXPECT_TRUE(allClose(replayed.logits, std::vector<double>(recorded.logits.begin(), recorded.logits.end()),
+                         kLogitAtol, kLogitRtol))
+        << arch;
+    const auto dispatchesFor = [&](bool replay, int64_t tokens) {
+      const uint64_t before = ctx().recorder().dispatchesRecorded();
+      run(replay, false, tokens, 0.0f);
+      return ctx().recorder().dispatchesRecorded() - before;
+    };
+    EXPECT_EQ(dispatchesFor(true, 4), dispatchesFor(true, 3)) << arch << ": a replayed token records nothing";
+    EXPECT_GT(dispatchesFor(false, 4), dispatchesFor(false, 3)) << arch;
+    std::filesystem::remove(built.path);
   }
 }
 

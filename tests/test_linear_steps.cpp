@@ -169,7 +169,8 @@ TEST_F(VkattnTest, LinearThenRopeAppendAtPositionsFromTheDevice) {
   checkRopeAppendStep(ctx(), {.s = {.B = 1, .L = 9, .Hq = 2, .Hkv = 1, .D = 16}, .k = 32, .devicePositions = true});
   // A position outside the caches, named as linear() takes it.
   const StackedRows s{.B = 1, .L = 1, .Hq = 2, .Hkv = 1, .D = 16};
-  Tensor x = ctx().tensor({1, 1, 32}, smallIntegers(32, 221)), w = ctx().tensor({s.width(), 32}, DType::F16);
+  Tensor x = ctx().tensor({1, 1, 32}, smallIntegers(32, 221)),
+         w = ctx().tensor({s.width(), 32}, smallIntegers(static_cast<std::size_t>(s.width() * 32), 222), DType::F16);
   Tensor y = ctx().tensor({1, 1, s.width()}), keys = ctx().tensor({1, 1, 4, 16}), values = ctx().tensor({1, 1, 4, 16});
   Tensor outside = ctx().tensor({1}, DType::I32);
   outside.uploadInt(std::vector<int32_t>{-1});

@@ -334,17 +334,21 @@ void MultiHeadAttention::attendQueries(Context& ctx, const TensorView& q, const 
   options.softcap = m_config.softcap;
   if (m_config.window > 0) options.windowLeft = m_config.window - 1;
   options.causal = call.causal;
-  options.alignment = MaskAlignment::BottomRight;
+  // A replayed step's queries are the newest of the cache's keyLengths keys, not of its capacity.
+  options.alignment = call.positions ? MaskAlignment::BottomRightOfKeyLengths : MaskAlignment::BottomRight;
   options.keepMask = call.keepMask;
   options.bias = call.bias;
   options.keyLengths = call.keyLengths;
   const TensorView context = ctx.scratch({batch, len, width});
   const TensorView contextHeads = headsView(context, m_config.heads, m_config.headDim);
+  // A replayed step reads the whole cache, as many keys of it as keyLengths says.
+  const TensorView keys = call.positions ? headsView(cache.m_keys, cache.m_kvHeads, cache.m_headDim) : cache.keys();
+  const TensorView values =
+      call.positions ? headsView(cache.m_values, cache.m_kvHeads, cache.m_headDim) : cache.values();
   if (call.weights)
-    *call.weights =
-        attentionKeepingWeights(ctx, q, cache.keys(), cache.values(), contextHeads, call.weightHeads, options);
+    *call.weights = attentionKeepingWeights(ctx, q, keys, values, contextHeads, call.weightHeads, options);
   else
-    attention(ctx, q, cache.keys(), cache.values(), contextHeads, options);
+    attention(ctx, q, keys, values, contextHeads, options);
 
   LinearOptions project = withBias(m_weights.oBias ? std::optional<TensorView>(m_weights.oBias->view()) : std::nullopt);
   if (call.residual) {
@@ -362,10 +366,19 @@ void MultiHeadAttention::attendQueries(Context& ctx, const TensorView& q, const 
   linear(ctx, context, m_weights.o, out, project);
 }
 
+bool MultiHeadAttention::replaysSelfAttention(const KeyValueCache& cache) const noexcept {
+  return m_weights.qkv && m_config.rope && !m_config.rope->positions && m_config.rope->positionOffset == 0 &&
+         m_weights.qNorm.has_value() == m_weights.kNorm.has_value() && cache.format() == DType::F32;
+}
+
 void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValueCache& cache, const TensorView& outIn,
                                     const AttentionLayerCall& call) {
   const bool fused = m_weights.qkv && m_config.rope && !m_config.rope->positions &&
                      m_weights.qNorm.has_value() == m_weights.kNorm.has_value() && cache.format() == DType::F32;
+  if (call.positions && (!replaysSelfAttention(cache) || !call.keyLengths || call.weights))
+    throw Unsupported(
+        "argument 'positions': a replayed self-attention step needs one q/k/v product, RoPE without a "
+        "positions table or offset, an f32 cache, keyLengths and no attention weights");
   if (!fused) {
     Batch run(ctx);
     append(ctx, xIn, cache, call.inputNorm);
@@ -393,6 +406,13 @@ void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValu
   };
   RopeOptions rope = *m_config.rope;
   rope.positionOffset += start;
+  if (call.positions) {  // the positions, and the cache rows they fill, from the device
+    rope.positionOffset = 0;
+    rope.positions = *call.positions;
+  }
+  const auto cacheRows = [&](const TensorView& t) {
+    return headsView(call.positions ? t : cache.rows(t, start, len), kvHeads, dim);
+  };
   const TensorView q = part(0, heads);
   std::optional<HeadNorms> norms;
   if (m_weights.qNorm) norms = HeadNorms{m_weights.qNorm->view(), m_weights.kNorm->view(), m_config.headNormEps};
@@ -401,8 +421,8 @@ void MultiHeadAttention::selfAttend(Context& ctx, const TensorView& xIn, KeyValu
   project.ropeAppend = RopeAppendStep{q,
                                       part(heads, kvHeads),
                                       part(heads + kvHeads, kvHeads),
-                                      headsView(cache.rows(cache.m_keys, start, len), kvHeads, dim),
-                                      headsView(cache.rows(cache.m_values, start, len), kvHeads, dim),
+                                      cacheRows(cache.m_keys),
+                                      cacheRows(cache.m_values),
                                       rope,
                                       norms};
   linear(ctx, x, m_weights.qkv->view(), rows, project);

@@ -6,8 +6,10 @@
 #include <utility>
 
 #include "language_model_weights.hpp"
+#include "vkattn/core/buffer.hpp"
 #include "vkattn/core/checked_size.hpp"
 #include "vkattn/core/error.hpp"
+#include "vkattn/core/replay.hpp"
 #include "vkattn/io/gguf.hpp"
 #include "vkattn/models/attention_layer.hpp"
 #include "vkattn/ops/elementwise.hpp"
@@ -186,15 +188,44 @@ struct LanguageModel::Impl {
     float uniform = 0.0f;
   };
 
+  // A decoded token's inputs on the device, for a step recorded once and replayed: the token
+  // ([1, 1] i32), its position ([1] i32, also the caches' row it fills), the caches' length after
+  // it ([1] i32) and the draw's uniform number ([1] f32), each in host-visible memory the host
+  // writes before every run.
+  struct StepInputs {
+    explicit StepInputs(const Context& ctx)
+        : token(ctx.device(), 4, BufferUsage::HostStorage),
+          position(ctx.device(), 4, BufferUsage::HostStorage),
+          length(ctx.device(), 4, BufferUsage::HostStorage),
+          uniform(ctx.device(), 4, BufferUsage::HostStorage) {}
+    Buffer token, position, length, uniform;
+    TensorView tokenView() const { return {&token, DType::I32, {1, 1}, {1, 1}, 0}; }
+    TensorView positionView() const { return {&position, DType::I32, {1}, {1}, 0}; }
+    TensorView lengthView() const { return {&length, DType::I32, {1}, {1}, 0}; }
+    TensorView uniformView() const { return {&uniform, DType::F32, {1}, {1}, 0}; }
+    void write(int32_t id, int64_t at, float u) {
+      const auto pos = static_cast<int32_t>(at), len = static_cast<int32_t>(at + 1);
+      token.write(&id, 4);
+      position.write(&pos, 4);
+      length.write(&len, 4);
+      uniform.write(&u, 4);
+    }
+  };
+
   // Feeds ids at the caches' next positions and writes the logits of the last `logitRows` rows
   // (0: none) into logits [logitRows, vocab]; maps (one per layer) receive [1, heads, L,
   // positions]; `next` (with logitRows 1) draws the next token from them.
+  // With `step`, the token, positions, caches' length and draw come from the device (ids then
+  // holds one token, for its count): a step to record once and replay.
   void forward(std::span<const int32_t> ids, std::vector<KeyValueCache>& caches, int64_t logitRows,
-               const Tensor& logits, std::vector<Tensor>* maps, const DeviceDraw* next = nullptr) {
+               const Tensor& logits, std::vector<Tensor>* maps, const DeviceDraw* next = nullptr,
+               const StepInputs* step = nullptr) {
     const auto length = static_cast<int64_t>(ids.size());
     const int64_t d = config.modelDim;
     Batch batch(ctx);
-    TensorView x = embed(ids);
+    TensorView x = step ? embedStep(*step) : embed(ids);
+    std::optional<TensorView> positions, keyLengths;
+    if (step) positions = step->positionView(), keyLengths = step->lengthView();
     for (std::size_t l = 0; l < layers.size(); ++l) {
       DecoderLayer& layer = layers[l];
       const NormedInput h = preNorm(x, layer.attentionNorm, layer.attention.qWeight());
@@ -204,12 +235,19 @@ struct LanguageModel::Impl {
         layer.attention.selfAttend(
             ctx, h.x, caches[l], attended,
             {.causal = true,
+             .keyLengths = keyLengths,
              .postNorm = PostNormStep{layer.postAttentionNorm.view(), static_cast<float>(config.normEps), x},
              .weights = map,
-             .inputNorm = h.norm});
+             .inputNorm = h.norm,
+             .positions = positions});
       } else {
         layer.attention.selfAttend(ctx, h.x, caches[l], attended,
-                                   {.causal = true, .residual = x, .weights = map, .inputNorm = h.norm});
+                                   {.causal = true,
+                                    .keyLengths = keyLengths,
+                                    .residual = x,
+                                    .weights = map,
+                                    .inputNorm = h.norm,
+                                    .positions = positions});
       }
       const NormedInput h2 = preNorm(attended, layer.ffnNorm, layer.gateUp.first());
       const TensorView gate = ctx.scratch({1, length, config.ffnDim});
@@ -238,6 +276,8 @@ struct LanguageModel::Impl {
     if (next && next->draw.temperature == 0.0f) {
       // The final softcap (Gemma 2) is monotonic: the uncapped logits' argmax is the capped ones'.
       vkattn::argmax(ctx, logits, next->ids);
+    } else if (next && step) {
+      vkattn::sampleTokens(ctx, logits, step->uniformView(), next->ids, next->draw);
     } else if (next) {
       const Buffer& u = ctx.recorder().upload(&next->uniform, sizeof(float), "the draw's uniform number");
       vkattn::sampleTokens(ctx, logits, TensorView{&u, DType::F32, {1}, {1}, 0}, next->ids, next->draw);
@@ -262,6 +302,14 @@ struct LanguageModel::Impl {
       for (float& v : rows) v = static_cast<float>(v * config.embeddingScale);
     const Buffer& embedded = ctx.recorder().upload(rows.data(), rows.size() * sizeof(float), "token embeddings");
     return TensorView{&embedded, DType::F32, shape, contiguousStrides(shape), 0};
+  }
+
+  // A replayed step's token row, gathered from the device table by the token the host wrote.
+  TensorView embedStep(const StepInputs& step) {
+    const TensorView x = ctx.scratch({1, 1, config.modelDim});
+    vkattn::embedding(ctx, embedding.deviceTable()->view(), step.tokenView(), x,
+                      {.scale = static_cast<float>(config.embeddingScale)});
+    return x;
   }
 
   // The output logits as the model defines them: with the final softcap (Gemma 2) applied on the
@@ -320,6 +368,13 @@ struct LanguageModel::Impl {
 
     std::vector<int32_t> feed(prompt.begin(), prompt.end());
     int64_t position = 0;
+    // Decoded tokens replay one recording (GenerateOptions::replay) where the embedding table is
+    // on the device and no attention maps are asked for.
+    bool replayable = options.replay && !options.attention && embedding.deviceTable() != nullptr;
+    for (std::size_t l = 0; l < layers.size(); ++l)
+      replayable = replayable && layers[l].attention.replaysSelfAttention(kv[l]);
+    std::optional<StepInputs> stepInputs;
+    std::unique_ptr<Replay> replay;
     const auto start = std::chrono::steady_clock::now();
     auto afterPrompt = start;
     uint64_t waitedAfterPrompt = ctx.device().waitedNs();
@@ -336,8 +391,22 @@ struct LanguageModel::Impl {
         forward(fed.first(static_cast<std::size_t>(options.promptChunk)), kv, 0, logits, nullptr);
         fed = fed.subspan(static_cast<std::size_t>(options.promptChunk));
       }
-      forward(fed, kv, 1, logits, options.attention ? &maps : nullptr,
-              tokenOnDevice && drawing ? &deviceDraw : nullptr);
+      // A decoded token: one run of the step recorded at the first one, where the model allows it.
+      const bool decodeStep = position > 0 && fed.size() == 1;
+      if (decodeStep && replayable && !replay) {
+        stepInputs.emplace(ctx);
+        stepInputs->write(fed[0], position, deviceDraw.uniform);
+        replay = std::make_unique<Replay>(ctx);
+        replay->record(
+            [&] { forward(fed, kv, 1, logits, nullptr, tokenOnDevice ? &deviceDraw : nullptr, &*stepInputs); });
+      }
+      if (decodeStep && replay) {
+        stepInputs->write(fed[0], position, deviceDraw.uniform);
+        replay->submit();
+      } else {
+        forward(fed, kv, 1, logits, options.attention ? &maps : nullptr,
+                tokenOnDevice && drawing ? &deviceDraw : nullptr);
+      }
       const std::vector<float> row = tokenOnDevice ? std::vector<float>() : finalLogits(logits.download());
       if (position == 0) {
         afterPrompt = std::chrono::steady_clock::now();

@@ -102,6 +102,12 @@ struct AttentionLayerCall {
   // x is normalized by this RMSNorm before the query projection (a decoder's pre-norm; see
   // LinearOptions::inputNorm: folded into the projection where its kernel takes it).
   std::optional<InputRmsNorm> inputNorm;
+  // selfAttend as a step recorded once and replayed (vkattn::Replay): the new rows' positions,
+  // i32 [L] on the device, which are also the cache rows their keys and values land in, with
+  // keyLengths holding the cache's length after them; attention reads that many keys of the
+  // whole cache. The host still counts the cache's length (it grows by L per call). Layers with
+  // one q/k/v product, RoPE without a positions table and an f32 cache only (else Unsupported).
+  std::optional<TensorView> positions;
 };
 
 class MultiHeadAttention {
@@ -122,6 +128,9 @@ class MultiHeadAttention {
   // Queries of x (the newest positions when causal) against every key the cache holds.
   void attend(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& out,
               const AttentionLayerCall& call = {});
+  // Whether selfAttend takes AttentionLayerCall::positions with this cache (a step to replay): one
+  // q/k/v product, RoPE without a positions table or offset, an f32 cache.
+  bool replaysSelfAttention(const KeyValueCache& cache) const noexcept;
   // A decoder's self-attention step: x's rows become the cache's newest positions and attend to
   // everything it holds, as append(x, call.inputNorm) then attend(x, call) do. With stacked
   // weights, RoPE and an f32 cache, that is one product for q, k and v and one dispatch for the
@@ -144,6 +153,7 @@ class MultiHeadAttention {
   void projectQueries(Context& ctx, const TensorView& x, const KeyValueCache& cache, const TensorView& queries,
                       const AttentionLayerCall& call);
   // Attention of q [B, heads, L, headDim] over the cache, then o into out.
+  // With call.positions: against the whole cache, call.keyLengths keys of it.
   void attendQueries(Context& ctx, const TensorView& q, const KeyValueCache& cache, const TensorView& out,
                      const TensorView& outIn, const AttentionLayerCall& call);
 

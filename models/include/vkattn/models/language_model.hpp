@@ -68,6 +68,11 @@ struct GenerateOptions {
   // The prompt runs in passes of at most this many tokens, as llama.cpp's batches (the activations
   // of one pass held at once; the matrix units fed whole tiles); one pass where `attention` is set.
   int64_t promptChunk = 512;
+  // A decoded token as one submission of dispatches recorded once (vkattn::Replay): the token, its
+  // position, the caches' length and the draw's number written to the device between runs. Taken
+  // where the model allows it (one q/k/v product per layer, an f32 cache, the embedding table on
+  // the device) and no attention maps are asked for; false records every token afresh.
+  bool replay = true;
   // Called after the prompt and after every sampled token; return false to stop.
   std::function<bool(const GenerationStep&)> onStep;
 };
