@@ -377,6 +377,22 @@ TEST_F(VkattnTest, DecoderStepsFoldNormsAndStackProjections) {
   std::filesystem::remove(built.path);
 }
 
+// A small decoder of `arch` with Q8_0 matrices (q, k and v stacked into one product), GQA 2:1,
+// that never samples its end-of-sequence token.
+ModelSpec smallDecoder(const std::string& arch, int64_t layers) {
+  return {.arch = arch,
+          .layers = layers,
+          .modelDim = 64,
+          .ffnDim = 96,
+          .heads = 4,
+          .kvHeads = 2,
+          .headDim = 32,
+          .rotaryDim = 32,
+          .tied = arch.rfind("gemma", 0) == 0,
+          .matrices = GgmlType::Q8_0,
+          .neverEndsSequence = true};
+}
+
 // A decoded token takes at most five dispatches a layer on every architecture (the q/k/v product
 // with RoPE, head norms and the cache append in its last workgroup; attention; o with its
 // residual or post-norm; the gated product with the pre-norm folded; down likewise), counted as
@@ -386,17 +402,7 @@ TEST_F(VkattnTest, DecodedTokensTakeFiveDispatchesALayerOnEveryArchitecture) {
   for (const std::string arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3"}) {
     std::vector<uint64_t> perToken;
     for (int64_t layers : {2, 3}) {
-      const ModelSpec spec{.arch = arch,
-                           .layers = layers,
-                           .modelDim = 64,
-                           .ffnDim = 96,
-                           .heads = 4,
-                           .kvHeads = 2,
-                           .headDim = 32,
-                           .rotaryDim = 32,
-                           .tied = arch.rfind("gemma", 0) == 0,
-                           .matrices = GgmlType::Q8_0,
-                           .neverEndsSequence = true};
+      const ModelSpec spec = smallDecoder(arch, layers);
       const BuiltModel built = ModelBuilder(spec, 15).write("dispatches_" + arch);
       LanguageModel model(ctx(), built.path);
       if (layers == 2) expectStepsMatchFullPasses(model, built, someIds(3, 15), 3);
@@ -420,17 +426,7 @@ TEST_F(VkattnTest, DecodedTokensTakeFiveDispatchesALayerOnEveryArchitecture) {
 // afresh, on every architecture, greedy and sampled (the draw's number written to the device).
 TEST_F(VkattnTest, DecodedTokensReplayOneRecordingOnEveryArchitecture) {
   for (const std::string arch : {"llama", "qwen2", "qwen3", "gemma2", "gemma3"}) {
-    const ModelSpec spec{.arch = arch,
-                         .layers = 2,
-                         .modelDim = 64,
-                         .ffnDim = 96,
-                         .heads = 4,
-                         .kvHeads = 2,
-                         .headDim = 32,
-                         .rotaryDim = 32,
-                         .tied = arch.rfind("gemma", 0) == 0,
-                         .matrices = GgmlType::Q8_0,
-                         .neverEndsSequence = true};
+    const ModelSpec spec = smallDecoder(arch, 2);
     const BuiltModel built = ModelBuilder(spec, 19).write("replay_" + arch);
     LanguageModel model(ctx(), built.path);
     const auto run = [&](bool replay, bool logits, int64_t tokens, float temperature) {
