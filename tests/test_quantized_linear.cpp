@@ -19,6 +19,7 @@
 #include "support/dot_compare.hpp"
 #include "support/invalid_argument_of.hpp"
 #include "support/test_context.hpp"
+#include "vkattn/core/coopmat_selection.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/core/half.hpp"
 #include "vkattn/core/storage_formats.hpp"
@@ -112,6 +113,33 @@ TEST_P(QuantizedLinear, Tiled) {
 TEST_P(QuantizedLinear, AutoOnPrompts) {
   check({37, 33, 2}, WeightKernel::Auto, 300);
   check({128, 7, 1}, WeightKernel::Auto, 301);
+}
+
+// Prompt shapes with the weights decoded into scratch first, then the float product (Dequantized;
+// f16 weights take the tiled kernel).
+TEST_P(QuantizedLinear, Dequantized) {
+  for (const Case& c : {Case{37, 33, 5}, Case{128, 1000, 2}, Case{3, 7, 1}})
+    check(c, WeightKernel::Dequantized, 500 + static_cast<uint64_t>(c.m * 7 + c.n));
+}
+
+// f16 x on decoded weights: the float product of f16 operands, Auto's and, where the device has
+// matrix units, the cooperative-matrix kernel (Mesa 26's lavapipe in CI). The weights are decoded to f16, so the
+// reference takes them rounded to half; the f16 linear tolerance.
+TEST_P(QuantizedLinear, DequantizedUnderF16Activations) {
+  if (format() == DType::F16) GTEST_SKIP() << "f16 weights under f16 x take the float kernels";
+  const int64_t m = 70, n = 48, k = 2 * block();
+  const BlockWeight w = blockWeight(ctx(), format(), n, k, 510);
+  const auto x = roundToHalf(randomValues(static_cast<std::size_t>(m * k), 511));
+  const Tolerance half = toleranceFor(Checked::Linear, DType::F16);
+  const MatmulRef ref = linearRef(x, roundToHalf(w.decoded), m, n, k, nullptr, Activation::None, nullptr);
+  const Tensor hx = ctx().tensor({m, k}, x, DType::F16);
+  // Auto's float product, and the cooperative-matrix one where the device has matrix units.
+  std::vector<MatmulVariant> variants{MatmulVariant::Auto};
+  if (ctx().info().cooperativeMatrixF16) variants.push_back(MatmulVariant::Coopmat);
+  for (MatmulVariant variant : variants) {
+    const Tensor y = linear(ctx(), hx, w.tensor, {.variant = variant, .weightKernel = WeightKernel::Dequantized});
+    EXPECT_TRUE(dotClose(y.download(), ref, half.atol, half.rtol, half.dotRtol)) << toString(variant);
+  }
 }
 
 // The tiled kernel on 3 rows.
@@ -271,6 +299,74 @@ TEST_P(QuantizedLinear, IntegerDotMatrixVector) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedLinear, ::testing::ValuesIn(kFormats),
                          [](const ::testing::TestParamInfo<DType>& info) { return std::string(toString(info.param)); });
+
+// The workgroup-scope cooperative-matrix-2 weight kernel (NVIDIA; "kernel_coopmat2_wg", a row of
+// its own in `vkattn conformance`). x and the decoded weights are f16 in its products, so the
+// reference takes both rounded to half, with the f16 linear tolerance. Where the device cannot run
+// it, the first format checks the refusal and the others say why they did not run.
+class WorkgroupScopeWeights : public QuantizedLinear {};
+
+TEST_P(WorkgroupScopeWeights, PromptsAgainstTheReference) {
+  const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(ctx().info());
+  const bool runs = choice.usable && ctx().info().cooperativeMatrix2.blockLoads && ctx().info().bufferDeviceAddress;
+  const WeightKernel kernel = WeightKernel::Coopmat2Workgroup;
+  if (!runs) {
+    if (format() != kFormats[0])
+      GTEST_SKIP() << "the coopmat2-wg weight kernel cannot run on " << ctx().info().name
+                   << " (the first format checks the refusal)";
+    const BlockWeight w = blockWeight(ctx(), format(), 8, block(), 600);
+    Tensor x = ctx().tensor({40, block()}, randomValues(static_cast<std::size_t>(40 * block()), 601));
+    try {
+      linear(ctx(), x, w.tensor, {.weightKernel = kernel});
+      ADD_FAILURE() << "the workgroup-scope weight kernel ran on a device without it";
+    } catch (const Unsupported& e) {
+      EXPECT_NE(std::string(e.what()).find("workgroup-scope cooperative-matrix-2 weight kernel"), std::string::npos)
+          << e.what();
+    }
+    return;
+  }
+  const Tolerance half = toleranceFor(Checked::Linear, DType::F16);
+  // Edge tiles on both sides, and a tile wholly inside (128 x 128 of 300 x 1000).
+  for (const Case& c : {Case{37, 33, 5}, Case{300, 1000, 2}, Case{3, 7, 1}}) {
+    const int64_t k = c.blocks * block();
+    const auto M = static_cast<std::size_t>(c.m), N = static_cast<std::size_t>(c.n), K = static_cast<std::size_t>(k);
+    const BlockWeight w = blockWeight(ctx(), format(), c.n, k, 610 + static_cast<uint64_t>(c.n));
+    const auto x = randomValues(M * K, 611), b = randomValues(N, 612, -2.0f, 2.0f), r = randomValues(M * N, 613);
+    const auto wh = roundToHalf(w.decoded);
+    Tensor tx = ctx().tensor({c.m, k}, x), tb = ctx().tensor({c.n}, b), tr = ctx().tensor({c.m, c.n}, r);
+    Tensor y =
+        linear(ctx(), tx, w.tensor,
+               {.bias = tb.view(), .activation = Activation::Silu, .residual = tr.view(), .weightKernel = kernel});
+    EXPECT_TRUE(dotClose(y.download(), linearRef(roundToHalf(x), wh, M, N, K, &b, Activation::Silu, &r), half.atol,
+                         half.rtol, half.dotRtol))
+        << "M=" << c.m << " N=" << c.n << " K=" << k << " f32 x";
+    const auto xh = roundToHalf(x);
+    Tensor hy = linear(ctx(), ctx().tensor({c.m, k}, xh, DType::F16), w.tensor, {.weightKernel = kernel});
+    EXPECT_TRUE(dotClose(hy.download(), linearRef(xh, wh, M, N, K, nullptr, Activation::None, nullptr), half.atol,
+                         half.rtol, half.dotRtol))
+        << "M=" << c.m << " N=" << c.n << " K=" << k << " f16 x";
+  }
+  // A view of whole blocks of columns in rows 2 .. 41 (the layouts' origin away from the buffer's
+  // start), x a slice of rows.
+  const int64_t k = 3 * block(), n = 44, m = 50;
+  const BlockWeight w = blockWeight(ctx(), format(), n, k, 620);
+  const TensorView columns = w.tensor.view().sliced(0, 2, 40).sliced(1, block(), 2 * block());
+  std::vector<float> decoded;
+  for (int64_t row = 2; row < 42; ++row)
+    decoded.insert(decoded.end(), w.decoded.begin() + row * k + block(), w.decoded.begin() + row * k + 3 * block());
+  const auto x = roundToHalf(randomValues(static_cast<std::size_t>((m + 3) * 2 * block()), 621));
+  Tensor tx = ctx().tensor({m + 3, 2 * block()}, x);
+  const std::vector<float> rows(x.begin() + 3 * 2 * block(), x.end());
+  EXPECT_TRUE(dotClose(linear(ctx(), tx.view().sliced(0, 3, m), columns, {.weightKernel = kernel}).download(),
+                       linearRef(rows, roundToHalf(decoded), m, 40, 2 * block(), nullptr, Activation::None, nullptr),
+                       half.atol, half.rtol, half.dotRtol))
+      << "views";
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, WorkgroupScopeWeights, ::testing::ValuesIn(kFormats),
+                         [](const ::testing::TestParamInfo<DType>& info) {
+                           return std::string("kernel_coopmat2_wg__") + toString(info.param);
+                         });
 
 class QuantizedLinearErrors : public VkattnTest {};
 

@@ -16,7 +16,9 @@ TEST(OpRows, OnePerNameInNameOrderWithDistinctCatalogLabels) {
   ASSERT_GE(rows.size(), 10u);
   std::set<std::string> labels;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) EXPECT_LT(rows[i - 1].name, rows[i].name);
+    if (i > 0) {
+      EXPECT_LT(rows[i - 1].name, rows[i].name);
+    }
     EXPECT_FALSE(rows[i].catalog.empty()) << rows[i].name << " names no shape to build its kernels at";
     for (const CatalogShape& shape : rows[i].catalog) {
       EXPECT_TRUE(labels.insert(shape.label).second) << "catalog label '" << shape.label << "' twice";

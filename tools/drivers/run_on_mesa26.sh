@@ -73,7 +73,7 @@ echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 # The main runs: both fragment kernels' long case lists (a process each: the longest jobs), the
 # cooperative-matrix-2 kernel's attention cases with both kernels' head-dim sweeps at 16, 40 and
 # 64, its features case and the matmul shapes; the KHR kernel's attention cases, its features case
-# and the choice tests. One case of another attention kernel shows it still runs on a device that
+# and the choice tests, and linear's weights dequantized under f16 x into the KHR matmul kernel. One case of another attention kernel shows it still runs on a device that
 # enables the memory model for the matrix units. The sweep's larger head dims (80 to 256) are left
 # to `vkattn conformance` on a GPU: Mesa 26's LLVM 22 took 1 to 4 minutes to compile each of them.
 # The forced tiles: the cooperative-matrix-2 kernel's Q/output block lies over its K/V tiles, so
@@ -87,7 +87,7 @@ echo "spirv-val $(in_root spirv-val --version | head -n1): $count modules valid"
 coopmat2_pair='Kernels/Attention.DkDiffersFromDv/kernel_coopmat2:Kernels/Attention.LongKeyRange/kernel_coopmat2'
 jobs=(
   'fragment-khr|-|-|Kernels/AttentionFragmentKernel.*/kernel_coopmat'
-  'khr|-|-|Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*'
+  'khr|-|-|Kernels/Attention.*/kernel_coopmat:*AttentionFragmentFeatures*/kernel_coopmat:CoopmatChoice.*:Coopmat2Choice.*:*QuantizedLinear.DequantizedUnderF16Activations/*'
   'fragment-nv2|-|-|Kernels/AttentionFragmentKernel.*/kernel_coopmat2'
   'nv2-and-matmul|-|-|Sweep/*kernel_coopmat__d16:Sweep/*kernel_coopmat__d40:Sweep/*kernel_coopmat__d64:Sweep/*kernel_coopmat2__d16:Sweep/*kernel_coopmat2__d40:Sweep/*kernel_coopmat2__d64:*AttentionFragmentFeatures*/kernel_coopmat2:Kernels/Attention.*/kernel_coopmat2:Kernels/Attention.DkDiffersFromDv/fused:*FragmentMatmul*/kernel_coopmat__*'
   'khr-1x64x1|VKATTN_ATTENTION_TILE=1x64x1|1|Kernels/Attention.LongKeyRange/kernel_coopmat'

@@ -276,7 +276,7 @@ if [ "$quick" = 1 ]; then
   bench bench_row_ops '4096/1024'
   bench bench_attention 'h8_l1024_d64_f32|decode'
   bench bench_linear 'rows_f32/512/512/512|coopmat_f16/512/512/512|coopmat2_wg_f16/512/512/512'
-  bench bench_quantized_linear 'IntegerDot|WeightLinear/q4_k/1/'
+  bench bench_quantized_linear 'IntegerDot|WeightLinear/q4_k/1/|PromptWeightKernel/q4_k.*/512/'
 else
   bench bench_row_ops '.'
   bench bench_attention '.'

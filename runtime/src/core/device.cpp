@@ -157,6 +157,12 @@ Device::Device(const Instance& instance, VkPhysicalDevice physical, DeviceInfo i
   // The workgroup-scope twin's (attention_coopmat2_wg.comp), where offered.
   coopmat2Features.cooperativeMatrixWorkgroupScope = m_info.cooperativeMatrix2.workgroupScope;
   coopmat2Features.cooperativeMatrixTensorAddressing = m_info.cooperativeMatrix2.tensorAddressing;
+  // The weight kernel's decode functions (linear_q_coopmat2_wg.comp): block loads through buffer
+  // references.
+  const bool blockLoads =
+      m_info.cooperativeMatrix2.tensorAddressing && m_info.cooperativeMatrix2.blockLoads && m_info.bufferDeviceAddress;
+  coopmat2Features.cooperativeMatrixBlockLoads = blockLoads;
+  if (coopmat2 && blockLoads) v12.bufferDeviceAddress = VK_TRUE;
   if (coopmat2) chain(coopmat2Features);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

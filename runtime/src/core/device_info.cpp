@@ -282,6 +282,7 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   info.shaderInt8 = v12.shaderInt8;
   info.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
   info.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
+  info.bufferDeviceAddress = v12.bufferDeviceAddress;
   info.subgroupSizeControl = sizeControlOffered;
   info.computeSubgroupSizeControl = sizeControlOffered && sizeControlFeatures.subgroupSizeControl &&
                                     sizeControlFeatures.computeFullSubgroups &&

@@ -67,6 +67,27 @@ void requireDtypeSupported(const Context& ctx, const std::string& name, const Te
                       " lacks");
 }
 
+BlockRows requireBlockRows(const Context& ctx, const std::string& name, const TensorView& w) {
+  requireFitsDevice(ctx, name, w);
+  const int64_t block = blockElements(w.dtype), k = w.shape[1];
+  const std::string format = toString(w.dtype);
+  if (k % block != 0)
+    throw InvalidArgument(name, "K = " + std::to_string(k) + " is not a multiple of " + format + "'s block of " +
+                                    std::to_string(block) + " elements");
+  if (w.strides[1] != 1 || w.offset % block != 0 || (w.shape[0] > 1 && w.strides[0] % block != 0))
+    throw InvalidArgument(name, "a " + format + " weight's rows must be whole blocks of " + std::to_string(block) +
+                                    " (offset " + std::to_string(w.offset) + ", strides " + toString(w.strides) + ")");
+  const auto bytesOf = [&](int64_t elements) { return static_cast<int64_t>(storageBytes(w.dtype, elements)); };
+  const BlockRows rows{checkedU32(name, bytesOf(w.offset)),
+                       w.shape[0] > 1 ? checkedU32(name, bytesOf(w.strides[0])) : 0u};
+  const int64_t end = bytesOf(w.offset + (w.shape[0] - 1) * (w.shape[0] > 1 ? w.strides[0] : 0) + k);
+  if (static_cast<uint64_t>((end + 3) / 4 * 4) > w.buffer->size())
+    throw InvalidArgument(name, "its blocks end at byte " + std::to_string(end) + " of a " +
+                                    std::to_string(w.buffer->size()) +
+                                    "-byte buffer; the kernels read whole 32-bit words (Tensor rounds its buffer up)");
+  return rows;
+}
+
 uint32_t checkedU32(const std::string& name, int64_t value) {
   if (value < 0 || value > int64_t{0xffffffff})
     throw Unsupported("argument '" + name + "': value " + std::to_string(value) + " out of 32-bit range");

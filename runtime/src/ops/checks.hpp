@@ -22,6 +22,15 @@ void requireFitsDevice(const Context& ctx, const std::string& name, const Tensor
 // fp16 storage needs storageBuffer16BitAccess.
 void requireDtypeSupported(const Context& ctx, const std::string& name, const TensorView& v);
 
+// A weight [N, K] whose rows are whole blocks of its format (a block format, or f16 as blocks of
+// one), of one stride: every 32-bit word the kernels read lies inside its buffer. Its first
+// block's byte and its row stride in bytes (even numbers; 0 for one row).
+struct BlockRows {
+  uint32_t firstByte;
+  uint32_t rowBytes;
+};
+BlockRows requireBlockRows(const Context& ctx, const std::string& name, const TensorView& w);
+
 // `value` as a 32-bit push-constant field; Unsupported naming argument `name` when it does not fit.
 uint32_t checkedU32(const std::string& name, int64_t value);
 // Throws Unsupported when an invocation would loop `iterations` times, past the driver's limit.

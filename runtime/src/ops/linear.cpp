@@ -76,32 +76,16 @@ void requireDisjoint(const std::string& outName, const TensorView& out, const st
     throw InvalidArgument(outName, "overlaps " + inName + " in memory; the output must be a separate tensor");
 }
 
-// A weight [N, K] in a block format: rows of whole blocks, its byte offset and row stride (even
-// numbers) into p, and every 32-bit word the kernels read inside its buffer.
+// A weight [N, K] in a block format (or f16 under f32 x): its byte offset and row stride into p.
 void requireWeightBlocks(const Context& ctx, const TensorView& w, int64_t k, pc::MatmulParams& p) {
   using namespace detail;
-  requireFitsDevice(ctx, "weight", w);
-  const int64_t block = blockElements(w.dtype);
-  const std::string format = toString(w.dtype);
-  if (k % block != 0)
-    throw InvalidArgument("weight", "K = " + std::to_string(k) + " is not a multiple of " + format + "'s block of " +
-                                        std::to_string(block) + " elements");
+  const BlockRows rows = requireBlockRows(ctx, "weight", w);
   if (const int64_t unit = weightKernelUnit(w.dtype); k % unit != 0)  // f16 weights under f32 x
     throw InvalidArgument("weight", "K = " + std::to_string(k) + " is not a multiple of " + std::to_string(unit) +
-                                        ", which " + format + " weights under f32 x need (give x in " + format +
-                                        " to use the float kernels)");
-  if (w.strides[1] != 1 || w.offset % block != 0 || (w.shape[0] > 1 && w.strides[0] % block != 0))
-    throw InvalidArgument("weight", "a " + format + " weight's rows must be whole blocks of " + std::to_string(block) +
-                                        " (offset " + std::to_string(w.offset) + ", strides " + toString(w.strides) +
-                                        ")");
-  const auto bytesOf = [&](int64_t elements) { return static_cast<int64_t>(storageBytes(w.dtype, elements)); };
-  p.bOffset = checkedU32("weight", bytesOf(w.offset));
-  p.bStrideRow = w.shape[0] > 1 ? checkedU32("weight", bytesOf(w.strides[0])) : 0;
-  const int64_t end = bytesOf(w.offset + (w.shape[0] - 1) * (w.shape[0] > 1 ? w.strides[0] : 0) + k);
-  if (static_cast<uint64_t>((end + 3) / 4 * 4) > w.buffer->size())
-    throw InvalidArgument(
-        "weight", "its blocks end at byte " + std::to_string(end) + " of a " + std::to_string(w.buffer->size()) +
-                      "-byte buffer; the kernels read whole 32-bit words (Tensor rounds its buffer up)");
+                                        ", which " + toString(w.dtype) + " weights under f32 x need (give x in " +
+                                        toString(w.dtype) + " to use the float kernels)");
+  p.bOffset = rows.firstByte;
+  p.bStrideRow = rows.rowBytes;
 }
 
 Shape linearOutputShape(const TensorView& x, int64_t n) {
@@ -262,10 +246,21 @@ void linear(Context& ctx, const TensorView& x, const TensorView& weight, const T
     runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
     return;
   }
-  if (blocks)
-    runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
-  else
+  if (blocks && weightKernelFor(ctx, p.m, weight.dtype, options.weightKernel) == WeightKernel::Dequantized) {
+    // The weights decoded to x's dtype in scratch, then the float product on them.
+    Batch batch(ctx);
+    const TensorView decoded = ctx.scratch(weight.shape, x.dtype);
+    dequantize(ctx, weight, decoded);
+    p.bOffset = checkedU32("weight", decoded.offset);
+    p.bStrideRow = checkedU32("weight", weight.dim(1));
+    call.b = decoded.buffer;
     runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+    batch.submit();
+  } else if (blocks) {
+    runWeightLinear(ctx, call, weight.dtype, options.weightKernel);
+  } else {
+    runMatmul(ctx, call, options.variant, "linear", {"x", "weight", "bias", "residual"});
+  }
 }
 
 void gatedLinear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
@@ -439,6 +434,13 @@ VKATTN_OP_ROW(linear) {
       shapes.push_back(
           linearShape(name + "1x4096x4096 integer-dot", DType::F32, format, 1, 4096, 4096, WeightKernel::MatvecInt8));
   }
+  // Prompts on decoded weights (Dequantized: dequantize(), then the float product) and on the
+  // workgroup-scope cooperative-matrix-2 weight kernel (written, not yet executed), on request.
+  shapes.push_back(linearShape("linear Q4_K weights 512x4096x4096 dequantized", DType::F16, DType::Q4_K, 512, 4096,
+                               4096, WeightKernel::Dequantized));
+  for (DType x : {DType::F32, DType::F16})
+    shapes.push_back(linearShape(std::string("linear Q4_K weights 512x4096x4096 coopmat2-wg ") + toString(x) + " x", x,
+                                 DType::Q4_K, 512, 4096, 4096, WeightKernel::Coopmat2Workgroup));
   // The gate and up projections of a feed-forward layer read in one dispatch when decoding.
   for (DType format : {DType::Q4_K, DType::F16})
     shapes.push_back(

@@ -149,20 +149,11 @@ FragmentShape matmulFragmentShape(const Context& ctx, DType dtype, bool emulated
   throw Unsupported(op + ": " + kernel + " needs more shared memory than " + info.name + " has");
 }
 
-// The workgroup-scope cooperative-matrix-2 kernel (matmul_coopmat2_wg.comp): one BM x BN tile of c
-// per workgroup, BK of K per slice. 128 x 128 over 256 invocations, 128 x 256 where N is wide (the
-// tiles llama.cpp's NVIDIA kernel uses), BK 32, rounded to the device's granularities; nothing
-// measured yet chose them. Tensor loads and stores need 16-byte aligned bases.
-struct Coopmat2WorkgroupShape {
-  uint32_t bm = 128, bn = 128, bk = 32, workgroup = 256;
-};
-
-Coopmat2WorkgroupShape matmulCoopmat2WorkgroupShape(const Context& ctx, const detail::MatmulCall& call,
-                                                    const std::string& op) {
-  const DeviceInfo& info = ctx.info();
+// matmul_coopmat2_wg.comp takes f16 operands whose tensor bases are 16-byte aligned.
+detail::Coopmat2WorkgroupShape matmulCoopmat2WorkgroupShape(const Context& ctx, const detail::MatmulCall& call,
+                                                            const std::string& op) {
   const std::string kernel = op + ": the workgroup-scope cooperative-matrix-2 kernel ";
-  const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
-  if (!choice.usable) throw Unsupported(kernel + "cannot run: " + choice.reason);
+  const detail::Coopmat2WorkgroupShape s = detail::coopmat2WorkgroupShape(ctx, call.params.n, kernel);
   if (call.dtype != DType::F16) throw Unsupported(kernel + "takes f16 operands only");
   const pc::MatmulParams& p = call.params;
   const bool batched = p.batch > 1;
@@ -170,8 +161,19 @@ Coopmat2WorkgroupShape matmulCoopmat2WorkgroupShape(const Context& ctx, const de
     throw Unsupported(kernel +
                       "needs a, B and the output to start at multiples of 8 elements (16 bytes), each batch "
                       "too");
+  return s;
+}
+
+}  // namespace
+
+namespace detail {
+
+Coopmat2WorkgroupShape coopmat2WorkgroupShape(const Context& ctx, uint32_t n, const std::string& kernel) {
+  const DeviceInfo& info = ctx.info();
+  const Coopmat2WorkgroupChoice choice = coopmat2WorkgroupChoiceFor(info);
+  if (!choice.usable) throw Unsupported(kernel + "cannot run: " + choice.reason);
   Coopmat2WorkgroupShape s;
-  s.bn = p.n >= 4096 ? 256 : 128;
+  s.bn = n >= 4096 ? 256 : 128;
   s.bm = static_cast<uint32_t>((s.bm + choice.rows - 1) / choice.rows * choice.rows);
   s.bn = static_cast<uint32_t>((s.bn + choice.pad - 1) / choice.pad * choice.pad);
   s.bk = static_cast<uint32_t>((s.bk + choice.pad - 1) / choice.pad * choice.pad);
@@ -182,10 +184,6 @@ Coopmat2WorkgroupShape matmulCoopmat2WorkgroupShape(const Context& ctx, const de
   if (s.workgroup == 0) throw Unsupported(kernel + "cannot run: " + info.name + " reports no workgroup size for it");
   return s;
 }
-
-}  // namespace
-
-namespace detail {
 
 void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const std::string& op,
                std::vector<std::string> statusNames) {

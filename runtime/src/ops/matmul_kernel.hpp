@@ -34,6 +34,17 @@ struct MatmulCall {
   const LinearTail* tail = nullptr;
 };
 
+// The workgroup-scope cooperative-matrix-2 kernels' tile (matmul_coopmat2_wg.comp,
+// linear_q_coopmat2_wg.comp): one BM x BN tile of the output per workgroup, BK of K per slice.
+// 128 x 128 over 256 invocations, 128 x 256 where N is wide (the tiles llama.cpp's NVIDIA kernel
+// uses), BK 32, rounded to the device's granularities; nothing measured yet chose them.
+struct Coopmat2WorkgroupShape {
+  uint32_t bm = 128, bn = 128, bk = 32, workgroup = 256;
+};
+// That tile for N output columns; Unsupported, its message starting with `kernel`, where the
+// device cannot run workgroup-scope matrices with tensor addressing.
+Coopmat2WorkgroupShape coopmat2WorkgroupShape(const Context& ctx, uint32_t n, const std::string& kernel);
+
 // Records the product (and submits unless a batch is open). `op` and `statusNames` (the names
 // of a, b, bias, residual) name NaN inputs in the errors.
 void runMatmul(Context& ctx, MatmulCall& call, MatmulVariant requested, const std::string& op,

@@ -16,7 +16,9 @@ constexpr detail::VariantName<MatmulVariant> kMatmulVariants[] = {
 constexpr detail::VariantName<WeightKernel> kWeightKernels[] = {{"auto", WeightKernel::Auto},
                                                                 {"matvec", WeightKernel::Matvec},
                                                                 {"matvec-int8", WeightKernel::MatvecInt8},
-                                                                {"tiled", WeightKernel::Tiled}};
+                                                                {"tiled", WeightKernel::Tiled},
+                                                                {"dequantized", WeightKernel::Dequantized},
+                                                                {"coopmat2-wg", WeightKernel::Coopmat2Workgroup}};
 
 }  // namespace
 

@@ -31,6 +31,8 @@ constexpr WeightModules kMatvecSubgroup{shaders::linear_q_matvec_subgroup_by_for
 constexpr WeightModules kMatvecCpu{shaders::linear_q_matvec_cpu_by_format, shaders::linear_q_matvec_cpu_f16_f32};
 constexpr WeightModules kMatvecInt8{shaders::linear_q_matvec_int8_by_format, std::nullopt};
 constexpr WeightModules kTiled{shaders::linear_q_tiled_by_format, shaders::linear_q_tiled_f16_f32};
+constexpr WeightModules kCoopmat2Workgroup{shaders::linear_q_coopmat2_wg_by_format,
+                                           shaders::linear_q_coopmat2_wg_f16_f32};
 
 ShaderId moduleFor(const WeightModules& kernel, DType format, DType storage) {
   if (const auto* pair = kernel.blocks.find(format)) return pair->of(storage);
@@ -135,8 +137,10 @@ uint64_t xQ8Bytes(uint64_t rows, uint64_t k) {
 
 WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested) {
   const WeightKernel kernel = resolveWeightKernel(ctx, rows, requested);
-  // f16 weights have no quants to take integer dot products with.
-  return kernel == WeightKernel::MatvecInt8 && !isWeightFormat(weight) ? WeightKernel::Matvec : kernel;
+  if (isWeightFormat(weight)) return kernel;
+  // f16 weights have no quants to take integer dot products with, nor blocks to decode first.
+  if (kernel == WeightKernel::MatvecInt8) return WeightKernel::Matvec;
+  return kernel == WeightKernel::Dequantized ? WeightKernel::Tiled : kernel;
 }
 
 bool isWeightKernelPair(DType weight, DType x) noexcept {
@@ -251,6 +255,25 @@ void runWeightLinear(Context& ctx, const MatmulCall& call, DType weightDtype, We
       chunkConstants.set(MATMUL_SPEC_X_ROWS, chunk.m == 1 ? 1u : step);
       record(ctx, call, chunk, module, chunkConstants, groupsFor(ctx.device(), p.n, columns), extra);
     }
+  } else if (kernel == WeightKernel::Coopmat2Workgroup) {
+    // Workgroup-scope matrices, the weights decoded by the tensor loads (linear_q_coopmat2_wg.comp).
+    const std::string name = "linear: the workgroup-scope cooperative-matrix-2 weight kernel ";
+    const Coopmat2WorkgroupShape s = coopmat2WorkgroupShape(ctx, p.n, name);
+    if (!info.cooperativeMatrix2.blockLoads || !info.bufferDeviceAddress)
+      throw Unsupported(name +
+                        "needs cooperative-matrix-2 block loads and bufferDeviceAddress (its decode functions "
+                        "take buffer references); " +
+                        info.name + " lacks " + (info.bufferDeviceAddress ? "block loads" : "bufferDeviceAddress"));
+    requireLoopBudget(ctx, std::max<uint64_t>((uint64_t{p.k} + s.bk - 1) / s.bk, report),
+                      "linear (coopmat2-wg weight kernel) with K = " + std::to_string(p.k));
+    p.tilesM = ceilDiv(p.m, s.bm);
+    p.tilesN = ceilDiv(p.n, s.bn);
+    constants.set(SPEC_WORKGROUP_SIZE, s.workgroup)
+        .set(MATMUL_SPEC_BK, s.bk)
+        .set(FRAG_SPEC_M, s.bm)
+        .set(FRAG_SPEC_N, s.bn);
+    record(ctx, call, p, moduleFor(kCoopmat2Workgroup, weightDtype, call.dtype), constants,
+           groupsFor(ctx.device(), uint64_t{p.tilesM} * p.tilesN));
   } else {
     const uint32_t workgroup = kTile * kTile / 16;
     if (info.maxWorkgroupInvocations < workgroup)

@@ -75,6 +75,9 @@ struct DeviceInfo {
   bool shaderInt8 = false;
   bool storageBuffer16BitAccess = false;
   bool storageBuffer8BitAccess = false;
+  // Vulkan 1.2's bufferDeviceAddress: the decode functions of the tensor-addressed weight loads
+  // (linear_q_coopmat2_wg.comp) take buffer references.
+  bool bufferDeviceAddress = false;
   // Dot products of four packed 8-bit integers done by an instruction of their own
   // (VkPhysicalDeviceShaderIntegerDotProductProperties): signed x signed, and signed x unsigned. AMD
   // accelerates the mixed form from RDNA3 on, the generation with matrix units (WMMA).

@@ -97,6 +97,15 @@ bool finishesRowsInProduct(const Context& ctx, const TensorView& x, const Tensor
 void gatedLinear(Context& ctx, const TensorView& x, const TensorView& weight, const TensorView& y,
                  const GatedLinearOptions& options = {});
 
+// weight [N, K] in a block format (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K; rows of whole blocks, of one
+// stride) decoded into out [N, K], f32 or f16, contiguous: the floats the blocks stand for, as
+// the host's decoder (core/storage_formats' decodeValues) gives them (f16 out: rounded to half).
+// linear()'s dequantized weight kernel runs its float product on these rows. Throws
+// InvalidArgument naming the argument for bad shapes, dtypes or layouts, and for NaN decoded from
+// weight (after the run).
+void dequantize(Context& ctx, const TensorView& weight, const TensorView& out);
+Tensor dequantize(Context& ctx, const TensorView& weight, DType out = DType::F32);
+
 struct MatmulOptions {
   bool transposeB = false;  // b is [N, K] (or [batch, N, K]) and used transposed
   float alpha = 1.0f;

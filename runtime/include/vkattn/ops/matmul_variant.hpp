@@ -37,17 +37,23 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested =
 // decoded weight reused from registers for its 8 rows), MatvecInt8 (the same with x first
 // quantized to 8 bits in blocks of 32 and the weights kept as integers: packed 8-bit dot products,
 // as llama.cpp's integer-dot path; adds x's rounding, at most half of max |x| / 127 of its block,
-// to each product; f16 weights take Matvec) or Tiled (prompts: shared-memory tiles of x and decoded
-// W). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on CPU drivers (no barriers, no
-// shared memory), Tiled beyond on GPUs; MatvecInt8 only when asked for, until a GPU has measured
-// it against Matvec; VKATTN_WEIGHT_KERNEL=matvec|matvec-int8|tiled|auto overrides.
-enum class WeightKernel { Auto, Matvec, MatvecInt8, Tiled };
+// to each product; f16 weights take Matvec), Tiled (prompts: shared-memory tiles of x and decoded
+// W), Dequantized (prompts: the weights decoded to x's dtype by dequantize() into scratch, then
+// the float product MatmulVariant picks, cooperative matrices where the device has them; f16
+// weights take Tiled) or Coopmat2Workgroup (prompts on VK_NV_cooperative_matrix2's workgroup-scope
+// matrices, the weights decoded as the tensor-addressed loads read them, x f32 or f16; where
+// coopmat2WorkgroupChoiceFor(info).usable holds and the device has bufferDeviceAddress; written,
+// not yet executed on any device). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on
+// CPU drivers (no barriers, no shared memory), Tiled beyond on GPUs; the others only when asked
+// for, until a GPU has measured them; VKATTN_WEIGHT_KERNEL=matvec|matvec-int8|tiled|dequantized|
+// coopmat2-wg|auto overrides.
+enum class WeightKernel { Auto, Matvec, MatvecInt8, Tiled, Dequantized, Coopmat2Workgroup };
 
 inline constexpr int64_t kWeightMatvecMaxRows = 8;
 inline constexpr int64_t kMatvecMaxRows = 8;
 const char* toString(WeightKernel kernel) noexcept;
 std::optional<WeightKernel> weightKernelNamed(std::string_view name) noexcept;
-inline constexpr std::string_view kWeightKernelNames = "matvec, matvec-int8, tiled or auto";
+inline constexpr std::string_view kWeightKernelNames = "matvec, matvec-int8, tiled, dequantized, coopmat2-wg or auto";
 // The kernel VKATTN_WEIGHT_KERNEL names, none when unset; InvalidArgument naming the variable for
 // any other name than weightKernelNamed takes.
 std::optional<WeightKernel> weightKernelFromEnvironment();
