@@ -10,7 +10,9 @@
 #include "measurements.hpp"
 #include "vkattn/core/error.hpp"
 #include "vkattn/io/ggml_quant.hpp"
+#include "vkattn/io/ggml_types.hpp"
 #include "vkattn/models/language_model.hpp"
+#include "vkattn/ops/matmul_variant.hpp"
 
 namespace vkattn::measure {
 namespace {
@@ -116,6 +118,10 @@ GenerationMeasurement measureGeneration(Context& ctx, const GenerationCase& c) {
   if (recorded.ids != g.ids) throw Error("bench generate: replayed decoding drew other tokens than recorded decoding");
   const double decoded = static_cast<double>(g.ids.size() - 1);
   m.promptTokensPerSecond = static_cast<double>(prompt.size()) / g.promptSeconds;
+  const std::optional<DType> stored = ggmlStorageFormat(s.matrices);
+  m.promptWeightKernel = stored && *stored != DType::F32
+                             ? toString(weightKernelFor(ctx, static_cast<int64_t>(prompt.size()), *stored))
+                             : "float";
   m.decodeTokensPerSecond = decoded / g.generateSeconds;
   m.waitMicrosecondsPerToken = g.generateWaitSeconds / decoded * 1e6;
   m.hostMicrosecondsPerToken = (g.generateSeconds - g.generateWaitSeconds) / decoded * 1e6;
@@ -134,7 +140,7 @@ void printGeneration(const GenerationMeasurement& m) {
               m.passed() ? "ok" : "FAIL");
   if (!m.passed()) return;
   std::printf("sampling:   %s (the token drawn on the device)\n", m.sampling.c_str());
-  std::printf("prompt:     %.1f tokens/s\n", m.promptTokensPerSecond);
+  std::printf("prompt:     %.1f tokens/s (weight kernel %s)\n", m.promptTokensPerSecond, m.promptWeightKernel.c_str());
   std::printf("decode:     %.2f tokens/s, weights read at %.1f GB/s (device copy %.1f GB/s: %.2fx)\n",
               m.decodeTokensPerSecond, m.decodeGBs, m.copyGBs, m.decodeGBs / m.copyGBs);
   std::printf(

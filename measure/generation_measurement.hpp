@@ -48,6 +48,8 @@ struct GenerationMeasurement {
   double logitError = 0;      // max |vkattn - reference| over the checked positions' logits
   double logitTolerance = 0;  // 1e-3 of the largest |reference logit|
   double promptTokensPerSecond = 0;
+  // The weight kernel the timed prompt's products run through ("float" for F32 matrices).
+  std::string promptWeightKernel;
   double decodeTokensPerSecond = 0;
   double decodeGBs = 0;  // bytesPerToken x decode tokens per second
   // A decoded token's time split: the host's own (recording, submitting, reading the logits back,

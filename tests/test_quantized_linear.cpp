@@ -207,6 +207,21 @@ TEST_P(QuantizedLinear, GpuProfileShapes) {
                 "GPU profile M=" + std::to_string(m));
   }
   EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Tiled);
+  // VKATTN_PROMPT_WEIGHT_KERNEL: Auto's kernel past 8 rows on GPUs (a prompt), decoded rows left
+  // on the matrix-vector kernel and CPU drivers on theirs.
+  ::setenv("VKATTN_PROMPT_WEIGHT_KERNEL", "dequantized", 1);
+  EXPECT_EQ(resolveWeightKernel(gpu, 37), WeightKernel::Dequantized);  // f16 weights: Tiled (weightKernelFor)
+  EXPECT_EQ(resolveWeightKernel(gpu, 8), WeightKernel::Matvec);
+  if (ctx().profile() == KernelProfile::CpuDriver) {
+    EXPECT_EQ(resolveWeightKernel(ctx(), 37), WeightKernel::Matvec);
+  }
+  const auto x = randomValues(static_cast<std::size_t>(37 * k), 704);
+  expectClose(linear(gpu, gpu.tensor({37, k}, x), w.tensor).download(),
+              linearRef(x, w.decoded, 37, 33, static_cast<std::size_t>(k), nullptr, Activation::None, nullptr),
+              "GPU profile, VKATTN_PROMPT_WEIGHT_KERNEL=dequantized");
+  ::setenv("VKATTN_PROMPT_WEIGHT_KERNEL", "fastest", 1);
+  EXPECT_EQ(invalidArgumentOf([&] { resolveWeightKernel(gpu, 37); }), "VKATTN_PROMPT_WEIGHT_KERNEL");
+  ::unsetenv("VKATTN_PROMPT_WEIGHT_KERNEL");
 }
 
 // A split of the matrix-vector kernel's work that neither profile chooses, forced through

@@ -1,6 +1,7 @@
 #include "vkattn/ops/matmul_variant.hpp"
 
 #include "variant_from_environment.hpp"
+#include "vkattn/core/storage_formats.hpp"
 
 namespace vkattn {
 
@@ -54,11 +55,24 @@ std::optional<WeightKernel> weightKernelFromEnvironment() {
                                         WeightKernel::Auto);
 }
 
+std::optional<WeightKernel> promptWeightKernelFromEnvironment() {
+  return detail::variantFromEnvironment("VKATTN_PROMPT_WEIGHT_KERNEL", weightKernelNamed, kWeightKernelNames,
+                                        WeightKernel::Auto);
+}
+
 WeightKernel resolveWeightKernel(const Context& ctx, int64_t rows, WeightKernel requested) {
   if (requested != WeightKernel::Auto) return requested;
   if (auto env = weightKernelFromEnvironment()) return *env;
-  const bool cpu = ctx.profile() == KernelProfile::CpuDriver;
-  return cpu || rows <= kWeightMatvecMaxRows ? WeightKernel::Matvec : WeightKernel::Tiled;
+  if (ctx.profile() == KernelProfile::CpuDriver || rows <= kWeightMatvecMaxRows) return WeightKernel::Matvec;
+  return promptWeightKernelFromEnvironment().value_or(WeightKernel::Tiled);
+}
+
+WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested) {
+  const WeightKernel kernel = resolveWeightKernel(ctx, rows, requested);
+  if (isWeightFormat(weight)) return kernel;
+  // f16 weights have no quants to take integer dot products with, nor blocks to decode first.
+  if (kernel == WeightKernel::MatvecInt8) return WeightKernel::Matvec;
+  return kernel == WeightKernel::Dequantized ? WeightKernel::Tiled : kernel;
 }
 
 }  // namespace vkattn

@@ -135,14 +135,6 @@ uint64_t xQ8Bytes(uint64_t rows, uint64_t k) {
 
 }  // namespace
 
-WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested) {
-  const WeightKernel kernel = resolveWeightKernel(ctx, rows, requested);
-  if (isWeightFormat(weight)) return kernel;
-  // f16 weights have no quants to take integer dot products with, nor blocks to decode first.
-  if (kernel == WeightKernel::MatvecInt8) return WeightKernel::Matvec;
-  return kernel == WeightKernel::Dequantized ? WeightKernel::Tiled : kernel;
-}
-
 bool isWeightKernelPair(DType weight, DType x) noexcept {
   return isWeightFormat(weight) || (weight == DType::F16 && x == DType::F32);
 }

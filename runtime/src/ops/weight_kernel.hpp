@@ -13,8 +13,6 @@ namespace vkattn::detail {
 // Whether linear() runs weights of this dtype under x of that one through these kernels: block
 // formats under f32 or f16 x, f16 under f32 x (half the bytes of f32 weights).
 bool isWeightKernelPair(DType weight, DType x) noexcept;
-// The kernel runWeightLinear() runs for `rows` rows of x against these weights.
-WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight, WeightKernel requested);
 // Weights per unit, the kernels' step along K (weight_formats.glsl): K must be a multiple.
 uint32_t weightKernelUnit(DType weight) noexcept;
 

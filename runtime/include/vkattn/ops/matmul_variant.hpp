@@ -46,7 +46,9 @@ MatmulVariant resolveMatmulVariant(const Context& ctx, MatmulVariant requested =
 // not yet executed on any device). Auto takes Matvec up to kWeightMatvecMaxRows rows of x and on
 // CPU drivers (no barriers, no shared memory), Tiled beyond on GPUs; the others only when asked
 // for, until a GPU has measured them; VKATTN_WEIGHT_KERNEL=matvec|matvec-int8|tiled|dequantized|
-// coopmat2-wg|auto overrides.
+// coopmat2-wg|auto overrides; VKATTN_PROMPT_WEIGHT_KERNEL (the same names, auto: Tiled) names
+// Auto's kernel for more than kWeightMatvecMaxRows rows on GPUs only (a model's prompt, its
+// decoded tokens left on Matvec).
 enum class WeightKernel { Auto, Matvec, MatvecInt8, Tiled, Dequantized, Coopmat2Workgroup };
 
 inline constexpr int64_t kWeightMatvecMaxRows = 8;
@@ -57,7 +59,15 @@ inline constexpr std::string_view kWeightKernelNames = "matvec, matvec-int8, til
 // The kernel VKATTN_WEIGHT_KERNEL names, none when unset; InvalidArgument naming the variable for
 // any other name than weightKernelNamed takes.
 std::optional<WeightKernel> weightKernelFromEnvironment();
-// The kernel Auto resolves to on this context for `rows` rows of x (environment override included).
+// The kernel VKATTN_PROMPT_WEIGHT_KERNEL names, none when unset (InvalidArgument naming the
+// variable as above).
+std::optional<WeightKernel> promptWeightKernelFromEnvironment();
+// The kernel Auto resolves to on this context for `rows` rows of x (environment overrides included).
 WeightKernel resolveWeightKernel(const Context& ctx, int64_t rows, WeightKernel requested = WeightKernel::Auto);
+// The kernel linear() runs for `rows` rows of x against weights of dtype `weight` (a block format,
+// or f16 under f32 x): resolveWeightKernel's, with f16 weights, which have no quants for integer
+// dot products nor blocks to decode first, taking Matvec for MatvecInt8 and Tiled for Dequantized.
+WeightKernel weightKernelFor(const Context& ctx, int64_t rows, DType weight,
+                             WeightKernel requested = WeightKernel::Auto);
 
 }  // namespace vkattn
