@@ -118,8 +118,7 @@ TEST_P(QuantizedLinear, AutoOnPrompts) {
 // Prompt shapes with the weights decoded into scratch first, then the float product (Dequantized;
 // f16 weights take the tiled kernel).
 TEST_P(QuantizedLinear, Dequantized) {
-  for (const Case& c : {Case{37, 33, 5}, Case{128, 1000, 2}, Case{3, 7, 1}})
-    check(c, WeightKernel::Dequantized, 500 + static_cast<uint64_t>(c.m * 7 + c.n));
+  check({37, 33, 5}, WeightKernel::Dequantized, 500);
 }
 
 // f16 x on decoded weights: the float product of f16 operands, Auto's and, where the device has
